@@ -12,7 +12,7 @@ and are printed as a table.
 import pytest
 
 from tfcore import kernel_bench
-from tfcore.bench_command import BenchContext
+from tfcore.kernel_bench import BenchContext
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,9 @@
 Thread-local, because ``MirroredStrategy.run`` runs each replica in its own
 thread (so collectives inside the replica function can rendezvous, as in TF).
 Keras and optimizers ask this module whether they run in a replica context.
+This module owns that state: other modules change it only through the context
+managers below (:func:`strategy_scope`, :func:`replica_scope`, :func:`component_scope`,
+:func:`cross_replica_scope`) and read it through the accessors.
 """
 
 import contextlib
@@ -39,6 +42,39 @@ def get_replica_context():
     if _state.strategy is not None:
         return None
     return _default_strategy()._default_replica_context
+
+
+def current_replica_context():
+    """The ReplicaContext running on this thread, or None (no default replica context, unlike
+    :func:`get_replica_context`)."""
+    return _state.replica_context
+
+
+def current_strategy():
+    """The strategy whose ``scope()`` (or replica function) is active on this thread, or None."""
+    return _state.strategy
+
+
+@contextlib.contextmanager
+def strategy_scope(strategy):
+    """Make ``strategy`` the current one on this thread (``Strategy.scope`` and replica threads)."""
+    saved = _state.strategy
+    _state.strategy = strategy
+    try:
+        yield strategy
+    finally:
+        _state.strategy = saved
+
+
+@contextlib.contextmanager
+def replica_scope(replica_context):
+    """Run the body as the replica of ``replica_context`` on this thread."""
+    saved = _state.replica_context
+    _state.replica_context = replica_context
+    try:
+        yield replica_context
+    finally:
+        _state.replica_context = saved
 
 
 def in_cross_replica_context():
@@ -81,13 +117,21 @@ def cross_replica_scope():
         _state.replica_context = saved
 
 
+# The default (no-op) strategy is a Strategy, defined in ``strategy`` (which builds on this module):
+# it registers its factory here when imported.
 _default = None
+_default_factory = None
+
+
+def register_default_strategy(factory):
+    """Set the callable that builds the default strategy (``strategy._DefaultStrategy``)."""
+    global _default_factory, _default
+    _default_factory, _default = factory, None
+    return factory
 
 
 def _default_strategy():
     global _default
     if _default is None:
-        from .strategy import _DefaultStrategy
-
-        _default = _DefaultStrategy()
+        _default = _default_factory()
     return _default

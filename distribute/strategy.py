@@ -17,7 +17,7 @@ from tfcore.framework import context as _ctx
 from tfcore.framework import device_spec, nest, recording
 from tfcore.framework.errors import CancelledError
 from tfcore.framework.tensor_conversion import convert_to_tensor
-from tfcore.framework.variables import Variable
+from tfcore.framework.variables import variable_creator_scope, variable_creators, variable_creators_scope
 
 from . import cross_device_ops as cdo
 from . import distribute_lib, values
@@ -129,25 +129,18 @@ class ReplicaContext:
         def combine(all_inputs):
             a = values.regroup([x[0] for x in all_inputs])
             kw = values.regroup([x[1] for x in all_inputs]) if kwargs else {}
-            saved_tapes = recording._state.tapes
-            recording._state.tapes = []
-            try:
-                with distribute_lib.cross_replica_scope(), _ctx.device(None):
-                    result = merge_fn(strategy, *a, **kw)
-            finally:
-                recording._state.tapes = saved_tapes
+            with recording.stop_recording(), distribute_lib.cross_replica_scope(), _ctx.device(None):
+                result = merge_fn(strategy, *a, **kw)
             return [result] * len(all_inputs)
 
         return self._exchange((tuple(args), kwargs), combine)
 
     def __enter__(self):
-        self._saved = distribute_lib._state.replica_context
-        distribute_lib._state.replica_context = self
-        return self
+        self._scope = distribute_lib.replica_scope(self)
+        return self._scope.__enter__()
 
     def __exit__(self, *exc):
-        distribute_lib._state.replica_context = self._saved
-        return False
+        return self._scope.__exit__(*exc)
 
 
 class StrategyExtended:
@@ -196,22 +189,18 @@ class Strategy:
     @contextlib.contextmanager
     def scope(self):
         """Variables created inside are mirrored across the strategy's devices."""
-        saved = distribute_lib._state.strategy
-        if saved is not None and saved is not self:
+        current = distribute_lib.current_strategy()
+        if current is not None and current is not self:
             raise ValueError("Mixing different tf.distribute.Strategy objects is not allowed.")
-        distribute_lib._state.strategy = self
-        Variable._creator_stack.append(self._create_variable)
-        try:
+        with distribute_lib.strategy_scope(self), variable_creator_scope(self._create_variable):
             yield self
-        finally:
-            Variable._creator_stack.remove(self._create_variable)
-            distribute_lib._state.strategy = saved
 
-    def _create_variable(self, *args, **kwargs):
-        ctx = distribute_lib._state.replica_context
+    def _create_variable(self, next_creator, **kwargs):
+        """The variable creator of ``scope()``: one copy per device (TF's creator signature)."""
+        ctx = distribute_lib.current_replica_context()
         if ctx is not None and ctx._collective is not None:
-            return ctx.merge_call(lambda strategy: values.make_variable(self, self._devices, args, kwargs))
-        return values.make_variable(self, self._devices, args, kwargs)
+            return ctx.merge_call(lambda strategy: values.make_variable(self, self._devices, (), kwargs))
+        return values.make_variable(self, self._devices, (), kwargs)
 
     # -- running ---------------------------------------------------------------------------
     def run(self, fn, args=(), kwargs=None, options=None):
@@ -224,7 +213,8 @@ class Strategy:
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=n - 1,
                                                                thread_name_prefix="tfcore-replica")
-        futures = [self._pool.submit(self._run_replica_guarded, fn, i, collective, args, kwargs)
+        creators = variable_creators()  # replica threads inherit the caller's creator scopes, as in TF
+        futures = [self._pool.submit(self._run_replica_guarded, fn, i, collective, args, kwargs, creators)
                    for i in range(1, n)]
         results, errors = [None] * n, [None] * n
         results[0], errors[0] = self._run_replica_guarded(fn, 0, collective, args, kwargs)
@@ -235,21 +225,20 @@ class Strategy:
             raise (real or [e for e in errors if e is not None])[0]
         return values.regroup(results)
 
-    def _run_replica_guarded(self, fn, i, collective, args, kwargs):
+    def _run_replica_guarded(self, fn, i, collective, args, kwargs, creators=None):
         try:
-            return self._run_replica(fn, i, collective, args, kwargs), None
+            if creators is None:
+                return self._run_replica(fn, i, collective, args, kwargs), None
+            with variable_creators_scope(creators):
+                return self._run_replica(fn, i, collective, args, kwargs), None
         except BaseException as e:  # noqa: BLE001 - reported to the caller of run()
             collective.abort()
             return None, e
 
     def _run_replica(self, fn, i, collective, args, kwargs):
-        saved_strategy = distribute_lib._state.strategy
-        distribute_lib._state.strategy = self
-        try:
-            with ReplicaContext(self, i, collective), _ctx.device(self._devices[i].name):
-                return fn(*values.select_replica(i, args), **values.select_replica(i, kwargs))
-        finally:
-            distribute_lib._state.strategy = saved_strategy
+        with distribute_lib.strategy_scope(self), ReplicaContext(self, i, collective), \
+                _ctx.device(self._devices[i].name):
+            return fn(*values.select_replica(i, args), **values.select_replica(i, kwargs))
 
     # -- cross-replica results ------------------------------------------------------------------
     def reduce(self, reduce_op, value, axis=None):
@@ -394,3 +383,6 @@ class OneDeviceStrategy(Strategy):
 
     def __init__(self, device):
         super().__init__(_resolve_devices([device]))
+
+
+distribute_lib.register_default_strategy(_DefaultStrategy)

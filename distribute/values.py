@@ -128,7 +128,7 @@ class MirroredVariable(Variable):
         return self._component()._value._device
 
     def _tfc_read(self):
-        if recording._state.tapes:
+        if recording.active_tapes():
             recording.variable_accessed(self)
         return self._component()._value
 
@@ -138,7 +138,7 @@ class MirroredVariable(Variable):
 
     # -- writes -----------------------------------------------------------------------------
     def _update(self, method, value, read_value):
-        ctx = distribute_lib._state.replica_context
+        ctx = distribute_lib.current_replica_context()
         if ctx is not None and ctx._collective is None:  # a single replica: nothing to synchronise
             getattr(self._components[ctx.replica_id_in_sync_group_int], method)(value)
         elif ctx is not None:
@@ -151,8 +151,8 @@ class MirroredVariable(Variable):
             else:
                 value = ctx.all_reduce(ReduceOp.from_variable_aggregation(self._aggregation), value)
             getattr(self._components[ctx.replica_id_in_sync_group_int], method)(value)
-        elif distribute_lib._state.component is not None:
-            getattr(self._components[distribute_lib._state.component], method)(value)
+        elif (component := distribute_lib.current_component()) is not None:
+            getattr(self._components[component], method)(value)
         else:
             self._update_all(method, value)
         return self if read_value else None

@@ -1,24 +1,138 @@
-"""Kernel benchmark cases for ``tfcore bench`` and bench/bench_kernels.py.
+"""Kernel benchmarks: ``tfcore bench [matmul|conv|pool|reduce|softmax|all]`` and bench/bench_kernels.py.
 
-``run(family) -> list[Row]`` times our CUDA kernels through the public ops on ``/GPU:0``
-against the vendor routine on the same data (cuBLAS via ``cupy.matmul``; cuDNN via PyTorch
-with TF32 off when installed, else CuPy im2col + cuBLAS; ``cupy.sum``/``max``/``argmax``;
-softmax and cross-entropy from CuPy ops). Rows reuse :class:`tfcore.bench_command.Row`, so
-the command's table prints them. Without a real GPU the same cases run on the CPU backend
-at smaller sizes against NumPy (nothing fails). Memory-bound rows carry ``peak_gbs``: the
-card's theoretical DRAM bandwidth, for the "fraction of peak" column.
+On a real GPU each family times our CUDA kernels through the public ops on ``/GPU:0`` against
+the vendor routine on the same data (cuBLAS via ``cupy.matmul``; cuDNN via PyTorch with TF32 off
+when installed, else CuPy im2col + cuBLAS; ``cupy.sum``/``max``/``argmax``; softmax and
+cross-entropy from CuPy ops) and reports TFLOP/s or GB/s, the ratio ours / vendor and, for
+memory-bound rows, the fraction of the card's DRAM bandwidth. Without a GPU the same cases run
+on the CPU backend at smaller sizes against NumPy (nothing fails).
 
-The cases are the issue's targets: f32 matmul at 4096^3 (vs cuBLAS without tensor cores),
-f16 tensor-core matmul, ResNet-50 3x3 convolutions, reductions and softmax on 64M elements.
+The cases are the issue's targets: f32 matmul at 4096^3 (vs cuBLAS without tensor cores), f16
+tensor-core matmul, ResNet-50 3x3 convolutions, reductions and softmax on 64M elements. One
+registry (:data:`BENCHES`, filled by :func:`register`) holds them; a benchmark is
+``fn(ctx) -> list[Row]`` where ``ctx`` is a :class:`BenchContext`.
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from .bench_command import BenchContext, Row, _im2col_conv, _rand, _torch_cuda
+from .cli import command
 
 FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax")
+BENCHES = {}
+
+
+
+
+def register(family):
+    """Decorator: ``fn(ctx) -> list[Row]`` benchmarks ``family`` (replaces the built-in one)."""
+
+    def deco(fn):
+        BENCHES[family] = fn
+        return fn
+
+    return deco
+
+
+@dataclass
+class Row:
+    family: str
+    case: str
+    unit: str          # "TFLOP/s" or "GB/s"
+    ours_ms: float
+    vendor_ms: float
+    work: float        # flops or bytes per call
+    vendor: str
+
+    @property
+    def ours_rate(self):
+        return self.work / (self.ours_ms * 1e-3) / 1e12 if self.unit == "TFLOP/s" else \
+            self.work / (self.ours_ms * 1e-3) / 1e9
+
+    @property
+    def vendor_rate(self):
+        return self.work / (self.vendor_ms * 1e-3) / 1e12 if self.unit == "TFLOP/s" else \
+            self.work / (self.vendor_ms * 1e-3) / 1e9
+
+
+class BenchContext:
+    """Where benchmarks run: ``gpu`` (bool), ``device`` name, ``xp``, ``sync()`` and ``time(fn)``."""
+
+    def __init__(self, repeat=10):
+        import tfcore as tf
+
+        self.tf = tf
+        gpus = [d for d in tf.config.list_logical_devices("GPU")]
+        backend = None
+        if gpus:
+            from .framework.context import context
+
+            dev = context.find("GPU", 0)
+            backend = dev.backend
+        self.gpu = backend is not None and not getattr(backend, "emulated", True)
+        self.device = "/GPU:0" if self.gpu else "/CPU:0"
+        self.backend = backend
+        self.repeat = repeat
+        if self.gpu:
+            self.xp = backend.xp  # CuPy: vendor routines run on the same device and stream
+            self.device_label = f"GPU:0 {backend.device_name}"
+        else:
+            self.xp = np
+            self.device_label = "CPU (NumPy backend; no CUDA GPU found)"
+
+    def sync(self):
+        if self.gpu:
+            self.backend.synchronize()
+            self.xp.cuda.Device().synchronize()
+
+    def time(self, fn, repeat=None):
+        """Median milliseconds of ``fn()`` after one warm-up call."""
+        fn()
+        self.sync()
+        times = []
+        for _ in range(repeat or self.repeat):
+            t0 = time.perf_counter()
+            fn()
+            self.sync()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return float(np.median(times))
+
+    def tensor(self, array):
+        with self.tf.device(self.device):
+            return self.tf.constant(array)
+
+    def vendor_array(self, array):
+        return self.xp.asarray(array)
+
+
+def _rand(shape, dtype, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _torch_cuda():
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.backends.cudnn.allow_tf32 = False
+            torch.backends.cuda.matmul.allow_tf32 = False
+            return torch
+    except Exception:  # noqa: BLE001 - optional comparison
+        pass
+    return None
+
+
+def _im2col_conv(xp, x, w):
+    """SAME 3x3 stride-1 conv by im2col + GEMM (the vendor fallback without cuDNN)."""
+    n, h, wd, c = x.shape
+    kh, kw, _, co = w.shape
+    xp_ = xp.pad(x, ((0, 0), (kh // 2, kh // 2), (kw // 2, kw // 2), (0, 0)))
+    cols = xp.stack([xp_[:, i:i + h, j:j + wd, :] for i in range(kh) for j in range(kw)], axis=3)
+    return cols.reshape(n * h * wd, kh * kw * c) @ w.reshape(kh * kw * c, co)
+
+
 
 
 @dataclass
@@ -44,6 +158,7 @@ def peak_bandwidth_gbs(ctx):
         return 0.0
 
 
+@register("matmul")
 def bench_matmul(ctx):
     tf = ctx.tf
     if ctx.gpu:
@@ -68,6 +183,7 @@ def bench_matmul(ctx):
     return rows
 
 
+@register("conv")
 def bench_conv(ctx):
     """ResNet-50's 3x3 stride-1 layers (batch 32 on a GPU), forward; plus both gradients of one layer."""
     tf = ctx.tf
@@ -119,6 +235,7 @@ def bench_conv(ctx):
     return rows
 
 
+@register("pool")
 def bench_pool(ctx):
     tf = ctx.tf
     n, hw, c = (64, 112, 64) if ctx.gpu else (4, 56, 32)
@@ -153,6 +270,7 @@ def bench_pool(ctx):
     return rows
 
 
+@register("reduce")
 def bench_reduce(ctx):
     tf = ctx.tf
     total = (64 << 20) if ctx.gpu else (4 << 20)
@@ -173,6 +291,7 @@ def bench_reduce(ctx):
     return rows
 
 
+@register("softmax")
 def bench_softmax(ctx):
     tf = ctx.tf
     xp = ctx.xp
@@ -220,10 +339,6 @@ def bench_softmax(ctx):
     return rows
 
 
-BENCHES = {"matmul": bench_matmul, "conv": bench_conv, "pool": bench_pool, "reduce": bench_reduce,
-           "softmax": bench_softmax}
-
-
 def run(family, repeat=10, ctx=None):
     """Rows for one family (``'matmul'``, ``'conv'``, ``'pool'``, ``'reduce'``, ``'softmax'``)."""
     if family not in BENCHES:
@@ -244,9 +359,29 @@ def format_rows(rows, device_label):
     return "\n".join(lines)
 
 
-def register_with_command():
-    """Make ``tfcore bench`` use these cases (bench_command.register replaces the built-in ones)."""
-    from . import bench_command
+def run_all(families=FAMILIES, repeat=10, out=print):
+    """Run the benchmarks of ``families``; returns the rows (also printed as a table)."""
+    ctx = BenchContext(repeat=repeat)
+    rows, errors = [], []
+    for fam in families:
+        try:
+            rows.extend(BENCHES[fam](ctx))
+        except Exception as e:  # noqa: BLE001 - one broken family must not hide the others
+            errors.append(f"{fam}: {type(e).__name__}: {e}")
+    out(format_rows(rows, ctx.device_label))
+    for e in errors:
+        out(f"FAILED {e}")
+    return rows
 
-    for fam, fn in BENCHES.items():
-        bench_command.register(fam)(fn)
+
+def _add_arguments(p):
+    p.add_argument("family", nargs="?", default="all", choices=(*FAMILIES, "all"),
+                   help="kernel family to benchmark (default: all)")
+    p.add_argument("--repeat", type=int, default=10, help="timed repetitions per case (median reported)")
+
+
+@command("bench", "benchmark our CUDA kernels against vendor routines (CPU backend without a GPU)", _add_arguments)
+def _bench(args):
+    families = FAMILIES if args.family == "all" else (args.family,)
+    rows = run_all(families, repeat=args.repeat)
+    return 0 if rows else 1

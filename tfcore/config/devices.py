@@ -125,5 +125,4 @@ def get_soft_device_placement():
 
 def set_soft_device_placement(enabled):
     """Enable or disable soft placement (may change at any time)."""
-    _context.soft_device_placement = bool(enabled)
-    _context._by_spec = {}
+    _context.set_soft_device_placement(enabled)

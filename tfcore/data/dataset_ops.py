@@ -23,6 +23,23 @@ from . import structure
 from .iterators import OwnedIterator
 from .options import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Options
 
+# The modules that implement DatasetV2's sources and transformations subclass DatasetV2, so this module
+# cannot import them: the package registers them (tfcore.data.__init__) and methods look them up by name.
+_IMPLEMENTATION_MODULES = []
+
+
+def register_implementations(*modules):
+    """Make the classes and functions of ``modules`` available to DatasetV2's methods."""
+    _IMPLEMENTATION_MODULES.extend(m for m in modules if m not in _IMPLEMENTATION_MODULES)
+
+
+def _impl(name):
+    for m in _IMPLEMENTATION_MODULES:
+        obj = getattr(m, name, None)
+        if obj is not None:
+            return obj
+    raise LookupError(f"tf.data: no registered implementation named {name!r}")
+
 
 class DatasetV2:
     """Represents a potentially large set of elements (``tf.data.Dataset``)."""
@@ -69,7 +86,7 @@ class DatasetV2:
 
     def as_numpy_iterator(self):
         """An iterator of NumPy values: arrays, NumPy scalars, ``bytes`` for strings."""
-        from .transform_basic import numpy_iterator
+        numpy_iterator = _impl("numpy_iterator")
 
         return numpy_iterator(self)
 
@@ -88,7 +105,7 @@ class DatasetV2:
         return opts
 
     def with_options(self, options, name=None):
-        from .transform_basic import OptionsDataset
+        OptionsDataset = _impl("OptionsDataset")
 
         return OptionsDataset(self, options)
 
@@ -96,21 +113,21 @@ class DatasetV2:
     @staticmethod
     def from_tensor_slices(tensors, name=None):
         """One element per row of the leading dimension of every component of ``tensors``."""
-        from .sources import TensorSliceDataset
+        TensorSliceDataset = _impl("TensorSliceDataset")
 
         return TensorSliceDataset(tensors)
 
     @staticmethod
     def from_tensors(tensors, name=None):
         """A dataset with one element: ``tensors``."""
-        from .sources import TensorDataset
+        TensorDataset = _impl("TensorDataset")
 
         return TensorDataset(tensors)
 
     @staticmethod
     def range(*args, output_type=dtypes.int64, name=None):
         """``range(stop)``, ``range(start, stop[, step])`` as scalar ``output_type`` tensors."""
-        from .sources import RangeDataset
+        RangeDataset = _impl("RangeDataset")
 
         return RangeDataset(*args, output_type=output_type)
 
@@ -118,14 +135,14 @@ class DatasetV2:
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
         """Elements produced by calling ``generator(*args)`` (a callable returning an iterable)."""
-        from .sources import GeneratorDataset
+        GeneratorDataset = _impl("GeneratorDataset")
 
         return GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
 
     @staticmethod
     def zip(*args, datasets=None, name=None):
         """Tuples (or the given nesting) of elements of several datasets, in lockstep."""
-        from .sources import ZipDataset
+        ZipDataset = _impl("ZipDataset")
 
         if datasets is not None:
             if args:
@@ -138,7 +155,7 @@ class DatasetV2:
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
         """File names matching glob pattern(s), shuffled by default (``shuffle=None`` -> True)."""
-        from .readers import list_files
+        list_files = _impl("list_files")
 
         return list_files(file_pattern, shuffle, seed)
 
@@ -146,14 +163,14 @@ class DatasetV2:
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                              rerandomize_each_iteration=None):
         """Elements picked at random from ``datasets`` with probabilities ``weights``."""
-        from .transform_shuffle import SampleFromDatasets
+        SampleFromDatasets = _impl("SampleFromDatasets")
 
         return SampleFromDatasets(datasets, weights, seed, stop_on_empty_dataset)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         """Element ``i`` comes from ``datasets[choice_dataset[i]]``."""
-        from .transform_shuffle import ChooseFromDatasets
+        ChooseFromDatasets = _impl("ChooseFromDatasets")
 
         return ChooseFromDatasets(datasets, choice_dataset, stop_on_empty_dataset)
 
@@ -164,113 +181,113 @@ class DatasetV2:
         ``num_parallel_calls`` (int or ``tf.data.AUTOTUNE``) runs calls on a thread
         pool; ``deterministic=False`` lets results come out in completion order.
         """
-        from .transform_map import MapDataset
+        MapDataset = _impl("MapDataset")
 
         return MapDataset(self, map_func, num_parallel_calls, deterministic)
 
     def filter(self, predicate, name=None):
         """Keep the elements for which ``predicate`` returns a true scalar boolean."""
-        from .transform_map import FilterDataset
+        FilterDataset = _impl("FilterDataset")
 
         return FilterDataset(self, predicate)
 
     def flat_map(self, map_func, name=None):
         """Map each element to a dataset and concatenate those datasets."""
-        from .transform_map import InterleaveDataset
+        InterleaveDataset = _impl("InterleaveDataset")
 
         return InterleaveDataset(self, map_func, cycle_length=1, block_length=1)
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
         """Map elements to datasets and interleave them (``cycle_length`` open, ``block_length`` each)."""
-        from .transform_map import InterleaveDataset
+        InterleaveDataset = _impl("InterleaveDataset")
 
         return InterleaveDataset(self, map_func, cycle_length, block_length, num_parallel_calls, deterministic)
 
     def enumerate(self, start=0, name=None):
         """Pairs ``(index, element)`` with int64 indices from ``start``."""
-        from .transform_basic import EnumerateDataset
+        EnumerateDataset = _impl("EnumerateDataset")
 
         return EnumerateDataset(self, start)
 
     def take_while(self, predicate, name=None):
-        from .transform_map import TakeWhileDataset
+        TakeWhileDataset = _impl("TakeWhileDataset")
 
         return TakeWhileDataset(self, predicate)
 
     def scan(self, initial_state, scan_func, name=None):
         """Like ``map`` with a state: ``scan_func(state, element) -> (new_state, output)``."""
-        from .transform_map import ScanDataset
+        ScanDataset = _impl("ScanDataset")
 
         return ScanDataset(self, initial_state, scan_func)
 
     # -- structural transformations --------------------------------------------------
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Stack ``batch_size`` consecutive elements; the last batch may be smaller."""
-        from .transform_batch import BatchDataset
+        BatchDataset = _impl("BatchDataset")
 
         return BatchDataset(self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
         """Batch elements of different shapes, padding each component to ``padded_shapes``."""
-        from .transform_batch import PaddedBatchDataset
+        PaddedBatchDataset = _impl("PaddedBatchDataset")
 
         return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
     def unbatch(self, name=None):
         """Split each element's leading dimension into separate elements."""
-        from .transform_batch import UnbatchDataset
+        UnbatchDataset = _impl("UnbatchDataset")
 
         return UnbatchDataset(self)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """A dataset of windows, each a (nest of) dataset(s) of ``size`` elements."""
-        from .transform_batch import WindowDataset
+        WindowDataset = _impl("WindowDataset")
 
         return WindowDataset(self, size, shift, stride, drop_remainder)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         """Sample uniformly from a buffer of ``buffer_size`` elements, refilling it from the input."""
-        from .transform_shuffle import ShuffleDataset
+        ShuffleDataset = _impl("ShuffleDataset")
 
         return ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
 
     def repeat(self, count=None, name=None):
         """Repeat the dataset ``count`` times (None or -1: forever)."""
-        from .transform_basic import RepeatDataset
+        RepeatDataset = _impl("RepeatDataset")
 
         return RepeatDataset(self, count)
 
     def take(self, count, name=None):
-        from .transform_basic import TakeDataset
+        TakeDataset = _impl("TakeDataset")
 
         return TakeDataset(self, count)
 
     def skip(self, count, name=None):
-        from .transform_basic import SkipDataset
+        SkipDataset = _impl("SkipDataset")
 
         return SkipDataset(self, count)
 
     def shard(self, num_shards, index, name=None):
         """Every ``num_shards``-th element starting at ``index``."""
-        from .transform_basic import ShardDataset
+        ShardDataset = _impl("ShardDataset")
 
         return ShardDataset(self, num_shards, index)
 
     def concatenate(self, dataset, name=None):
-        from .transform_basic import ConcatenateDataset
+        ConcatenateDataset = _impl("ConcatenateDataset")
 
         return ConcatenateDataset(self, dataset)
 
     def prefetch(self, buffer_size, name=None):
         """Prepare up to ``buffer_size`` elements ahead on a background thread."""
-        from .transform_basic import PrefetchDataset
+        PrefetchDataset = _impl("PrefetchDataset")
 
         return PrefetchDataset(self, buffer_size)
 
     def cache(self, filename="", name=None):
         """Keep elements after the first full pass, in memory (``filename=''``) or in files."""
-        from .transform_cache import CacheDataset
+        CacheDataset = _impl("CacheDataset")
 
         return CacheDataset(self, filename)
 
@@ -284,19 +301,19 @@ class DatasetV2:
     # -- consumers ---------------------------------------------------------------------
     def reduce(self, initial_state, reduce_func, name=None):
         """Fold the dataset: ``state = reduce_func(state, element)``; returns the final state."""
-        from .transform_map import reduce_dataset
+        reduce_dataset = _impl("reduce_dataset")
 
         return reduce_dataset(self, initial_state, reduce_func)
 
     def get_single_element(self, name=None):
         """The only element of a one-element dataset (InvalidArgumentError otherwise)."""
-        from .transform_basic import get_single_element
+        get_single_element = _impl("get_single_element")
 
         return get_single_element(self)
 
     def unique(self, name=None):
         """Drop elements equal to one already seen (scalar int/string elements)."""
-        from .transform_map import UniqueDataset
+        UniqueDataset = _impl("UniqueDataset")
 
         return UniqueDataset(self)
 

@@ -240,6 +240,18 @@ class Context:
         self._by_spec[key] = dev
         return dev
 
+    def set_soft_device_placement(self, enabled):
+        """Turn soft placement on or off; device resolutions cached under the old setting are dropped."""
+        self.soft_device_placement = bool(enabled)
+        self._by_spec = {}
+
+    def first_fallback(self, key):
+        """True the first time a fallback ``key`` (e.g. (op name, device name)) is reported, then False."""
+        if key in self._logged_fallbacks:
+            return False
+        self._logged_fallbacks.add(key)
+        return True
+
     def reset_for_tests(self):
         """Forget devices and configuration (tests only; real programs never do this)."""
         self.__init__()

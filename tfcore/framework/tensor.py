@@ -8,6 +8,7 @@ does not import ``tfcore.ops``.
 
 import numpy as np
 
+from . import context as _ctx
 from . import dtypes
 from .tensor_shape import TensorShape
 
@@ -161,9 +162,10 @@ class Tensor:
 
 
 def _rebuild_tensor(value, dtype_name):
-    from .tensor_conversion import convert_to_tensor
-
-    return convert_to_tensor(value, dtype=dtypes.as_dtype(dtype_name))
+    """Unpickling: the value on the current ``tf.device`` scope's device, else the default device."""
+    dtype = dtypes.as_dtype(dtype_name)
+    dev = _ctx.current_device() or _ctx.default_device()
+    return Tensor(dev.backend.asarray(np.asarray(value, dtype=dtype.as_numpy_dtype)), dtype, dev)
 
 
 def _shape_str(t):

@@ -5,8 +5,10 @@ A Variable holds its current value as an immutable Tensor and replaces it on
 and a failed assignment leaves the old value in place.
 """
 
+import contextlib
 import enum
 import itertools
+import threading
 
 from . import context as _ctx
 from . import device_spec, dtypes, recording
@@ -34,21 +36,81 @@ class VariableAggregation(enum.Enum):
 
 _uid = itertools.count()
 
+# tf.Variable's arguments in order: positional arguments become keywords for variable creators.
+_VARIABLE_ARGS = ("initial_value", "trainable", "validate_shape", "caching_device", "name", "variable_def", "dtype",
+                  "import_scope", "constraint", "synchronization", "aggregation", "shape",
+                  "experimental_enable_variable_lifting", "device")
+
+
+class _CreatorState(threading.local):
+    creators = ()  # innermost last; each is creator(next_creator, **kwargs)
+
+
+_creator_state = _CreatorState()
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """``tf.variable_creator_scope``: ``tf.Variable(...)`` calls ``variable_creator(next_creator, **kwargs)``.
+
+    Thread-local, as in TF (distribution strategies install their creator in ``scope()``; their
+    replica threads inherit the caller's creators through :func:`variable_creators_scope`).
+    """
+    saved = _creator_state.creators
+    _creator_state.creators = saved + (variable_creator,)
+    try:
+        yield
+    finally:
+        _creator_state.creators = saved
+
+
+def variable_creators():
+    """The creators in effect on this thread (innermost last)."""
+    return _creator_state.creators
+
+
+@contextlib.contextmanager
+def variable_creators_scope(creators):
+    """Run the body with exactly ``creators`` in effect (a replica thread adopting its caller's)."""
+    saved = _creator_state.creators
+    _creator_state.creators = tuple(creators)
+    try:
+        yield
+    finally:
+        _creator_state.creators = saved
+
+
+def _default_creator(**kwargs):
+    v = object.__new__(Variable)
+    v.__init__(**kwargs)
+    v._built_by_creator = True  # Python calls __init__ once more on what Variable.__new__ returns
+    return v
+
+
+def _create_through(creators, kwargs):
+    def call(i, **kw):
+        if i < 0:
+            return _default_creator(**kw)
+        return creators[i](lambda **k: call(i - 1, **k), **kw)
+
+    return call(len(creators) - 1, **kwargs)
+
 
 class Variable:
     """A mutable tensor-valued state, usable wherever a tensor is (as ``tf.Variable``)."""
 
-    _creator_stack = []  # distribution strategies intercept creation (scope())
-
     def __new__(cls, *args, **kwargs):
-        if cls is Variable and Variable._creator_stack:
-            return Variable._creator_stack[-1](*args, **kwargs)
+        if cls is Variable and (creators := _creator_state.creators):
+            kwargs.update(zip(_VARIABLE_ARGS, args))
+            return _create_through(creators, kwargs)
         return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
                  name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
                  synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE,
                  shape=None, experimental_enable_variable_lifting=True, device=None):
+        if self.__dict__.pop("_built_by_creator", False):
+            return  # already initialised by the default creator under a variable_creator_scope
         if initial_value is None:
             raise ValueError("The initial value must be specified.")
         if callable(initial_value) and not hasattr(initial_value, "_tfc_read") \

@@ -1,7 +1,9 @@
 """``tf.keras.activations``: element-wise activation functions, looked up by name with :func:`get`."""
 
-import tfcore as tf
 from tfcore.framework.tensor import Tensor
+
+from .. import nn
+from ..ops import array_ops, math_ops
 
 __all__ = [
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "softsign", "elu", "selu", "gelu", "swish",
@@ -13,16 +15,17 @@ __all__ = [
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     """max(x, 0) with Keras's options: leaky slope ``alpha``, cap ``max_value``, ``threshold``."""
     if alpha == 0.0 and max_value is None and threshold == 0.0:
-        return tf.nn.relu(x)
-    x = tf.convert_to_tensor(x)
+        return nn.relu(x)
+    x = array_ops.convert_to_tensor(x)
     if threshold != 0.0:
-        out = tf.where(tf.greater(x, threshold), x, tf.zeros_like(x) if alpha == 0.0 else alpha * (x - threshold))
+        below = array_ops.zeros_like(x) if alpha == 0.0 else alpha * (x - threshold)
+        out = math_ops.where(math_ops.greater(x, threshold), x, below)
     elif alpha != 0.0:
-        out = tf.where(tf.greater(x, 0.0), x, alpha * x)
+        out = math_ops.where(math_ops.greater(x, 0.0), x, alpha * x)
     else:
-        out = tf.nn.relu(x)
+        out = nn.relu(x)
     if max_value is not None:
-        out = tf.minimum(out, tf.cast(max_value, out.dtype))
+        out = math_ops.minimum(out, math_ops.cast(max_value, out.dtype))
     return out
 
 
@@ -35,64 +38,64 @@ def _cache_logits(output, x):
 
 
 def sigmoid(x):
-    return _cache_logits(tf.sigmoid(x), x)
+    return _cache_logits(math_ops.sigmoid(x), x)
 
 
 def tanh(x):
-    return tf.tanh(x)
+    return math_ops.tanh(x)
 
 
 def softmax(x, axis=-1):
     """Softmax along ``axis`` (the last by default); the logits are cached for the losses (last axis only)."""
-    out = tf.nn.softmax(x, axis=axis)
+    out = nn.softmax(x, axis=axis)
     return _cache_logits(out, x) if axis == -1 or (isinstance(x, Tensor) and axis == x.ndim - 1) else out
 
 
 def log_softmax(x, axis=-1):
-    return tf.nn.log_softmax(x, axis=axis)
+    return nn.log_softmax(x, axis=axis)
 
 
 def softplus(x):
-    return tf.nn.softplus(x)
+    return nn.softplus(x)
 
 
 def softsign(x):
-    return tf.nn.softsign(x)
+    return nn.softsign(x)
 
 
 def elu(x, alpha=1.0):
-    out = tf.nn.elu(x)
+    out = nn.elu(x)
     if alpha == 1.0:
         return out
-    return tf.where(tf.greater(x, 0.0), out, alpha * out)
+    return math_ops.where(math_ops.greater(x, 0.0), out, alpha * out)
 
 
 def selu(x):
-    return tf.nn.selu(x)
+    return nn.selu(x)
 
 
 def gelu(x, approximate=False):
-    return tf.nn.gelu(x, approximate=approximate)
+    return nn.gelu(x, approximate=approximate)
 
 
 def swish(x):
-    return x * tf.sigmoid(x)
+    return x * math_ops.sigmoid(x)
 
 
 silu = swish
 
 
 def mish(x):
-    return x * tf.tanh(tf.nn.softplus(x))
+    return x * math_ops.tanh(nn.softplus(x))
 
 
 def exponential(x):
-    return tf.exp(x)
+    return math_ops.exp(x)
 
 
 def hard_sigmoid(x):
     """TF2's piecewise-linear sigmoid: clip(x / 6 + 0.5, 0, 1) (Keras >= 2.11)."""
-    return tf.clip_by_value(x / 6.0 + 0.5, 0.0, 1.0)
+    return math_ops.clip_by_value(x / 6.0 + 0.5, 0.0, 1.0)
 
 
 def linear(x):
@@ -100,11 +103,11 @@ def linear(x):
 
 
 def leaky_relu(x, alpha=0.2):
-    return tf.nn.leaky_relu(x, alpha=alpha)
+    return nn.leaky_relu(x, alpha=alpha)
 
 
 def relu6(x):
-    return tf.nn.relu6(x)
+    return nn.relu6(x)
 
 
 _TABLE = {f: globals()[f] for f in __all__ if f not in {"get", "serialize", "deserialize"}}

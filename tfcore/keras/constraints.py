@@ -1,7 +1,6 @@
 """``tf.keras.constraints``: projections applied to a weight after each optimizer update."""
 
-import tfcore as tf
-
+from ..ops import math_ops, reduce_ops
 from . import _serialization
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "get", "serialize"]
@@ -22,7 +21,7 @@ class Constraint:
 
 
 def _norms(w, axis):
-    return tf.sqrt(tf.reduce_sum(tf.square(w), axis=axis, keepdims=True))
+    return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(w), axis=axis, keepdims=True))
 
 
 class MaxNorm(Constraint):
@@ -33,7 +32,7 @@ class MaxNorm(Constraint):
 
     def __call__(self, w):
         norms = _norms(w, self.axis)
-        desired = tf.clip_by_value(norms, 0.0, float(self.max_value))
+        desired = math_ops.clip_by_value(norms, 0.0, float(self.max_value))
         return w * (desired / (1e-7 + norms))
 
     def get_config(self):
@@ -46,7 +45,7 @@ class MinMaxNorm(Constraint):
 
     def __call__(self, w):
         norms = _norms(w, self.axis)
-        desired = self.rate * tf.clip_by_value(norms, float(self.min_value), float(self.max_value)) \
+        desired = self.rate * math_ops.clip_by_value(norms, float(self.min_value), float(self.max_value)) \
             + (1 - self.rate) * norms
         return w * (desired / (1e-7 + norms))
 
@@ -58,7 +57,7 @@ class NonNeg(Constraint):
     """Zero out negative weights."""
 
     def __call__(self, w):
-        return w * tf.cast(tf.greater_equal(w, 0.0), w.dtype)
+        return w * math_ops.cast(math_ops.greater_equal(w, 0.0), w.dtype)
 
 
 class UnitNorm(Constraint):

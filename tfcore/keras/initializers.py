@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-import tfcore as tf
-
+from ..framework import dtypes
+from ..ops import array_ops, random_ops
 from . import _serialization
 
 __all__ = [
@@ -21,7 +21,7 @@ __all__ = [
 
 
 def _dtype(dtype):
-    return tf.as_dtype(dtype if dtype is not None else "float32")
+    return dtypes.as_dtype(dtype if dtype is not None else "float32")
 
 
 def compute_fans(shape):
@@ -53,12 +53,12 @@ class Initializer:
 
 class Zeros(Initializer):
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.zeros(tuple(shape), dtype=_dtype(dtype))
+        return array_ops.zeros(tuple(shape), dtype=_dtype(dtype))
 
 
 class Ones(Initializer):
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.ones(tuple(shape), dtype=_dtype(dtype))
+        return array_ops.ones(tuple(shape), dtype=_dtype(dtype))
 
 
 class Constant(Initializer):
@@ -66,7 +66,7 @@ class Constant(Initializer):
         self.value = value
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.constant(np.broadcast_to(np.asarray(self.value), tuple(shape)), dtype=_dtype(dtype))
+        return array_ops.constant(np.broadcast_to(np.asarray(self.value), tuple(shape)), dtype=_dtype(dtype))
 
     def get_config(self):
         return {"value": self.value}
@@ -77,7 +77,7 @@ class RandomUniform(Initializer):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.random.uniform(tuple(shape), self.minval, self.maxval, dtype=_dtype(dtype), seed=self.seed)
+        return random_ops.uniform(tuple(shape), self.minval, self.maxval, dtype=_dtype(dtype), seed=self.seed)
 
     def get_config(self):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
@@ -88,7 +88,7 @@ class RandomNormal(Initializer):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.random.normal(tuple(shape), self.mean, self.stddev, dtype=_dtype(dtype), seed=self.seed)
+        return random_ops.normal(tuple(shape), self.mean, self.stddev, dtype=_dtype(dtype), seed=self.seed)
 
     def get_config(self):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -96,7 +96,7 @@ class RandomNormal(Initializer):
 
 class TruncatedNormal(RandomNormal):
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.random.truncated_normal(tuple(shape), self.mean, self.stddev, dtype=_dtype(dtype),
+        return random_ops.truncated_normal(tuple(shape), self.mean, self.stddev, dtype=_dtype(dtype),
                                           seed=self.seed)
 
 
@@ -122,11 +122,11 @@ class VarianceScaling(Initializer):
         dt = _dtype(dtype)
         if self.distribution == "truncated_normal":
             stddev = math.sqrt(scale) / 0.87962566103423978  # stddev of a unit normal truncated at +-2
-            return tf.random.truncated_normal(tuple(shape), 0.0, stddev, dtype=dt, seed=self.seed)
+            return random_ops.truncated_normal(tuple(shape), 0.0, stddev, dtype=dt, seed=self.seed)
         if self.distribution == "untruncated_normal":
-            return tf.random.normal(tuple(shape), 0.0, math.sqrt(scale), dtype=dt, seed=self.seed)
+            return random_ops.normal(tuple(shape), 0.0, math.sqrt(scale), dtype=dt, seed=self.seed)
         limit = math.sqrt(3.0 * scale)
-        return tf.random.uniform(tuple(shape), -limit, limit, dtype=dt, seed=self.seed)
+        return random_ops.uniform(tuple(shape), -limit, limit, dtype=dt, seed=self.seed)
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
@@ -182,12 +182,12 @@ class Orthogonal(Initializer):
         rows = math.prod(shape[:-1])
         cols = shape[-1]
         flat = (max(rows, cols), min(rows, cols))
-        a = tf.random.normal(flat, dtype=tf.float32, seed=self.seed).numpy().astype(np.float64)
+        a = random_ops.normal(flat, dtype=dtypes.float32, seed=self.seed).numpy().astype(np.float64)
         q, r = np.linalg.qr(a)
         q = q * np.sign(np.diag(r))
         if rows < cols:
             q = q.T
-        return tf.constant((self.gain * q).reshape(shape), dtype=_dtype(dtype))
+        return array_ops.constant((self.gain * q).reshape(shape), dtype=_dtype(dtype))
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed}
@@ -200,7 +200,7 @@ class Identity(Initializer):
     def __call__(self, shape, dtype=None, **kwargs):
         if len(shape) != 2:
             raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
-        return tf.constant(self.gain * np.eye(*shape), dtype=_dtype(dtype))
+        return array_ops.constant(self.gain * np.eye(*shape), dtype=_dtype(dtype))
 
     def get_config(self):
         return {"gain": self.gain}

@@ -2,14 +2,15 @@
 
 from .engine.model import Functional, Model
 from .engine.sequential import Sequential
+from .layers.serialization import deserialize, register, serialize
 
 __all__ = ["Model", "Functional", "Sequential", "clone_model"]
+
+register(Model, Functional, Sequential)
 
 
 def clone_model(model, input_tensors=None, clone_function=None):
     """A new Sequential model with freshly initialised copies of ``model``'s layers (from their configs)."""
-    from .layers import deserialize, serialize
-
     if not isinstance(model, Sequential):
         raise NotImplementedError("tfcore's clone_model supports Sequential models only")
     clone = clone_function or (lambda layer: deserialize(serialize(layer)))

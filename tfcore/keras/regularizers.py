@@ -1,7 +1,6 @@
 """``tf.keras.regularizers``: penalties on weights (or activations) added to ``layer.losses``."""
 
-import tfcore as tf
-
+from ..ops import array_ops, math_ops, reduce_ops
 from . import _serialization
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2", "get", "serialize"]
@@ -31,11 +30,11 @@ class L1L2(Regularizer):
     def __call__(self, x):
         loss = None
         if self.l1:
-            loss = self.l1 * tf.reduce_sum(tf.abs(x))
+            loss = self.l1 * reduce_ops.reduce_sum(math_ops.abs(x))
         if self.l2:
-            term = self.l2 * tf.reduce_sum(tf.square(x))
+            term = self.l2 * reduce_ops.reduce_sum(math_ops.square(x))
             loss = term if loss is None else loss + term
-        return loss if loss is not None else tf.constant(0.0, dtype=x.dtype)
+        return loss if loss is not None else array_ops.constant(0.0, dtype=x.dtype)
 
     def get_config(self):
         return {"l1": self.l1, "l2": self.l2}
@@ -65,13 +64,13 @@ class OrthogonalRegularizer(Regularizer):
 
     def __call__(self, x):
         if self.mode == "columns":
-            x = tf.transpose(x)
-        norm = tf.sqrt(tf.reduce_sum(tf.square(x), axis=1, keepdims=True)) + 1e-12
+            x = array_ops.transpose(x)
+        norm = math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(x), axis=1, keepdims=True)) + 1e-12
         n = x / norm
-        prod = tf.matmul(n, n, transpose_b=True)
+        prod = math_ops.matmul(n, n, transpose_b=True)
         size = int(x.shape[0])
-        off = prod * (1.0 - tf.eye(size, dtype=x.dtype))
-        return self.factor * tf.reduce_sum(tf.abs(off)) / (size * (size - 1))
+        off = prod * (1.0 - array_ops.eye(size, dtype=x.dtype))
+        return self.factor * reduce_ops.reduce_sum(math_ops.abs(off)) / (size * (size - 1))
 
     def get_config(self):
         return {"factor": self.factor, "mode": self.mode}

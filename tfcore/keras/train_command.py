@@ -58,9 +58,9 @@ def _add_arguments(parser):
 
 def configure_devices(n, memory_limit_mb=None):
     """Devices for ``n`` replicas (before any tensor exists): physical GPUs, a split GPU:0, or logical CPUs."""
-    import tfcore as tf
+    from .. import config as tf_config
 
-    gpus = tf.config.list_physical_devices("GPU")
+    gpus = tf_config.list_physical_devices("GPU")
     if n <= 1:
         return None
     if len(gpus) >= n:
@@ -71,12 +71,12 @@ def configure_devices(n, memory_limit_mb=None):
 
             total = context.gpu_info(gpus[0]).total_memory
             memory_limit_mb = int(0.9 * total / n / 2**20)
-        tf.config.set_visible_devices(gpus[:1], "GPU")
-        tf.config.set_logical_device_configuration(
-            gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=memory_limit_mb)] * n)
+        tf_config.set_visible_devices(gpus[:1], "GPU")
+        tf_config.set_logical_device_configuration(
+            gpus[0], [tf_config.LogicalDeviceConfiguration(memory_limit=memory_limit_mb)] * n)
         return [f"/gpu:{i}" for i in range(n)]
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * n)
+    cpu = tf_config.list_physical_devices("CPU")[0]
+    tf_config.set_logical_device_configuration(cpu, [tf_config.LogicalDeviceConfiguration()] * n)
     return [f"/cpu:{i}" for i in range(n)]
 
 

@@ -12,8 +12,8 @@ from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
-from ._common import as_tensor, shape_tuple
-from .registry import Op, execute
+from ._common import as_tensor, normalize_axis, shape_tuple
+from .registry import Op, execute, get_op
 
 __all__ = [
     "constant", "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "reshape",
@@ -55,8 +55,6 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 
 def _CAST_OP():  # noqa: N802 - resolves the Cast op lazily (math_ops registers it)
-    from .registry import get_op
-
     return get_op("Cast")
 
 
@@ -194,8 +192,6 @@ def _unbroadcast(g, shape):
         i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1)
     if axes:
         if _SUM_OP is None:
-            from .registry import get_op
-
             _SUM_OP = get_op("Sum")
         g = execute(_SUM_OP, (g,), {"axis": axes, "keepdims": False})
     return reshape(g, shape) if g._array.shape != shape else g
@@ -244,8 +240,6 @@ def identity(input, name=None):  # noqa: A002
 def _stack_grad(call, g):
     axis = call.attrs["axis"]
     n = len(call.inputs)
-    from .registry import get_op
-
     return list(execute(get_op("Unpack"), (g,), {"axis": axis, "num": n}))
 
 
@@ -341,17 +335,15 @@ def rank(input, name=None):  # noqa: A002
 # Helpers shared by the ops below
 # ==================================================================================
 
-def _math():
-    """math_ops (imported lazily: it imports this module)."""
-    from . import math_ops
+def _raw(name, inputs, attrs=None):
+    """Run another family's op by its registered name, as TF's array_ops runs gen_math_ops: math_ops and
+    reduce_ops build on this module, so it cannot import them."""
+    return execute(get_op(name), inputs, attrs)
 
-    return math_ops
 
-
-def _reduce():
-    from . import reduce_ops
-
-    return reduce_ops
+def _cast(x, dtype):
+    t = as_tensor(x)
+    return t if t._dtype is dtype else _raw("Cast", (t,), {"dtype": dtype})
 
 
 def _host_ints(value, op_name, what):
@@ -529,7 +521,8 @@ def _tile_grad(call, g):
     for m, d in zip(mult, shp):
         inter += [m, d]
     gs = reshape(g, inter)
-    summed = _reduce().reduce_sum(gs, axis=list(builtins.range(0, 2 * len(shp), 2)))
+    axes = normalize_axis(list(builtins.range(0, 2 * len(shp), 2)), gs._array.ndim, "Sum")
+    summed = _raw("Sum", (gs,), {"axis": axes, "keepdims": False})
     return [reshape(summed, shp)]
 
 
@@ -642,11 +635,11 @@ def _gather_grad(call, g):
     rest = int(np.prod(pshape[axis + 1:], dtype=np.int64))
     k = int(np.prod(idx._array.shape[bd:], dtype=np.int64))
     g4 = transpose(reshape(g, (bflat, mid, k, rest)), (0, 2, 1, 3))          # [B, K, M, R]
-    ids = reshape(_math().cast(idx, dtypes.int64), (bflat, k))
+    ids = reshape(_cast(idx, dtypes.int64), (bflat, k))
     if bflat > 1:
         offsets = _convert(np.arange(bflat, dtype=np.int64)[:, None] * n, device=ids._device)
-        ids = _math().add(ids, offsets)
-    summed = _reduce().unsorted_segment_sum(g4, ids, bflat * n)             # [B*N, M, R]
+        ids = _raw("AddV2", (ids, offsets))
+    summed = _raw("UnsortedSegmentSum", (g4, ids), {"num_segments": int(bflat * n)})             # [B*N, M, R]
     out = transpose(reshape(summed, (bflat, n, mid, rest)), (0, 2, 1, 3))    # [B, M, N, R]
     return [reshape(out, pshape), None]
 
@@ -747,7 +740,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     bflat = int(np.prod(ps[:bd], dtype=np.int64))
     pf = reshape(p, (bflat,) + ps[bd:])
     inner = ish[bd:-1]
-    idxf = reshape(_math().cast(idx, dtypes.int64), (bflat,) + inner + (ish[-1],))
+    idxf = reshape(_cast(idx, dtypes.int64), (bflat,) + inner + (ish[-1],))
     bidx = np.broadcast_to(np.arange(bflat, dtype=np.int64).reshape((bflat,) + (1,) * (len(inner) + 1)),
                            (bflat,) + inner + (1,))
     full = concat([_convert(np.ascontiguousarray(bidx), device=idxf._device), idxf], axis=-1)
@@ -847,7 +840,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
         raise ValueError(f"Shapes {list(ts[axis:axis + k])} and {list(ms)} are incompatible "
                          f"(boolean_mask of {t.dtype.name}{list(ts)} with mask {list(ms)}, axis {axis})")
     flat = reshape(t, ts[:axis] + (int(np.prod(ms, dtype=np.int64)),) + ts[axis + k:])
-    idx = reshape(_math().where(reshape(m, (-1,))), (-1,))
+    idx = reshape(_raw("Where", (reshape(m, (-1,)),)), (-1,))
     return gather(flat, idx, axis=axis)
 
 
@@ -951,9 +944,9 @@ def take_along_axis(x, idx, axis):
     it = transpose(idx, perm) if axis != nd - 1 else idx
     n, k = xt._array.shape[-1], it._array.shape[-1]
     rows = int(np.prod(xt._array.shape[:-1], dtype=np.int64))
-    ids = reshape(_math().cast(it, dtypes.int64), (rows, k))
+    ids = reshape(_cast(it, dtypes.int64), (rows, k))
     offs = _convert(np.arange(rows, dtype=np.int64)[:, None] * n, device=ids._device)
-    flat = gather(reshape(xt, (-1,)), reshape(_math().add(ids, offs), (-1,)))
+    flat = gather(reshape(xt, (-1,)), reshape(_raw("AddV2", (ids, offs)), (-1,)))
     out = reshape(flat, it._array.shape)
     return transpose(out, inv) if axis != nd - 1 else out
 
@@ -1088,8 +1081,8 @@ def linspace(start, stop, num, name=None, axis=0):
     """``tf.linspace``: ``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
     s = as_tensor(start) if is_tensor_like(start) else _convert(start, dtype_hint=dtypes.float32)
     if not s.dtype.is_floating:
-        s = _math().cast(s, dtypes.float32 if s.dtype.size <= 4 else dtypes.float64)
-    e = _math().cast(as_tensor(stop), s.dtype) if is_tensor_like(stop) else _convert(stop, dtype=s.dtype)
+        s = _cast(s, dtypes.float32 if s.dtype.size <= 4 else dtypes.float64)
+    e = _cast(stop, s.dtype) if is_tensor_like(stop) else _convert(stop, dtype=s.dtype)
     n = int(num) if not is_tensor_like(num) else int(as_tensor(num).numpy())
     if n < 0:
         raise InvalidArgumentError(None, None, f"LinSpace: Requires num >= 0: {n}")
@@ -1323,12 +1316,11 @@ def roll(input, shift, axis, name=None):  # noqa: A002
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     """``tf.sequence_mask``: ``mask[..., j] = j < lengths[...]``."""
-    m = _math()
     lens = as_tensor(lengths)
     if maxlen is None:
         maxlen = int(lens.numpy().max()) if lens._array.size else 0
     maxlen = int(maxlen.numpy()) if is_tensor_like(maxlen) else int(maxlen)
     row = range(maxlen, dtype=lens.dtype)
-    mask = m.less(row, expand_dims(lens, -1))
+    mask = _raw("Less", (row, expand_dims(lens, -1)))
     dt = dtypes.as_dtype(dtype)
-    return mask if dt is dtypes.bool else m.cast(mask, dt)
+    return mask if dt is dtypes.bool else _cast(mask, dt)

@@ -242,8 +242,7 @@ def _soft_place(op, dev, converted):
     impl = op.impls.get("cpu")
     if impl is None:
         raise InvalidArgumentError(f"{op.name}: no implementation for device {dev.name} or CPU")
-    if (op.name, dev.name) not in _context._logged_fallbacks:
-        _context._logged_fallbacks.add((op.name, dev.name))
+    if _context.first_fallback((op.name, dev.name)):
         if _context.log_device_placement:
             print(f"Op {op.name} has no kernel for {dev.name}; running it on {cpu.name}")
     return cpu, cpu.backend, impl, [t._copy_to(cpu) for t in converted]

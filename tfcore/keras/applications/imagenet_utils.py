@@ -4,6 +4,8 @@ import os
 
 import numpy as np
 
+from ...framework import tensor
+from ...ops import array_ops
 from ..engine.input_layer import Input
 from ..engine.keras_tensor import KerasTensor
 
@@ -91,9 +93,7 @@ def correct_pad(shape, kernel_size):
 
 def preprocess_input(x, data_format=None, mode="caffe"):
     """Keras's ImageNet preprocessing: 'caffe' (BGR, mean-subtracted), 'tf' ([-1, 1]) or 'torch'."""
-    import tfcore as tf
-
-    is_tensor = tf.is_tensor(x)
+    is_tensor = tensor.is_tensor(x)
     arr = np.array(x.numpy() if is_tensor else x, dtype=np.float32, copy=True)
     if mode == "tf":
         arr = arr / 127.5 - 1.0
@@ -104,4 +104,4 @@ def preprocess_input(x, data_format=None, mode="caffe"):
         arr = arr[..., ::-1] - np.array([103.939, 116.779, 123.68], np.float32)
     else:
         raise ValueError(f"Unknown preprocessing mode {mode!r}")
-    return tf.constant(arr) if is_tensor else arr
+    return array_ops.constant(arr) if is_tensor else arr

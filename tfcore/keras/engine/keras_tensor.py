@@ -14,6 +14,17 @@ from ...framework.tensor_shape import TensorShape, as_shape
 KerasHistory = collections.namedtuple("KerasHistory", ["layer", "node_index", "tensor_index"])
 
 
+# The layer class that applies a Python operator to KerasTensors: layers.core's TFOpLambda registers
+# itself here (keras_tensor sits below every layer module and cannot import them).
+_OP_LAYER = [None]
+
+
+def register_op_layer(cls):
+    """Set the Layer class that :class:`KerasTensor` operators build (``TFOpLambda``)."""
+    _OP_LAYER[0] = cls
+    return cls
+
+
 class KerasTensor:
     """A placeholder with a static shape and dtype, produced by a layer call."""
 
@@ -70,8 +81,7 @@ class KerasTensor:
 
     # Python operators become small layers in the graph (TF's TFOpLambda).
     def _op(self, fn, name, *others):
-        from ..layers.core import TFOpLambda
-        return TFOpLambda(fn, name=name)(self, *others)
+        return _OP_LAYER[0](fn, name=name)(self, *others)
 
     def __add__(self, o):
         return self._op(lambda a, b: a + b, "tf.__operators__.add", o)

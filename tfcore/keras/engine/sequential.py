@@ -161,7 +161,7 @@ class Sequential(Model):
         return self.compute_output_signature(sig).shape
 
     def get_config(self):
-        from ..layers import serialize
+        from ..layers.serialization import serialize
 
         layers = [serialize(lay) for lay in self._seq_layers]
         if self._input_layer is not None:
@@ -170,7 +170,7 @@ class Sequential(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from ..layers import deserialize
+        from ..layers.serialization import deserialize
 
         model = cls(name=config.get("name"))
         for layer_config in config["layers"]:

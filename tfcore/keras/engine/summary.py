@@ -50,9 +50,8 @@ def _print_row(fields, positions, print_fn):
 
 
 def is_sequential_like(model):
-    from .sequential import Sequential
-
-    if isinstance(model, Sequential) or not getattr(model, "_graph", None):
+    # Keras's own test (layer_utils.print_summary): by class name, so this module needs no Sequential.
+    if type(model).__name__ == "Sequential" or not getattr(model, "_graph", None):
         return True
     graph = model._graph
     depths = {}

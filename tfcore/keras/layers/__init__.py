@@ -55,20 +55,6 @@ from .pooling import (
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
 from .wrappers import Bidirectional, TimeDistributed
 
+from .serialization import deserialize, register, serialize
 
-def serialize(layer):
-    """``{'class_name': ..., 'config': layer.get_config()}``."""
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
-
-
-def deserialize(config, custom_objects=None):
-    """Recreate a layer from :func:`serialize`'s output (custom classes through ``custom_objects``)."""
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or globals().get(name)
-    if cls is None:
-        from .. import models
-        cls = getattr(models, name, None)
-    if cls is None or not isinstance(cls, type):
-        raise ValueError(f"Unknown layer: '{name}'. Please ensure you are using a `keras.utils.custom_object_scope` "
-                         "and that this object is included in the scope.")
-    return cls.from_config(dict(config["config"]))
+register(*(v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, Layer)))

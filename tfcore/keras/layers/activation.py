@@ -1,7 +1,7 @@
 """Activation layers: ReLU, Softmax, LeakyReLU, ELU, PReLU-free variants with Keras's arguments."""
 
-import tfcore as tf
-
+from ... import nn
+from ...ops import math_ops
 from .. import activations
 from ..engine.base_layer import Layer
 
@@ -51,8 +51,8 @@ class Softmax(ShapePreservingLayer):
 
     def call(self, inputs, mask=None):
         if mask is not None:
-            inputs = inputs + (1.0 - tf.cast(mask, inputs.dtype)) * -1e9
-        return tf.nn.softmax(inputs, axis=self.axis)
+            inputs = inputs + (1.0 - math_ops.cast(mask, inputs.dtype)) * -1e9
+        return nn.softmax(inputs, axis=self.axis)
 
 
 class LeakyReLU(ShapePreservingLayer):
@@ -63,7 +63,7 @@ class LeakyReLU(ShapePreservingLayer):
         self.alpha = alpha
 
     def call(self, inputs):
-        return tf.nn.leaky_relu(inputs, alpha=self.alpha)
+        return nn.leaky_relu(inputs, alpha=self.alpha)
 
 
 class ELU(ShapePreservingLayer):

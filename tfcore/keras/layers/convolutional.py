@@ -6,10 +6,10 @@ Kernels follow TF's layouts: Conv2D ``(kh, kw, in, filters)``, Conv2DTranspose
 NHWC around the op.
 """
 
-import tfcore as tf
-
+from ... import nn
 from ...framework.tensor import Tensor
-from ...ops import conv_ops, fused_ops
+from ...framework.tensor_shape import TensorShape
+from ...ops import array_ops, conv_ops, fused_ops
 from .. import activations
 from ..engine.base_layer import InputSpec, Layer
 from ._weights import add_bias, add_role_weight, initializers_config, set_weight_args, weights_config
@@ -63,28 +63,28 @@ def deconv_output_length(length, filter_size, padding, output_padding=None, stri
 def to_channels_last(x, data_format, rank):
     """``channels_first`` (N, C, *spatial) -> (N, *spatial, C); ``channels_last`` unchanged."""
     if data_format == "channels_first":
-        return tf.transpose(x, [0] + list(range(2, rank + 2)) + [1])
+        return array_ops.transpose(x, [0] + list(range(2, rank + 2)) + [1])
     return x
 
 
 def from_channels_last(x, data_format, rank):
     """The inverse of :func:`to_channels_last`."""
     if data_format == "channels_first":
-        return tf.transpose(x, [0, rank + 1] + list(range(1, rank + 1)))
+        return array_ops.transpose(x, [0, rank + 1] + list(range(1, rank + 1)))
     return x
 
 
 def spatial_dims(input_shape, data_format):
     """The spatial dimensions (a list, None where unknown) of an input shape."""
-    dims = tf.TensorShape(input_shape).as_list()
+    dims = TensorShape(input_shape).as_list()
     return dims[2:] if data_format == "channels_first" else dims[1:-1]
 
 
 def pack_shape(batch, spatial, channels, data_format):
     """The TensorShape of ``batch``, ``spatial`` dimensions and ``channels`` in ``data_format``."""
     if data_format == "channels_first":
-        return tf.TensorShape([batch, channels] + list(spatial))
-    return tf.TensorShape([batch] + list(spatial) + [channels])
+        return TensorShape([batch, channels] + list(spatial))
+    return TensorShape([batch] + list(spatial) + [channels])
 
 
 class _Conv(Layer):
@@ -119,7 +119,7 @@ class _Conv(Layer):
         return 1 if self.data_format == "channels_first" else -1
 
     def _in_channels(self, input_shape):
-        c = tf.TensorShape(input_shape)[self._channel_axis]
+        c = TensorShape(input_shape)[self._channel_axis]
         if c is None:
             raise ValueError("The channel dimension of the inputs should be defined. The input_shape received is "
                              f"{input_shape}, where axis {self._channel_axis} (0-based) is the channel dimension, "
@@ -134,7 +134,7 @@ class _Conv(Layer):
 
     def _bias_act(self, out):
         if self.use_bias:
-            out = tf.nn.bias_add(out, self.bias)
+            out = nn.bias_add(out, self.bias)
         return self.activation(out) if self.activation is not activations.linear else out
 
     def _out_spatial(self, spatial):
@@ -146,7 +146,7 @@ class _Conv(Layer):
 
     def compute_output_shape(self, input_shape):
         spatial = self._out_spatial(spatial_dims(input_shape, self.data_format))
-        return pack_shape(tf.TensorShape(input_shape)[0], spatial, self._out_channels(input_shape), self.data_format)
+        return pack_shape(TensorShape(input_shape)[0], spatial, self._out_channels(input_shape), self.data_format)
 
     def _add_kernel_and_bias(self, kernel_shape, bias_size):
         self.kernel = add_role_weight(self, "kernel", kernel_shape)
@@ -195,7 +195,7 @@ class Conv2D(_Conv):
             if act is not activations.relu and act is not activations.linear:
                 out = act(out)
             return self._from_nhwc(out)
-        out = tf.nn.conv2d(x, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
+        out = nn.conv2d(x, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
                            dilations=list(self.dilation_rate))
         return self._from_nhwc(self._bias_act(out))
 
@@ -215,9 +215,9 @@ class Conv1D(_Conv):
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
+            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
-        out = tf.nn.conv1d(x, self.kernel, stride=self.strides[0], padding=padding.upper(),
+        out = nn.conv1d(x, self.kernel, stride=self.strides[0], padding=padding.upper(),
                            dilations=self.dilation_rate[0])
         return self._from_nhwc(self._bias_act(out))
 
@@ -252,7 +252,7 @@ class Conv2DTranspose(Conv2D):
         x = self._to_nhwc(inputs)
         n, h, w = x.shape[0], x.shape[1], x.shape[2]
         oh, ow = self._out_spatial([h, w])
-        out = tf.nn.conv2d_transpose(x, self.kernel, output_shape=[n, oh, ow, self.filters],
+        out = nn.conv2d_transpose(x, self.kernel, output_shape=[n, oh, ow, self.filters],
                                      strides=list(self.strides), padding=self.padding.upper(),
                                      dilations=list(self.dilation_rate))
         return self._from_nhwc(self._bias_act(out))
@@ -286,7 +286,7 @@ class DepthwiseConv2D(Conv2D):
 
     def call(self, inputs):
         x = self._to_nhwc(inputs)
-        out = tf.nn.depthwise_conv2d(x, self.depthwise_kernel, strides=[1, *self.strides, 1],
+        out = nn.depthwise_conv2d(x, self.depthwise_kernel, strides=[1, *self.strides, 1],
                                      padding=self.padding.upper(), dilations=list(self.dilation_rate))
         return self._from_nhwc(self._bias_act(out))
 
@@ -329,7 +329,7 @@ class SeparableConv2D(Conv2D):
 
     def call(self, inputs):
         x = self._to_nhwc(inputs)
-        out = tf.nn.separable_conv2d(x, self.depthwise_kernel, self.pointwise_kernel,
+        out = nn.separable_conv2d(x, self.depthwise_kernel, self.pointwise_kernel,
                                      strides=[1, *self.strides, 1], padding=self.padding.upper(),
                                      dilations=list(self.dilation_rate))
         return self._from_nhwc(self._bias_act(out))
@@ -368,17 +368,17 @@ class ZeroPadding2D(Layer):
             pads = [[0, 0], [0, 0], [t, b], [lft, r]]
         else:
             pads = [[0, 0], [t, b], [lft, r], [0, 0]]
-        return tf.pad(inputs, pads)
+        return array_ops.pad(inputs, pads)
 
     def compute_output_shape(self, input_shape):
-        dims = tf.TensorShape(input_shape).as_list()
+        dims = TensorShape(input_shape).as_list()
         (t, b), (lft, r) = self.padding
         hi, wi = (2, 3) if self.data_format == "channels_first" else (1, 2)
         if dims[hi] is not None:
             dims[hi] += t + b
         if dims[wi] is not None:
             dims[wi] += lft + r
-        return tf.TensorShape(dims)
+        return TensorShape(dims)
 
     def _output_dtype(self, input_dtype):
         return input_dtype

@@ -2,12 +2,13 @@
 
 import math
 
-import tfcore as tf
-
+from ... import nn
 from ...framework.tensor import Tensor
-from ...ops import fused_ops
+from ...framework.tensor_shape import TensorShape
+from ...ops import array_ops, fused_ops, math_ops
 from .. import activations, backend
 from ..engine.base_layer import InputSpec, Layer
+from ..engine.keras_tensor import register_op_layer
 from ._weights import add_bias, add_role_weight, set_weight_args, weights_config
 from .activation import ShapePreservingLayer
 
@@ -30,7 +31,7 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
-        last = tf.TensorShape(input_shape)[-1]
+        last = TensorShape(input_shape)[-1]
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {input_shape}")
@@ -47,17 +48,17 @@ class Dense(Layer):
             out = fused_ops.fused_matmul(inputs, self.kernel, self.bias, relu=act is activations.relu)
             return out if act is activations.relu or act is activations.linear else act(out)
         if inputs.shape.rank == 2:
-            out = tf.matmul(inputs, self.kernel)
+            out = math_ops.matmul(inputs, self.kernel)
         else:
             lead = inputs.shape.as_list()[:-1]
-            out = tf.matmul(tf.reshape(inputs, (-1, inputs.shape[-1])), self.kernel)
-            out = tf.reshape(out, lead + [self.units])
+            out = math_ops.matmul(array_ops.reshape(inputs, (-1, inputs.shape[-1])), self.kernel)
+            out = array_ops.reshape(out, lead + [self.units])
         if self.bias is not None:
-            out = tf.nn.bias_add(out, self.bias)
+            out = nn.bias_add(out, self.bias)
         return self.activation(out) if self.activation is not activations.linear else out
 
     def compute_output_shape(self, input_shape):
-        return tf.TensorShape(input_shape)[:-1].concatenate([self.units])
+        return TensorShape(input_shape)[:-1].concatenate([self.units])
 
     def get_config(self):
         config = super().get_config()
@@ -94,18 +95,18 @@ class Flatten(Layer):
     def call(self, inputs):
         if self.data_format == "channels_first" and inputs.shape.rank > 2:
             perm = [0] + list(range(2, inputs.shape.rank)) + [1]
-            inputs = tf.transpose(inputs, perm)
+            inputs = array_ops.transpose(inputs, perm)
         if inputs.shape.rank == 1:
-            return tf.expand_dims(inputs, 1)
-        return tf.reshape(inputs, (inputs.shape[0], -1))
+            return array_ops.expand_dims(inputs, 1)
+        return array_ops.reshape(inputs, (inputs.shape[0], -1))
 
     def compute_output_shape(self, input_shape):
-        dims = tf.TensorShape(input_shape).as_list()
+        dims = TensorShape(input_shape).as_list()
         if len(dims) == 1:
-            return tf.TensorShape([dims[0], 1])
+            return TensorShape([dims[0], 1])
         rest = dims[1:]
         flat = None if any(d is None for d in rest) else math.prod(rest)
-        return tf.TensorShape([dims[0], flat])
+        return TensorShape([dims[0], flat])
 
     def _output_dtype(self, input_dtype):
         return input_dtype
@@ -124,7 +125,7 @@ class Reshape(Layer):
         self.target_shape = tuple(target_shape)
 
     def _resolve(self, input_shape):
-        dims = tf.TensorShape(input_shape).as_list()[1:]
+        dims = TensorShape(input_shape).as_list()[1:]
         target = list(self.target_shape)
         if -1 in target:
             if any(d is None for d in dims):
@@ -141,10 +142,10 @@ class Reshape(Layer):
         return target
 
     def call(self, inputs):
-        return tf.reshape(inputs, (inputs.shape[0],) + self.target_shape)
+        return array_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
 
     def compute_output_shape(self, input_shape):
-        return tf.TensorShape([tf.TensorShape(input_shape)[0]] + self._resolve(input_shape))
+        return TensorShape([TensorShape(input_shape)[0]] + self._resolve(input_shape))
 
     def _output_dtype(self, input_dtype):
         return input_dtype
@@ -176,7 +177,7 @@ class Dropout(ShapePreservingLayer):
         noise_shape = None
         if self.noise_shape is not None:
             noise_shape = [inputs.shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
-        return tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise_shape, seed=self.seed)
+        return nn.dropout(inputs, rate=self.rate, noise_shape=noise_shape, seed=self.seed)
 
 
 class Lambda(Layer):
@@ -196,7 +197,7 @@ class Lambda(Layer):
             return Layer.compute_output_shape(self, input_shape)
         if callable(self._output_shape):
             return self._output_shape(input_shape)
-        return tf.TensorShape([tf.TensorShape(input_shape)[0]] + list(self._output_shape))
+        return TensorShape([TensorShape(input_shape)[0]] + list(self._output_shape))
 
     def _has_static_output_shape(self):
         return self._output_shape is not None
@@ -205,6 +206,7 @@ class Lambda(Layer):
         raise NotImplementedError("Lambda layers wrap Python code and are not serialised by tfcore.")
 
 
+@register_op_layer
 class TFOpLambda(Layer):
     """A Python operator (``x + y``, ``x[:, 0]``) applied to KerasTensors (TF's TFOpLambda)."""
 
@@ -232,5 +234,5 @@ class Rescaling(ShapePreservingLayer):
 
     def call(self, inputs):
         if not inputs.dtype.is_floating:
-            inputs = tf.cast(inputs, self._dtype)
-        return inputs * tf.cast(self.scale, inputs.dtype) + tf.cast(self.offset, inputs.dtype)
+            inputs = math_ops.cast(inputs, self._dtype)
+        return inputs * math_ops.cast(self.scale, inputs.dtype) + math_ops.cast(self.offset, inputs.dtype)

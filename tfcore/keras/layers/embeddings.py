@@ -1,7 +1,8 @@
 """``Embedding``: integer ids -> rows of a trainable (input_dim, output_dim) matrix."""
 
-import tfcore as tf
-
+from ...framework import dtypes
+from ...framework.tensor_shape import TensorShape
+from ...ops import array_ops, math_ops
 from .. import initializers
 from ..engine.base_layer import Layer
 from ._weights import add_role_weight, set_weight_args
@@ -33,16 +34,16 @@ class Embedding(Layer):
 
     def call(self, inputs):
         if not inputs.dtype.is_integer:
-            inputs = tf.cast(inputs, tf.int32)
-        return tf.gather(self.embeddings, inputs)
+            inputs = math_ops.cast(inputs, dtypes.int32)
+        return array_ops.gather(self.embeddings, inputs)
 
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:
             return None
-        return tf.not_equal(inputs, 0)
+        return math_ops.not_equal(inputs, 0)
 
     def compute_output_shape(self, input_shape):
-        return tf.TensorShape(input_shape).concatenate([self.output_dim])
+        return TensorShape(input_shape).concatenate([self.output_dim])
 
     def get_config(self):
         config = super().get_config()

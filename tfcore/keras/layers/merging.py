@@ -2,8 +2,8 @@
 
 import functools
 
-import tfcore as tf
-
+from ...framework.tensor_shape import TensorShape
+from ...ops import array_ops, math_ops
 from ..engine.base_layer import Layer
 
 
@@ -25,7 +25,7 @@ class _Merge(Layer):
         return self._merge(list(inputs))
 
     def compute_output_shape(self, input_shape):
-        shapes = [tf.TensorShape(s).as_list() for s in input_shape]
+        shapes = [TensorShape(s).as_list() for s in input_shape]
         rank = max(len(s) for s in shapes)
         out = []
         for i in range(rank):
@@ -34,7 +34,7 @@ class _Merge(Layer):
             if len(known) > 1:
                 raise ValueError(f"Inputs have incompatible shapes. Received shapes {[tuple(s) for s in shapes]}")
             out.append(known.pop() if known else (None if None in dims else 1))
-        return tf.TensorShape(out)
+        return TensorShape(out)
 
 
 class Add(_Merge):
@@ -65,12 +65,12 @@ class Average(_Merge):
 
 class Maximum(_Merge):
     def _merge(self, inputs):
-        return functools.reduce(tf.maximum, inputs)
+        return functools.reduce(math_ops.maximum, inputs)
 
 
 class Minimum(_Merge):
     def _merge(self, inputs):
-        return functools.reduce(tf.minimum, inputs)
+        return functools.reduce(math_ops.minimum, inputs)
 
 
 class Concatenate(_Merge):
@@ -82,7 +82,7 @@ class Concatenate(_Merge):
 
     def build(self, input_shape):
         super().build(input_shape)
-        shapes = [tf.TensorShape(s).as_list() for s in input_shape]
+        shapes = [TensorShape(s).as_list() for s in input_shape]
         if len({len(s) for s in shapes}) != 1:
             raise ValueError("A `Concatenate` layer requires inputs with matching shapes except for the concatenation "
                              f"axis. Received: input_shape={[tuple(s) for s in shapes]}")
@@ -96,10 +96,10 @@ class Concatenate(_Merge):
                                  f"concatenation axis. Received: input_shape={[tuple(s) for s in shapes]}")
 
     def _merge(self, inputs):
-        return tf.concat(inputs, axis=self.axis)
+        return array_ops.concat(inputs, axis=self.axis)
 
     def compute_output_shape(self, input_shape):
-        shapes = [tf.TensorShape(s).as_list() for s in input_shape]
+        shapes = [TensorShape(s).as_list() for s in input_shape]
         axis = self.axis % len(shapes[0])
         out = list(shapes[0])
         for s in shapes[1:]:
@@ -108,7 +108,7 @@ class Concatenate(_Merge):
                     out[i] = None if out[i] is None or d is None else out[i] + d
                 elif out[i] is None:
                     out[i] = d
-        return tf.TensorShape(out)
+        return TensorShape(out)
 
     def get_config(self):
         config = super().get_config()

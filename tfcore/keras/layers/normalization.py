@@ -1,8 +1,10 @@
 """BatchNormalization and LayerNormalization with Keras's defaults and update rules."""
 
-import tfcore as tf
-
+from ... import nn
 from ...framework import recording
+from ...framework.tensor_shape import TensorShape
+from ...framework.variables import VariableAggregation, VariableSynchronization
+from ...ops import array_ops
 from .. import initializers
 from ..engine.base_layer import InputSpec
 from ._weights import add_role_weight, initializers_config, set_weight_args
@@ -69,7 +71,7 @@ class BatchNormalization(_Normalization):
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
 
     def build(self, input_shape):
-        shape = tf.TensorShape(input_shape)
+        shape = TensorShape(input_shape)
         rank = shape.rank
         axes = [a % rank for a in _axes_list(self.axis)]
         for a in axes:
@@ -87,24 +89,24 @@ class BatchNormalization(_Normalization):
         self._add_gamma_beta(param_shape)
         self.moving_mean = self.add_weight("moving_mean", shape=param_shape,
                                            initializer=self.moving_mean_initializer, trainable=False,
-                                           synchronization=tf.VariableSynchronization.ON_READ,
-                                           aggregation=tf.VariableAggregation.MEAN)
+                                           synchronization=VariableSynchronization.ON_READ,
+                                           aggregation=VariableAggregation.MEAN)
         self.moving_variance = self.add_weight("moving_variance", shape=param_shape,
                                                initializer=self.moving_variance_initializer, trainable=False,
-                                               synchronization=tf.VariableSynchronization.ON_READ,
-                                               aggregation=tf.VariableAggregation.MEAN)
+                                               synchronization=VariableSynchronization.ON_READ,
+                                               aggregation=VariableAggregation.MEAN)
         self._fused_like = rank == 4 and axes in ([3], [1]) and self.fused is not False
         self.built = True
 
     def _param(self, v):
         if v is None or self._broadcast_shape is None:
             return v
-        return tf.reshape(v, self._broadcast_shape)
+        return array_ops.reshape(v, self._broadcast_shape)
 
     def call(self, inputs, training=None):
         training = bool(training) and self.trainable
         if training:
-            mean, variance = tf.nn.moments(inputs, self._reduction_axes, keepdims=False)
+            mean, variance = nn.moments(inputs, self._reduction_axes, keepdims=False)
             n = 1
             for a in self._reduction_axes:
                 n *= inputs.shape[a]
@@ -113,11 +115,11 @@ class BatchNormalization(_Normalization):
                 update_var = variance * (n / (n - 1.0))
             decay = 1.0 - self.momentum
             with recording.stop_recording():  # moving averages are state, not part of the loss
-                self.moving_mean.assign_sub((self.moving_mean - tf.stop_gradient(mean)) * decay)
-                self.moving_variance.assign_sub((self.moving_variance - tf.stop_gradient(update_var)) * decay)
+                self.moving_mean.assign_sub((self.moving_mean - array_ops.stop_gradient(mean)) * decay)
+                self.moving_variance.assign_sub((self.moving_variance - array_ops.stop_gradient(update_var)) * decay)
         else:
             mean, variance = self.moving_mean, self.moving_variance
-        return tf.nn.batch_normalization(inputs, self._param(mean), self._param(variance), self._param(self.beta),
+        return nn.batch_normalization(inputs, self._param(mean), self._param(variance), self._param(self.beta),
                                          self._param(self.gamma), self.epsilon)
 
     def get_config(self):
@@ -136,7 +138,7 @@ class LayerNormalization(_Normalization):
                          gamma_regularizer, beta_constraint, gamma_constraint, **kwargs)
 
     def build(self, input_shape):
-        shape = tf.TensorShape(input_shape)
+        shape = TensorShape(input_shape)
         rank = shape.rank
         self._axes = sorted(a % rank for a in _axes_list(self.axis))
         param_shape = tuple(shape[a] for a in self._axes)
@@ -146,9 +148,9 @@ class LayerNormalization(_Normalization):
         self.built = True
 
     def call(self, inputs):
-        mean, variance = tf.nn.moments(inputs, self._axes, keepdims=True)
+        mean, variance = nn.moments(inputs, self._axes, keepdims=True)
         gamma, beta = self.gamma, self.beta
         if self._needs_reshape:
-            gamma = tf.reshape(gamma, self._broadcast_shape) if gamma is not None else None
-            beta = tf.reshape(beta, self._broadcast_shape) if beta is not None else None
-        return tf.nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon)
+            gamma = array_ops.reshape(gamma, self._broadcast_shape) if gamma is not None else None
+            beta = array_ops.reshape(beta, self._broadcast_shape) if beta is not None else None
+        return nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon)

@@ -1,7 +1,8 @@
 """Pooling layers: Max/AveragePooling (1-D, 2-D) and their global variants."""
 
-import tfcore as tf
-
+from ... import nn
+from ...framework.tensor_shape import TensorShape
+from ...ops import reduce_ops
 from ..engine.base_layer import InputSpec, Layer
 from .convolutional import (
     conv_output_length,
@@ -28,13 +29,13 @@ class _Pooling(Layer):
         self.input_spec = InputSpec(ndim=n + 2)
 
     def call(self, inputs):
-        pool = getattr(tf.nn, self._pool_op)
+        pool = getattr(nn, self._pool_op)
         out = pool(to_channels_last(inputs, self.data_format, self.rank), ksize=list(self.pool_size),
                    strides=list(self.strides), padding=self.padding.upper())
         return from_channels_last(out, self.data_format, self.rank)
 
     def compute_output_shape(self, input_shape):
-        dims = tf.TensorShape(input_shape).as_list()
+        dims = TensorShape(input_shape).as_list()
         out = [conv_output_length(d, k, self.padding, s) for d, k, s in
                zip(spatial_dims(input_shape, self.data_format), self.pool_size, self.strides)]
         channels = dims[1] if self.data_format == "channels_first" else dims[-1]
@@ -98,14 +99,14 @@ class _GlobalPooling(Layer):
     _reduce_op = None  # the tf reduction's name, e.g. "reduce_mean"
 
     def call(self, inputs):
-        return getattr(tf, self._reduce_op)(inputs, axis=self._axes(), keepdims=self.keepdims)
+        return getattr(reduce_ops, self._reduce_op)(inputs, axis=self._axes(), keepdims=self.keepdims)
 
     def compute_output_shape(self, input_shape):
-        dims = tf.TensorShape(input_shape).as_list()
+        dims = TensorShape(input_shape).as_list()
         axes = self._axes()
         if self.keepdims:
-            return tf.TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
-        return tf.TensorShape([d for i, d in enumerate(dims) if i not in axes])
+            return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+        return TensorShape([d for i, d in enumerate(dims) if i not in axes])
 
     def get_config(self):
         config = super().get_config()

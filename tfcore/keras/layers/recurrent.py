@@ -6,8 +6,10 @@ by ``unit_forget_bias``); GRU gates ``z, r, h`` with ``reset_after=True`` by def
 ``(2, 3u)``: input bias and recurrent bias). Inputs are ``(batch, time, features)``.
 """
 
-import tfcore as tf
-
+from ... import nn
+from ...framework import dtypes
+from ...framework.tensor_shape import TensorShape
+from ...ops import array_ops, math_ops
 from .. import activations
 from ..engine.base_layer import Layer
 from ._weights import add_bias, add_role_weight, initializers_config, set_weight_args
@@ -53,9 +55,9 @@ class _CellBase(Layer):
         batch = step_input.shape[0]
         inp = rec = None
         if training and self.dropout > 0:
-            inp = tf.nn.dropout(tf.ones_like(step_input), rate=self.dropout)
+            inp = nn.dropout(array_ops.ones_like(step_input), rate=self.dropout)
         if training and self.recurrent_dropout > 0:
-            rec = tf.nn.dropout(tf.ones((batch, self.units), dtype=step_input.dtype), rate=self.recurrent_dropout)
+            rec = nn.dropout(array_ops.ones((batch, self.units), dtype=step_input.dtype), rate=self.recurrent_dropout)
         self._masks = (inp, rec)
 
     def _drop(self, x, h):
@@ -64,7 +66,7 @@ class _CellBase(Layer):
 
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         sizes = self.state_size if isinstance(self.state_size, list | tuple) else [self.state_size]
-        return [tf.zeros((batch_size, s), dtype=dtype or self._dtype) for s in sizes]
+        return [array_ops.zeros((batch_size, s), dtype=dtype or self._dtype) for s in sizes]
 
     def get_config(self):
         config = super().get_config()
@@ -101,16 +103,16 @@ class SimpleRNNCell(_CellBase):
     """``h = activation(x W + h_prev U + b)``."""
 
     def build(self, input_shape):
-        self._kernels(tf.TensorShape(input_shape)[-1], 1, (self.units,))
+        self._kernels(TensorShape(input_shape)[-1], 1, (self.units,))
         self.built = True
 
     def call(self, inputs, states, training=None):
         h_prev = states[0] if isinstance(states, list | tuple) else states
         x, h_in = self._drop(inputs, h_prev)
-        z = tf.matmul(x, self.kernel)
+        z = math_ops.matmul(x, self.kernel)
         if self.bias is not None:
             z = z + self.bias
-        h = self.activation(z + tf.matmul(h_in, self.recurrent_kernel))
+        h = self.activation(z + math_ops.matmul(h_in, self.recurrent_kernel))
         return h, [h]
 
 
@@ -135,18 +137,18 @@ class LSTMCell(_GatedCell):
             base, u = self.bias_initializer, self.units
 
             def bias_init(shape, dtype=None):
-                return tf.concat([base((u,), dtype=dtype), tf.ones((u,), dtype=dtype or tf.float32),
+                return array_ops.concat([base((u,), dtype=dtype), array_ops.ones((u,), dtype=dtype or dtypes.float32),
                                   base((2 * u,), dtype=dtype)], axis=0)
-        self._kernels(tf.TensorShape(input_shape)[-1], 4, (4 * self.units,), bias_init)
+        self._kernels(TensorShape(input_shape)[-1], 4, (4 * self.units,), bias_init)
         self.built = True
 
     def call(self, inputs, states, training=None):
         h_prev, c_prev = states[0], states[1]
         x, h_in = self._drop(inputs, h_prev)
-        z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
+        z = math_ops.matmul(x, self.kernel) + math_ops.matmul(h_in, self.recurrent_kernel)
         if self.bias is not None:
             z = z + self.bias
-        zi, zf, zc, zo = tf.split(z, 4, axis=-1)
+        zi, zf, zc, zo = array_ops.split(z, 4, axis=-1)
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         c = f * c_prev + i * self.activation(zc)
@@ -168,7 +170,7 @@ class GRUCell(_GatedCell):
 
     def build(self, input_shape):
         bias_shape = (2, 3 * self.units) if self.reset_after else (3 * self.units,)
-        self._kernels(tf.TensorShape(input_shape)[-1], 3, bias_shape)
+        self._kernels(TensorShape(input_shape)[-1], 3, bias_shape)
         self.built = True
 
     def call(self, inputs, states, training=None):
@@ -176,31 +178,31 @@ class GRUCell(_GatedCell):
         x, h_in = self._drop(inputs, h_prev)
         if self.bias is not None:
             if self.reset_after:
-                b_in, b_rec = tf.unstack(self.bias, axis=0)
+                b_in, b_rec = array_ops.unstack(self.bias, axis=0)
             else:
                 b_in, b_rec = self.bias, None
         else:
             b_in = b_rec = None
-        mx = tf.matmul(x, self.kernel)
+        mx = math_ops.matmul(x, self.kernel)
         if b_in is not None:
             mx = mx + b_in
-        xz, xr, xh = tf.split(mx, 3, axis=-1)
+        xz, xr, xh = array_ops.split(mx, 3, axis=-1)
         u = self.units
         if self.reset_after:
-            mi = tf.matmul(h_in, self.recurrent_kernel)
+            mi = math_ops.matmul(h_in, self.recurrent_kernel)
             if b_rec is not None:
                 mi = mi + b_rec
-            rz, rr, rh = tf.split(mi, 3, axis=-1)
+            rz, rr, rh = array_ops.split(mi, 3, axis=-1)
             z = self.recurrent_activation(xz + rz)
             r = self.recurrent_activation(xr + rr)
             hh = self.activation(xh + r * rh)
         else:
             rk = self.recurrent_kernel
-            rz_r = tf.matmul(h_in, rk[:, :2 * u])
-            rz, rr = tf.split(rz_r, 2, axis=-1)
+            rz_r = math_ops.matmul(h_in, rk[:, :2 * u])
+            rz, rr = array_ops.split(rz_r, 2, axis=-1)
             z = self.recurrent_activation(xz + rz)
             r = self.recurrent_activation(xr + rr)
-            hh = self.activation(xh + tf.matmul(r * h_in, rk[:, 2 * u:]))
+            hh = self.activation(xh + math_ops.matmul(r * h_in, rk[:, 2 * u:]))
         h = z * h_prev + (1.0 - z) * hh
         return h, [h]
 
@@ -238,23 +240,23 @@ class RNN(Layer):
     def build(self, input_shape):
         if isinstance(input_shape, list):
             input_shape = input_shape[0]
-        shape = tf.TensorShape(input_shape)
+        shape = TensorShape(input_shape)
         if shape.rank != 3:
             raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected ndim=3, "
                              f"found ndim={shape.rank}. Full shape received: {tuple(shape.as_list())}")
-        step_shape = tf.TensorShape([shape[1] if self.time_major else shape[0], shape[-1]])
+        step_shape = TensorShape([shape[1] if self.time_major else shape[0], shape[-1]])
         if isinstance(self.cell, Layer):
             self.cell._maybe_build(step_shape)
         self.built = True
 
     def get_initial_state(self, inputs):
         batch = inputs.shape[1] if self.time_major else inputs.shape[0]
-        return [tf.zeros((batch, s), dtype=inputs.dtype) for s in self._state_sizes()]
+        return [array_ops.zeros((batch, s), dtype=inputs.dtype) for s in self._state_sizes()]
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         if mask is not None:
             raise NotImplementedError("RNN masking is not supported by tfcore")
-        steps = tf.unstack(inputs, axis=0 if self.time_major else 1)
+        steps = array_ops.unstack(inputs, axis=0 if self.time_major else 1)
         if self.go_backwards:
             steps = steps[::-1]
         if initial_state is None:
@@ -276,7 +278,7 @@ class RNN(Layer):
             if self.return_sequences:
                 outputs.append(out)
         if self.return_sequences:
-            result = tf.stack(outputs, axis=0 if self.time_major else 1)
+            result = array_ops.stack(outputs, axis=0 if self.time_major else 1)
         else:
             result = out
         if self.return_state:
@@ -286,15 +288,15 @@ class RNN(Layer):
     def compute_output_shape(self, input_shape):
         if isinstance(input_shape, list):
             input_shape = input_shape[0]
-        dims = tf.TensorShape(input_shape).as_list()
+        dims = TensorShape(input_shape).as_list()
         batch, time = (dims[1], dims[0]) if self.time_major else (dims[0], dims[1])
         units = self.cell.output_size if hasattr(self.cell, "output_size") else self._state_sizes()[0]
         if self.return_sequences:
-            out = tf.TensorShape([time, batch, units] if self.time_major else [batch, time, units])
+            out = TensorShape([time, batch, units] if self.time_major else [batch, time, units])
         else:
-            out = tf.TensorShape([batch, units])
+            out = TensorShape([batch, units])
         if self.return_state:
-            return [out] + [tf.TensorShape([batch, s]) for s in self._state_sizes()]
+            return [out] + [TensorShape([batch, s]) for s in self._state_sizes()]
         return out
 
     def get_config(self):

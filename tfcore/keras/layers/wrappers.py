@@ -2,10 +2,11 @@
 
 import copy
 
-import tfcore as tf
-
+from ...framework.tensor_shape import TensorShape
+from ...ops import array_ops
 from ..engine.base_layer import Layer
 from .recurrent import RNN
+from .serialization import deserialize, serialize
 
 
 class Bidirectional(Layer):
@@ -46,9 +47,9 @@ class Bidirectional(Layer):
 
     def _merge(self, y, y_rev):
         if self.return_sequences:
-            y_rev = tf.reverse(y_rev, [1])
+            y_rev = array_ops.reverse(y_rev, [1])
         if self.merge_mode == "concat":
-            return tf.concat([y, y_rev], axis=-1)
+            return array_ops.concat([y, y_rev], axis=-1)
         if self.merge_mode == "sum":
             return y + y_rev
         if self.merge_mode == "ave":
@@ -77,23 +78,21 @@ class Bidirectional(Layer):
         states = []
         if self.return_state:
             shape, states = shape[0], shape[1:]
-        dims = tf.TensorShape(shape).as_list()
+        dims = TensorShape(shape).as_list()
         if self.merge_mode == "concat":
             dims[-1] = None if dims[-1] is None else dims[-1] * 2
-        out = [tf.TensorShape(dims)] * 2 if self.merge_mode is None else tf.TensorShape(dims)
+        out = [TensorShape(dims)] * 2 if self.merge_mode is None else TensorShape(dims)
         if self.return_state:
             return (out if isinstance(out, list) else [out]) + list(states) * 2
         return out
 
     def get_config(self):
-        from . import serialize
         config = super().get_config()
         config.update({"layer": serialize(self.forward_layer), "merge_mode": self.merge_mode})
         return config
 
     @classmethod
     def from_config(cls, config):
-        from . import deserialize
         config = dict(config)
         config["layer"] = deserialize(config["layer"])
         return cls(**config)
@@ -110,20 +109,20 @@ class TimeDistributed(Layer):
         self.layer = layer
 
     def build(self, input_shape):
-        dims = tf.TensorShape(input_shape).as_list()
+        dims = TensorShape(input_shape).as_list()
         if len(dims) < 3:
             raise ValueError(f"`TimeDistributed` Layer should be passed an `input_shape` with at least 3 dimensions, "
                              f"received: {dims}")
-        self.layer._maybe_build(tf.TensorShape([None] + dims[2:]))
+        self.layer._maybe_build(TensorShape([None] + dims[2:]))
         self.built = True
 
     def call(self, inputs, training=None):
         dims = inputs.shape.as_list()
-        flat = tf.reshape(inputs, [dims[0] * dims[1]] + dims[2:])
+        flat = array_ops.reshape(inputs, [dims[0] * dims[1]] + dims[2:])
         y = self.layer(flat, training=training)
-        return tf.reshape(y, dims[:2] + y.shape.as_list()[1:])
+        return array_ops.reshape(y, dims[:2] + y.shape.as_list()[1:])
 
     def compute_output_shape(self, input_shape):
-        dims = tf.TensorShape(input_shape).as_list()
-        inner = tf.TensorShape(self.layer.compute_output_shape(tf.TensorShape([None] + dims[2:]))).as_list()
-        return tf.TensorShape(dims[:2] + inner[1:])
+        dims = TensorShape(input_shape).as_list()
+        inner = TensorShape(self.layer.compute_output_shape(TensorShape([None] + dims[2:]))).as_list()
+        return TensorShape(dims[:2] + inner[1:])

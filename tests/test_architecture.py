@@ -1,0 +1,143 @@
+"""The package's import graph keeps DESIGN.md's layering (read from the sources, nothing imported).
+
+- no import cycles between package modules (function-level imports count: a lazy import is still
+  a dependency, and a cycle through one is how layering erodes);
+- no package module imports the public ``tfcore`` package (tests, examples and bench may);
+- only ``tfcore.backend`` (and the kernel sources package) imports CuPy or NCCL;
+- no module replaces another's registered implementations by import order.
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# Import name -> directory, as pyproject's [tool.setuptools] package-dir maps them.
+PACKAGE_DIRS = {"tfcore": ROOT / "tfcore", "tfcore.kernels": ROOT / "kernels",
+                "tfcore.distribute": ROOT / "distribute"}
+
+
+def _modules():
+    mods = {}
+    for pkg, d in PACKAGE_DIRS.items():
+        for path in d.rglob("*.py"):
+            parts = list(path.relative_to(d).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            mods[".".join([pkg, *parts])] = path
+    return mods
+
+
+MODULES = _modules()
+
+
+def _targets(mod, node):
+    """Module names an import statement in ``mod`` refers to (submodules when it names them)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    is_pkg = MODULES[mod].name == "__init__.py"
+    base = mod if is_pkg else mod.rpartition(".")[0]
+    for _ in range(max(node.level - 1, 0)):
+        base = base.rpartition(".")[0]
+    if node.level:
+        target = f"{base}.{node.module}" if node.module else base
+    else:
+        target = node.module
+    if not target.startswith("tfcore"):  # third-party: keep the names too (`from cupy.cuda import nccl`)
+        return [target, *(f"{target}.{a.name}" for a in node.names)]
+    subs = [f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES]
+    return subs if subs and len(subs) == len(node.names) else [target, *subs]
+
+
+def _imports():
+    """{module: [(imported name, line)]} for every import statement, at any depth."""
+    out = {}
+    for mod, path in MODULES.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        out[mod] = [(t, node.lineno) for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+                    for t in _targets(mod, node)]
+    return out
+
+
+IMPORTS = _imports()
+
+
+def import_cycles(edges):
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index, low, on_stack, stack, sccs = {}, {}, set(), [], []
+    counter = 0
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        sccs.append(sorted(comp))
+    return sccs
+
+
+def _edges():
+    return {m: {t for t, _ in imps if t in MODULES and t != m} for m, imps in IMPORTS.items()}
+
+
+def test_cycle_finder_finds_a_cycle():
+    """The checker itself: a three-module ring and a self-contained pair are reported, a chain is not."""
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": set(), "f": {"g"}, "g": {"f"}}
+    assert sorted(import_cycles(edges)) == [["a", "b", "c"], ["f", "g"]]
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_no_import_cycles():
+    cycles = import_cycles(_edges())
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_package_modules_never_import_the_public_package():
+    entry_points = ("tfcore", "tfcore.cli", "tfcore.__main__")  # the public package and the command line
+    bad = [f"{m}:{line}" for m, imps in IMPORTS.items() if m not in entry_points
+           for t, line in imps if t == "tfcore" and "bench" not in m]
+    assert not bad, f"package modules import `tfcore` (import siblings relatively instead): {bad}"
+
+
+@pytest.mark.xfail(strict=True, reason="collectives move into tfcore.backend in the next commits")
+@pytest.mark.parametrize("banned", ["cupy", "nccl"])
+def test_only_the_backend_imports_cupy_or_nccl(banned):
+    allowed = ("tfcore.backend", "tfcore.kernels")
+    bad = [f"{m}:{line} imports {t}" for m, imps in IMPORTS.items() if not m.startswith(allowed)
+           for t, line in imps if t.split(".")[0] == banned or banned in t.split(".")]
+    assert not bad, f"{banned} used outside tfcore.backend: {bad}"
+
+
+@pytest.mark.xfail(strict=True, reason="kernel candidates land in the next commit")
+def test_no_implementation_overrides_by_import_order():
+    """Kernels are candidates in the registry (``@op.kernel(..., priority=)``), never swapped into ``impls``."""
+    bad = [m for m, path in MODULES.items() if "impls[" in path.read_text() and m != "tfcore.ops.registry"]
+    assert not bad, f"modules writing an op's implementation table directly: {bad}"

@@ -1,0 +1,29 @@
+"""``tf.keras.layers.serialize`` / ``deserialize`` over a table of built-in layer classes.
+
+The layer package and ``keras.models`` register their classes here when they are imported, so that
+deserializing a wrapper's inner layer or a Sequential model's layers needs no import back up into
+those packages (no import cycle).
+"""
+
+_BUILTIN = {}
+
+
+def register(*classes):
+    """Make ``classes`` known to :func:`deserialize` under their class names."""
+    for cls in classes:
+        _BUILTIN.setdefault(cls.__name__, cls)
+
+
+def serialize(layer):
+    """``{'class_name': ..., 'config': layer.get_config()}``."""
+    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """Recreate a layer from :func:`serialize`'s output (custom classes through ``custom_objects``)."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _BUILTIN.get(name)
+    if cls is None or not isinstance(cls, type):
+        raise ValueError(f"Unknown layer: '{name}'. Please ensure you are using a `keras.utils.custom_object_scope` "
+                         "and that this object is included in the scope.")
+    return cls.from_config(dict(config["config"]))
