@@ -11,7 +11,7 @@ from .framework.dtypes import DType, as_dtype
 from .framework.tensor import Tensor, is_tensor
 from .framework.tensor_shape import TensorShape
 from .framework.tensor_spec import TensorSpec
-from .framework.variables import Variable, VariableAggregation, VariableSynchronization
+from .framework.variables import Variable, VariableAggregation, VariableSynchronization, variable_creator_scope
 from .framework.context import device, name_scope
 from .framework.device_spec import DeviceSpec
 from . import ops as _ops
