@@ -21,7 +21,12 @@ def command(name, help_text, add_arguments=None):
     return deco
 
 
-@command("info", "print versions, physical and logical devices, CuPy/GPU/NCCL availability")
+def _info_arguments(p):
+    p.add_argument("--ops", nargs="*", metavar="OP", default=None,
+                   help="also list each op's kernel candidates per logical device (all ops, or the named ones)")
+
+
+@command("info", "print versions, physical and logical devices, CuPy/GPU/NCCL availability", _info_arguments)
 def _info(args):
     import numpy
 
@@ -63,7 +68,24 @@ def _info(args):
         else:
             limit = f"  on {d.physical.name}" + (f", memory_limit={d.memory_limit} MB" if d.memory_limit else "")
         print(f"  {d.name}{limit}")
+    if getattr(args, "ops", None) is not None:
+        _print_op_kernels(args.ops, context.ensure_initialized())
     return 0
+
+
+def _print_op_kernels(names, devices):
+    """Per op and logical device: the kernel candidates in the order ``execute`` tries them."""
+    from .ops.registry import REGISTRY, get_op
+
+    ops = [get_op(n) for n in names] if names else [REGISTRY[n] for n in sorted(REGISTRY)]
+    print("Op kernels (per device, in the order execute tries them; the first eligible one runs):")
+    for op in ops:
+        print(f"  {op.name}")
+        for d in devices:
+            kind = d.backend.kind
+            cands = op.candidates.get(kind)
+            text = " > ".join(c.describe() for c in cands) if cands else "none: runs on CPU:0 (soft placement)"
+            print(f"    {d.name.rpartition('device:')[2]} ({kind}): {text}")
 
 
 def main(argv=None):

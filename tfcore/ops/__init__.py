@@ -8,4 +8,4 @@ from .array_ops import *
 from .math_ops import *
 from .reduce_ops import *
 from . import fused_ops  # noqa: F401 - registers _FusedMatMul/_FusedConv2D (Keras Dense/Conv2D run them)
-from . import cuda_kernels  # our CUDA kernels for the heavy families (keep last: overrides "cuda" impls)
+from . import cuda_kernels  # noqa: F401 - registers our CUDA kernels as candidates of the heavy ops

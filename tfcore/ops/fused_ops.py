@@ -81,7 +81,7 @@ FUSED_MATMUL = Op("_FusedMatMul", rule=_fused_matmul_rule, grad=_fused_matmul_gr
 
 @FUSED_MATMUL.kernel()
 def _fused_matmul(b, x, w, bias, *, transpose_a, transpose_b, fused_ops):
-    out = MATMUL.impls[b.kind](b, x, w, transpose_a=transpose_a, transpose_b=transpose_b)
+    out = MATMUL.run_kernel(b, (x, w), {"transpose_a": transpose_a, "transpose_b": transpose_b})
     return _finish(b, out, bias, fused_ops)
 
 
@@ -119,7 +119,7 @@ FUSED_CONV2D = Op("_FusedConv2D", rule=_fused_conv2d_rule, grad=_fused_conv2d_gr
 
 @FUSED_CONV2D.kernel()
 def _fused_conv2d(b, x, w, bias, *, fused_ops, **attrs):
-    out = CONV2D.impls[b.kind](b, x, w, **attrs)
+    out = CONV2D.run_kernel(b, (x, w), attrs)
     return _finish(b, out, bias, fused_ops)
 
 

@@ -1,10 +1,17 @@
 """The op registry and THE op-execution entry point (DESIGN.md §3).
 
-An :class:`Op` is registered once with TF's op name, a shape/dtype rule, one
-implementation per backend kind and a gradient written with other ops. Every
-public op calls :func:`execute`, which does placement, input conversion, the
-rule, the kernel call, error translation and tape recording. ``tf.function``
-will hook this same entry.
+An :class:`Op` is registered once with TF's op name, a shape/dtype rule, an
+ordered list of kernel candidates per device kind and a gradient written with
+other ops. Every public op calls :func:`execute`, which does placement, input
+conversion, the rule, kernel selection, the kernel call, error translation and
+tape recording. ``tf.function`` will hook this same entry.
+
+Kernel candidates (:class:`Kernel`): ``@op.kernel(kinds...)`` registers the
+generic implementation (xp code), the last candidate of those kinds;
+``@op.kernel("cuda", dtypes=..., supports=..., priority=...)`` a specialised
+one (our CUDA kernels, a CPU fast path), tried first when its constraints hold.
+``execute`` runs the first eligible candidate; registration order never
+matters. :func:`kernel_for` and ``tfcore info --ops`` show the choice.
 
 Implementation signature: ``impl(backend, *arrays, **attrs)`` returning one
 array, or a tuple of arrays for multi-output ops. ``backend.xp`` is numpy or
@@ -24,6 +31,8 @@ arrays as direct arguments for one and two inputs; rules may return the output
 DType to skip the NumPy-dtype lookup (``_common.arith_rule``).
 """
 
+import contextlib
+
 import numpy as np
 
 from ..framework import context as _ctx
@@ -42,14 +51,62 @@ _ACTIVE = _ctx.ACTIVE         # [number of threads with a scope or tapes]: 0 ski
 _context = _ctx.context
 
 REGISTRY = {}
+KINDS = ("cpu", "cuda")  # device kinds a kernel may be registered for (Backend.kind)
 # Tapes and gradients only concern floating and complex tensors; float32 is checked by identity
 # first because DType's hash is a Python call.
 _F32 = dtypes.float32
 _DIFFERENTIABLE = frozenset(d for d in dtypes._ALL if d is not None and (d.is_floating or d.is_complex))
 
 
+class Kernel:
+    """One implementation candidate of an op on one device kind, with explicit eligibility.
+
+    ``dtypes``: numpy dtypes the first input array may have (None: any). ``supports``:
+    ``supports(*arrays, **attrs) -> bool`` for what dtypes cannot say (a grid limit, a rank),
+    None: always. Candidates are tried by descending ``priority``; the generic (xp) code of
+    ``@op.kernel()`` is the last one.
+    """
+
+    __slots__ = ("fn", "name", "dtypes", "supports", "priority")
+
+    def __init__(self, fn, name=None, dtypes=None, supports=None, priority=0):
+        self.fn = fn
+        self.name = name or getattr(fn, "__qualname__", None) or repr(fn)
+        self.dtypes = None if dtypes is None else frozenset(_np_dtype(d) for d in dtypes)
+        self.supports = supports
+        self.priority = priority
+
+    @property
+    def constrained(self):
+        return self.dtypes is not None or self.supports is not None
+
+    def eligible(self, arrays, attrs):
+        """Whether this candidate handles ``arrays`` (the kernel's input arrays) and ``attrs``."""
+        if self.dtypes is not None and (not arrays or arrays[0].dtype not in self.dtypes):
+            return False
+        return self.supports is None or bool(self.supports(*arrays, **attrs))
+
+    def describe(self):
+        parts = [self.name]
+        if self.dtypes is not None:
+            parts.append("dtypes=" + ",".join(sorted(d.name for d in self.dtypes)))
+        if self.supports is not None:
+            parts.append("supports=" + getattr(self.supports, "__name__", "fn"))
+        if self.priority:
+            parts.append(f"priority={self.priority}")
+        return " ".join(parts)
+
+    def __repr__(self):
+        return f"<Kernel {self.describe()}>"
+
+
+def _np_dtype(d):
+    as_np = getattr(d, "as_numpy_dtype", None)  # a tfcore DType
+    return np.dtype(as_np if as_np is not None else d)
+
+
 class Op:
-    """One registered op: name, rule, per-backend implementations, gradient.
+    """One registered op: name, rule, per-device-kind kernel candidates, gradient.
 
     Args:
       name: TF's op name (``'MatMul'``).
@@ -60,31 +117,68 @@ class Op:
       multi_output: the implementation returns a tuple of arrays.
       grad_takes_none: (multi-output ops) the gradient function accepts None for outputs that
         received no gradient; otherwise tapes pass zeros shaped like those outputs.
+
+    ``candidates[kind]`` is the ordered list of :class:`Kernel` for a device kind: specialised
+    kernels by descending priority, then the generic one. ``execute`` runs the first eligible
+    one; ``_direct[kind]`` caches the function when the first candidate has no constraints,
+    so the common case costs one dict lookup.
     """
 
-    __slots__ = ("name", "rule", "impls", "grad", "multi_output", "grad_takes_none")
+    __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none")
 
     def __init__(self, name, rule=None, grad=None, multi_output=False, grad_takes_none=False):
         if name in REGISTRY:
             raise ValueError(f"Op {name} is already registered")
         self.name = name
         self.rule = rule
-        self.impls = {}
+        self.candidates = {}
+        self._direct = {}
         self.grad = grad
         self.multi_output = multi_output
         self.grad_takes_none = grad_takes_none
         REGISTRY[name] = self
 
-    def kernel(self, *kinds):
-        """Decorator registering an implementation for backend kinds (default: all)."""
-        kinds = kinds or ("cpu", "cuda")
+    def kernel(self, *kinds, dtypes=None, supports=None, priority=None, name=None):
+        """Decorator registering an implementation candidate for device kinds (default: all).
+
+        Without ``dtypes``/``supports``/``priority`` it is the generic implementation of those
+        kinds (the last candidate; registering another generic one replaces it). With them it
+        is a specialised candidate, tried before the generic one when eligible.
+        """
+        kinds = kinds or KINDS
+        specialised = dtypes is not None or supports is not None or priority is not None
 
         def deco(fn):
             for k in kinds:
-                self.impls[k] = fn
+                cands = [c for c in self.candidates.get(k, ()) if specialised or c.priority is not None]
+                cand = Kernel(fn, name, dtypes, supports, priority if specialised else None)
+                cands.append(cand)
+                # Specialised by descending priority (stable), the generic one (priority None) last.
+                cands.sort(key=lambda c: float("inf") if c.priority is None else -c.priority)
+                self.candidates[k] = cands
+                if cands[0].constrained:
+                    self._direct.pop(k, None)
+                else:
+                    self._direct[k] = cands[0].fn
             return fn
 
         return deco
+
+    def select(self, kind, arrays, attrs=_EMPTY):
+        """The first eligible :class:`Kernel` of this op for device ``kind``, or None."""
+        for cand in self.candidates.get(kind, ()):
+            if cand.eligible(arrays, attrs):
+                return cand
+        return None
+
+    def run_kernel(self, b, arrays, attrs=_EMPTY):
+        """Call the kernel ``execute`` would choose on backend ``b`` with raw arrays (for fused ops
+        that compose other ops' kernels inside one kernel call)."""
+        cand = self.select(b.kind, arrays, attrs)
+        if cand is None:
+            raise InvalidArgumentError(None, None, f"{self.name}: no kernel for {b.kind} arrays of dtype "
+                                                   f"{arrays[0].dtype if arrays else None}")
+        return cand.fn(b, *arrays, **attrs)
 
     def gradient(self, fn):
         """Decorator setting the gradient function."""
@@ -189,9 +283,9 @@ def execute(op, inputs, attrs=None):
     rule = op.rule
     out_dtype = rule(op, inputs, attrs) if rule is not None else None
     b = dev.backend
-    impl = op.impls.get(b.kind)
+    impl = op._direct.get(b.kind)  # the kind's first candidate when it has no constraints
     if impl is None:
-        dev, b, impl, inputs = _soft_place(op, dev, inputs)
+        dev, b, impl, inputs = _select_kernel(op, dev, inputs, attrs)
     if _context.log_device_placement:
         print(f"Executing op {op.name} in device {dev.name}")
     try:
@@ -236,13 +330,41 @@ def _wrap(a, dev, dt):
     return Tensor(a, dt if dt is not None else _from_numpy(a.dtype), dev)
 
 
-def _soft_place(op, dev, converted):
-    """No kernel for this device kind: run on CPU:0 (TF's soft placement)."""
+def _select_kernel(op, dev, inputs, attrs):
+    """The first eligible candidate for ``dev``'s kind; none: run on CPU:0 (TF's soft placement).
+
+    Returns ``(device, backend, kernel function, inputs)``; inputs are copied when the op moves.
+    """
+    b = dev.backend
+    cand = op.select(b.kind, [t._array for t in inputs], attrs)
+    if cand is not None:
+        return dev, b, cand.fn, inputs
     cpu = _context.find("CPU", 0)
-    impl = op.impls.get("cpu")
-    if impl is None:
+    inputs = [t._copy_to(cpu) for t in inputs]
+    cand = op.select("cpu", [t._array for t in inputs], attrs) if dev is not cpu else None
+    if cand is None:
         raise InvalidArgumentError(f"{op.name}: no implementation for device {dev.name} or CPU")
-    if _context.first_fallback((op.name, dev.name)):
-        if _context.log_device_placement:
-            print(f"Op {op.name} has no kernel for {dev.name}; running it on {cpu.name}")
-    return cpu, cpu.backend, impl, [t._copy_to(cpu) for t in converted]
+    if _context.first_fallback((op.name, dev.name)) and _context.log_device_placement:
+        print(f"Op {op.name} has no kernel for {dev.name}; running it on {cpu.name}")
+    return cpu, cpu.backend, cand.fn, inputs
+
+
+def kernel_for(op, inputs, attrs=None, device=None):
+    """Debugging: the :class:`Kernel` ``execute`` would run for ``op`` (an Op or its name) on
+    ``inputs`` (tensors or values) on ``device`` (a device name; default: the current one)."""
+    if isinstance(op, str):
+        op = get_op(op)
+    attrs = attrs or _EMPTY
+    with _ctx.device(device) if device is not None else contextlib.nullcontext():
+        tensors, dev, _ = _convert_inputs(list(inputs))
+    cand = op.select(dev.backend.kind, [t._array for t in tensors], attrs)
+    if cand is None and dev.backend.kind != "cpu":
+        cand = op.select("cpu", [t._array for t in tensors], attrs)
+    return cand
+
+
+def describe_kernels(op):
+    """``{kind: [candidate descriptions in the order execute tries them]}`` for ``op`` (or its name)."""
+    if isinstance(op, str):
+        op = get_op(op)
+    return {k: [c.describe() for c in cands] for k, cands in op.candidates.items()}

@@ -198,7 +198,7 @@ def _multi_tensor_apply(b, *arrays, op, n, **attrs):
             flats.append(base_flat)  # last step's results, untouched since: already one flat buffer
         else:
             flats.append(xp.concatenate([a.reshape(-1) for a in group]))
-    out = base.impls[b.kind](b, *flats, **attrs)
+    out = base.run_kernel(b, flats, attrs)
     if not base.multi_output:
         out = (out,)
     if len(_FLAT_OF_VIEWS) > _FLAT_ENTRIES:

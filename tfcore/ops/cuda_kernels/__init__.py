@@ -1,9 +1,10 @@
 """CUDA implementations of the heavy op families, backed by our kernels in kernels/*.cu.
 
 Each module computes launch geometry from tile constants that mirror the kernel's
-``#define``s and registers ``@OP.kernel("cuda")`` implementations (DESIGN.md §4). Dtypes
-without a kernel (float64, integers, bfloat16) fall back to the op's previous xp code.
-Importing this package performs the registrations; it must come after the op modules.
+``#define``s (tests/kernels/test_tile_constants.py ties them) and registers its launchers as
+"cuda" kernel candidates of the ops (DESIGN.md §3, §4): eligible for float32/float16 inputs
+within the launch limits, tried before the op's generic xp code, which runs everything else.
+Registration order does not matter.
 """
 
 from . import bias_add, conv, matmul, pool, reduce, softmax

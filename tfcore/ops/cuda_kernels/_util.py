@@ -52,28 +52,16 @@ def grid_1d(total, threads, cap=MAX_BLOCKS_1D):
     return (max(1, min(ceil_div(total, threads), cap)), 1, 1)
 
 
-def fallback_of(op):
-    """The implementation registered for 'cuda' before ours (CuPy / xp code), used for other dtypes."""
-    prev = op.impls.get("cuda")
-    if prev is None:
-        prev = op.impls.get("cpu")
-    return prev
+# Our kernels are candidates ahead of each op's generic xp code (DESIGN.md §3): eligible for the dtypes
+# the .cu files have entries for; the generic code runs everything else (float64, integers, bfloat16).
+KERNEL_DTYPES = tuple(_SUFFIX)
+PRIORITY = 10
 
 
-def register_cuda(op, launch, usable=None):
-    """Register ``launch(b, *arrays, **attrs)`` as ``op``'s CUDA implementation.
-
-    Calls our kernels do not cover run the implementation registered before ours (:func:`fallback_of`,
-    the op's xp code): the first array's dtype has no kernel entry (:func:`suffix`; the ops' rules give
-    every float input that dtype), or ``usable(*arrays, **attrs)`` is false (e.g. a grid too large).
-    """
-    fallback = fallback_of(op)
-
-    @op.kernel("cuda")
-    def impl(b, *arrays, **attrs):
-        if suffix(arrays[0].dtype) is None or (usable is not None and not usable(*arrays, **attrs)):
-            return fallback(b, *arrays, **attrs)
-        return launch(b, *arrays, **attrs)
-
-    impl.__name__ = impl.__qualname__ = f"{op.name}_cuda"
-    return impl
+def register_cuda(op, launch, supports=None, name=None):
+    """Register ``launch(b, *arrays, **attrs)`` as ``op``'s CUDA kernel candidate (float32/float16 first
+    inputs; ``supports(*arrays, **attrs)`` for limits dtypes cannot express, e.g. a grid size)."""
+    module = launch.__module__.rpartition(".")[2]
+    label = name or (launch.__name__ if launch.__name__ != "<lambda>" else op.name)
+    return op.kernel("cuda", dtypes=KERNEL_DTYPES, supports=supports, priority=PRIORITY,
+                     name=f"cuda_kernels.{module}.{label}")(launch)

@@ -1,0 +1,38 @@
+"""The Python launchers' tile and block constants equal the ``#define``s of kernels/*.cu.
+
+A launcher computes its grid from these numbers; a kernel edited without its launcher would
+read or write outside its tile. The defines are read from the sources (aliases resolved).
+"""
+
+import pathlib
+import re
+
+import pytest
+
+from tfcore.ops.cuda_kernels import bias_add, conv, matmul, pool, reduce, softmax
+
+KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
+
+
+def _defines():
+    table = {}
+    for path in sorted(KERNELS.glob("*.cu*")):
+        for name, value in re.findall(r"^#define\s+(\w+)\s+(\w+)", path.read_text(), re.M):
+            table[name] = value
+
+    def resolve(name):
+        value = table[name]
+        return int(value) if value.isdigit() else resolve(value)
+    return resolve
+
+
+@pytest.mark.parametrize("module, attr, define", [
+    (matmul, "BM", "MM_BM"), (matmul, "BN", "MM_BN"), (matmul, "THREADS", "MM_THREADS"),
+    (conv, "BM", "CV_BM"), (conv, "BN", "CV_BN"), (conv, "THREADS", "CV_THREADS"),
+    (conv, "GRAD_X", "CV_GRAD_X"), (conv, "GRAD_Y", "CV_GRAD_Y"),
+    (bias_add, "THREADS", "BA_THREADS"), (pool, "THREADS", "PL_THREADS"),
+    (reduce, "THREADS", "RD_THREADS"), (reduce, "COLS_X", "RD_COLS_X"), (reduce, "COLS_Y", "RD_COLS_Y"),
+    (softmax, "THREADS", "SM_THREADS"), (softmax, "WARP_COLS_MAX", "SM_WARP_COLS_MAX"),
+])
+def test_launcher_constant_matches_kernel_define(module, attr, define):
+    assert getattr(module, attr) == _defines()(define), f"{module.__name__}.{attr} != {define}"

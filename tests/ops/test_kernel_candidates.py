@@ -1,0 +1,97 @@
+"""Kernel candidates in the op registry: explicit constraints, priority order, generic code last,
+no dependence on registration order, and the debug views of which candidate runs."""
+
+import numpy as np
+import pytest
+
+import tfcore as tf
+from tfcore import cli
+from tfcore.framework.errors import InvalidArgumentError
+from tfcore.ops import registry
+from tfcore.ops.registry import REGISTRY, Op, describe_kernels, execute, kernel_for
+
+
+@pytest.fixture
+def make_op():
+    made = []
+
+    def make(name):
+        op = Op(name)
+        made.append(name)
+        return op
+
+    yield make
+    for name in made:
+        REGISTRY.pop(name, None)
+
+
+def _register(op, order):
+    """Register a generic candidate and two specialised CPU ones in ``order``; each returns its tag."""
+    steps = {
+        "generic": lambda: op.kernel()(lambda b, x: np.full(x.shape, 0.0, x.dtype)),
+        "f32": lambda: op.kernel("cpu", dtypes=(tf.float32,), priority=5, name="f32")(
+            lambda b, x: np.full(x.shape, 1.0, x.dtype)),
+        "small": lambda: op.kernel("cpu", supports=lambda x: x.size <= 2, priority=9, name="small")(
+            lambda b, x: np.full(x.shape, 2.0, x.dtype)),
+    }
+    for step in order:
+        steps[step]()
+
+
+@pytest.mark.parametrize("order", [("generic", "f32", "small"), ("small", "f32", "generic"),
+                                   ("f32", "generic", "small")])
+def test_first_eligible_candidate_runs_whatever_the_registration_order(make_op, order):
+    op = make_op(f"_TestCandidates_{'_'.join(order)}")
+    _register(op, order)
+    assert [c.name for c in op.candidates["cpu"]][:2] == ["small", "f32"]
+    assert op.candidates["cpu"][-1].priority is None  # the generic implementation is the last candidate
+    small_f32, big_f32, big_f64 = np.ones(2, np.float32), np.ones(5, np.float32), np.ones(5, np.float64)
+    assert execute(op, (tf.constant(small_f32),)).numpy().tolist() == [2.0, 2.0]        # supports= holds
+    assert execute(op, (tf.constant(big_f32),)).numpy().tolist() == [1.0] * 5           # dtypes= holds
+    assert execute(op, (tf.constant(big_f64),)).numpy().tolist() == [0.0] * 5           # generic
+    assert kernel_for(op, [big_f64]).priority is None
+    assert kernel_for(op, [small_f32]).name == "small"
+    assert describe_kernels(op)["cpu"][:2] == ["small supports=<lambda> priority=9", "f32 dtypes=float32 priority=5"]
+    assert [c.priority for c in op.candidates["cuda"]] == [None]
+
+
+def test_a_later_generic_registration_replaces_the_generic_candidate_only(make_op):
+    op = make_op("_TestCandidatesGeneric")
+    op.kernel()(lambda b, x: x + 1)
+    op.kernel("cpu", dtypes=(np.float32,), priority=1, name="fast")(lambda b, x: x + 10)
+    op.kernel("cpu")(lambda b, x: x + 100)  # today's API: @op.kernel("cpu") sets the CPU generic code
+    assert len(op.candidates["cpu"]) == 2 and op.candidates["cpu"][0].name == "fast"
+    assert execute(op, (tf.constant([1], tf.int32),)).numpy().tolist() == [101]
+    assert execute(op, (tf.constant([1.0]),)).numpy().tolist() == [11.0]
+    assert len(op.candidates["cuda"]) == 1
+
+
+def test_no_eligible_candidate_is_an_error_naming_the_op(make_op):
+    op = make_op("_TestCandidatesNone")
+    op.kernel("cpu", dtypes=(tf.float32,), priority=1)(lambda b, x: x)
+    with pytest.raises(InvalidArgumentError, match="_TestCandidatesNone"):
+        execute(op, (tf.constant([1], tf.int64),))
+
+
+def test_run_kernel_composes_another_ops_choice(make_op):
+    op = make_op("_TestCandidatesRun")
+    _register(op, ("generic", "f32", "small"))
+    b = tf.constant(0.0)._device.backend
+    assert op.run_kernel(b, (np.ones(3, np.float32),)).tolist() == [1.0] * 3
+
+
+def test_cuda_kernels_come_before_the_generic_code_of_the_heavy_ops():
+    for name in ("BatchMatMulV2", "Conv2D", "Conv2DBackpropFilter", "MaxPool", "Sum", "ArgMax", "Softmax",
+                 "BiasAdd", "SparseSoftmaxCrossEntropyWithLogits"):
+        cands = registry.get_op(name).candidates["cuda"]
+        assert cands[0].name.startswith("cuda_kernels."), (name, cands)
+        assert {d.name for d in cands[0].dtypes} == {"float32", "float16"}
+        assert cands[-1].priority is None and not cands[-1].constrained, (name, cands)
+
+
+def test_info_ops_lists_the_candidates_per_device(capsys):
+    assert cli.main(["info", "--ops", "BatchMatMulV2", "Sum"]) in (0, None)
+    out = capsys.readouterr().out
+    section = out[out.index("Op kernels"):]
+    assert "BatchMatMulV2" in section and "Sum" in section
+    assert "CPU:0 (cpu): _matmul" in section
