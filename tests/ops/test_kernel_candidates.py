@@ -11,6 +11,13 @@ from tfcore.ops import registry
 from tfcore.ops.registry import REGISTRY, Op, describe_kernels, execute, kernel_for
 
 
+@pytest.fixture(autouse=True)
+def on_cpu():
+    """The CPU candidates are under test: pin the ops there (the default device may be a GPU)."""
+    with tf.device("/CPU:0"):
+        yield
+
+
 @pytest.fixture
 def make_op():
     made = []

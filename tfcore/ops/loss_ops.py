@@ -140,21 +140,9 @@ def _sparse_softmax_xent_cpu(x, labels):
     return loss, e
 
 
-@SPARSE_SOFTMAX_CROSS_ENTROPY.kernel()
-def _sparse_softmax_xent(b, x, labels):
-    xp = b.xp
-    if b.kind == "cpu" and xp is np and x.ndim == 2 and labels.flags.c_contiguous:
-        out = _sparse_softmax_xent_cpu(x, labels)
-        if out is not None:
-            return out
-    n, classes = x.shape
-    valid = (labels >= 0) & (labels < classes)
-    if b.kind == "cpu" and not bool(valid.all()):
-        bad = int(labels[~valid][0])
-        raise InvalidArgumentError(
-            None, None, f"SparseSoftmaxCrossEntropyWithLogits: Received a label value of {bad} which is outside "
-            f"the valid range of [0, {classes}). Label values: {' '.join(map(str, labels.tolist()[:32]))} "
-            f"(logits {x.dtype.name}{list(x.shape)}, labels {labels.dtype.name}{list(labels.shape)})")
+def _sparse_xent_xp(xp, x, labels, valid):
+    """(loss, dlogits) with out-of-range labels read as class 0 (callers decide what those rows become)."""
+    n = x.shape[0]
     safe = xp.where(valid, labels, 0)
     s = x - x.max(axis=-1, keepdims=True)
     logp = s - xp.log(xp.exp(s).sum(axis=-1, keepdims=True))
@@ -162,9 +150,35 @@ def _sparse_softmax_xent(b, x, labels):
     loss = -logp[rows, safe]
     backprop = xp.exp(logp)
     backprop[rows, safe] -= 1
-    if b.kind != "cpu":  # TF's GPU behaviour: NaN rows instead of an error (no host sync)
-        loss = xp.where(valid, loss, xp.nan).astype(x.dtype, copy=False)
-        backprop = xp.where(valid[:, None], backprop, xp.nan).astype(x.dtype, copy=False)
+    return loss, backprop
+
+
+@SPARSE_SOFTMAX_CROSS_ENTROPY.kernel("cpu")
+def _sparse_softmax_xent(b, x, labels):
+    """TF's CPU kernel: an out-of-range label is an error."""
+    if x.ndim == 2 and labels.flags.c_contiguous:
+        out = _sparse_softmax_xent_cpu(x, labels)
+        if out is not None:
+            return out
+    classes = x.shape[1]
+    valid = (labels >= 0) & (labels < classes)
+    if not bool(valid.all()):
+        bad = int(labels[~valid][0])
+        raise InvalidArgumentError(
+            None, None, f"SparseSoftmaxCrossEntropyWithLogits: Received a label value of {bad} which is outside "
+            f"the valid range of [0, {classes}). Label values: {' '.join(map(str, labels.tolist()[:32]))} "
+            f"(logits {x.dtype.name}{list(x.shape)}, labels {labels.dtype.name}{list(labels.shape)})")
+    return _sparse_xent_xp(np, x, labels, valid)
+
+
+@SPARSE_SOFTMAX_CROSS_ENTROPY.kernel("cuda")
+def _sparse_softmax_xent_gpu(b, x, labels):
+    """TF's GPU behaviour: NaN rows for out-of-range labels instead of an error (no host sync)."""
+    xp = b.xp
+    valid = (labels >= 0) & (labels < x.shape[1])
+    loss, backprop = _sparse_xent_xp(xp, x, labels, valid)
+    loss = xp.where(valid, loss, xp.nan).astype(x.dtype, copy=False)
+    backprop = xp.where(valid[:, None], backprop, xp.nan).astype(x.dtype, copy=False)
     return loss, backprop
 
 

@@ -218,12 +218,16 @@ _DIV_NO_NAN = Op("DivNoNan", rule=_div_no_nan_rule, grad=_div_no_nan_grad)
 @_DIV_NO_NAN.kernel()
 def _div_no_nan(b, x, y):
     xp = b.xp
-    if y.ndim == 0 and b.kind == "cpu":  # a scalar divisor (every metric result): one division or zeros
-        return xp.true_divide(x, y) if y != 0 else xp.zeros(x.shape, dtype=xp.result_type(x, y))
     zero = y == 0
     out = xp.true_divide(x, xp.where(zero, xp.ones((), dtype=y.dtype), y))
     return xp.where(zero, xp.zeros((), dtype=out.dtype), out)
 
+
+
+@_DIV_NO_NAN.kernel("cpu", supports=lambda x, y: y.ndim == 0, priority=1, name="scalar_divisor")
+def _div_no_nan_scalar_cpu(b, x, y):
+    """A scalar divisor (every metric result): one division, or zeros (no host sync concern on CPU)."""
+    return np.true_divide(x, y) if y != 0 else np.zeros(x.shape, dtype=np.result_type(x, y))
 
 def divide_no_nan(x, y, name=None):
     """x / y, 0 where y == 0 (TF's ``DivNoNan``; Keras metrics divide their totals with it).

@@ -340,9 +340,14 @@ def _bias_add(b, v, bias, *, data_format):
 @BIAS_ADD_GRAD.kernel()
 def _bias_add_grad(b, g, *, data_format):
     ch = _channel_axis(g.ndim, data_format)
-    if b.kind == "cpu" and ch == g.ndim - 1:  # channels last: column sums of [rows, C] through BLAS
-        return _cpu_fast.column_sums(g.reshape(-1, g.shape[-1]))
     return g.sum(axis=tuple(i for i in range(g.ndim) if i != ch), dtype=g.dtype)
+
+
+@BIAS_ADD_GRAD.kernel("cpu", supports=lambda g, *, data_format: _channel_axis(g.ndim, data_format) == g.ndim - 1,
+                      priority=1, name="column_sums")
+def _bias_add_grad_channels_last_cpu(b, g, *, data_format):
+    """Channels last: column sums of [rows, C] through BLAS."""
+    return _cpu_fast.column_sums(g.reshape(-1, g.shape[-1]))
 
 
 def bias_add(value, bias, data_format=None, name=None):
