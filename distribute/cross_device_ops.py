@@ -267,8 +267,7 @@ def choose(devices):
         return ReductionToOneDevice(), "a single replica"
     if any(d.device_type != "GPU" for d in devices):
         return ReductionToOneDevice(), "host reduction (CPU devices)"
-    infos = [_ctx.context.gpu_info(d.physical) for d in devices]
-    if any(i is None or i.emulated for i in infos):
+    if not all(d.backend.device_collectives for d in devices):
         return ReductionToOneDevice(), "host reduction (emulated GPUs)"
     physical = [d.physical.name for d in devices]
     if len(set(physical)) == 1:

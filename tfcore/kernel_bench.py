@@ -71,7 +71,7 @@ class BenchContext:
 
             dev = context.find("GPU", 0)
             backend = dev.backend
-        self.gpu = backend is not None and not getattr(backend, "emulated", True)
+        self.gpu = backend is not None and backend.device_collectives  # a real card (CuPy), not the emulator
         self.device = "/GPU:0" if self.gpu else "/CPU:0"
         self.backend = backend
         self.repeat = repeat

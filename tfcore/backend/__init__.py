@@ -1,8 +1,10 @@
 """Backends: the only code that computes with numpy/cupy (DESIGN.md §1, §4).
 
-``cpu`` is NumPy. ``cuda`` is CuPy with our kernels; an emulated GPU is the same
-``cuda`` backend with ``xp = numpy`` and kernels run by ``backend.emulator``.
-This module discovers GPUs and makes one backend object per logical device.
+``cpu`` is NumPy. Device kind ``cuda`` has two sibling backends over
+``base.GPUBackend``: ``cuda.CudaBackend`` (CuPy with our kernels) and
+``emulator.backend.EmulatedGPUBackend`` (NumPy, kernels run by the CPU emulator).
+This module discovers GPUs (:func:`discover_gpus`) and makes one backend object
+per logical device.
 """
 
 import os

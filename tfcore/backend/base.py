@@ -15,6 +15,8 @@ class Backend:
       scoped: True when op implementations must run inside :meth:`activate` (the
         CUDA device, stream and allocator of this logical device).
       allocator: the logical device's allocator, or None (CPU: NumPy's own).
+      device_collectives: True when all-reduce can run on the device itself (NCCL across
+        cards, one kernel across the logical GPUs of one card); False: through the host.
     """
 
     kind = "cpu"
@@ -22,6 +24,7 @@ class Backend:
     kernels = None
     scoped = False
     allocator = None
+    device_collectives = False  # can run NCCL / on-device collectives (backend.collectives)
 
     def asarray(self, value, dtype=None):
         """An array on this device holding ``value`` (host data or a NumPy array)."""
@@ -61,6 +64,42 @@ class Backend:
 
     def reset_memory_stats(self):
         raise ValueError("reset_memory_stats is not supported for this device")
+
+
+class GPUBackend(Backend):
+    """What every logical GPU shares, real (``cuda.CudaBackend``) or emulated
+    (``emulator.backend.EmulatedGPUBackend``): its identity, memory limit and allocator.
+
+    Args:
+      device_id: physical device ordinal.
+      device_name, compute_capability, total_memory: what the physical device reports.
+      logical_index: index of this logical device among those carved from the physical one.
+    """
+
+    kind = "cuda"
+    scoped = True
+    emulated = False  # descriptive (tests, ``tfcore info``); behaviour lives in the subclasses
+    memory_limit = None
+
+    def __init__(self, device_id, device_name, compute_capability, total_memory, logical_index=0):
+        self.device_id = int(device_id)
+        self.device_name = device_name
+        self.compute_capability = tuple(compute_capability)
+        self.total_memory = int(total_memory)
+        self.logical_index = int(logical_index)
+
+    def _allocator_name(self, prefix):
+        return f"{prefix}_{self.device_id}_{self.logical_index}_bfc"
+
+    def __repr__(self):
+        return f"<{type(self).__name__} GPU {self.device_id}.{self.logical_index} {self.device_name}>"
+
+    def memory_info(self):
+        s = self.allocator.stats()
+        return {"current": s["bytes_in_use"], "peak": s["peak_bytes_in_use"]}
+
+    def reset_memory_stats(self):
+        self.allocator.reset_peak()
 
 
 @dataclass

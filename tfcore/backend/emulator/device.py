@@ -2,13 +2,14 @@
 
 Each one is a full device for tf.config: name "Emulated GPU", compute capability 8.0,
 ``TFCORE_EMULATED_GPU_MEMORY_MB`` MiB of memory (default 2048) managed by a BFC allocator
-over host memory, logical splitting; its backend is :class:`tfcore.backend.cuda.CudaBackend`
-with ``xp = numpy`` and the emulator kernel library.
+over host memory, logical splitting; its backend is :class:`.backend.EmulatedGPUBackend`
+(``xp = numpy``, the emulator kernel library), a sibling of the real CUDA backend.
 """
 
 import os
 
 from ..base import PhysicalGPUInfo
+from .backend import EmulatedGPUBackend
 
 DEVICE_NAME = "Emulated GPU"
 COMPUTE_CAPABILITY = (8, 0)
@@ -26,10 +27,8 @@ def list_physical_gpus(n, first_index=0):
         index = first_index + k
 
         def make(memory_limit=None, memory_growth=False, logical_index=0, _index=index):
-            from ..cuda import CudaBackend
-
-            return CudaBackend(_index, DEVICE_NAME, COMPUTE_CAPABILITY, total, memory_limit=memory_limit,
-                               memory_growth=memory_growth, logical_index=logical_index, emulated=True)
+            return EmulatedGPUBackend(_index, DEVICE_NAME, COMPUTE_CAPABILITY, total, memory_limit=memory_limit,
+                                      memory_growth=memory_growth, logical_index=logical_index)
 
         gpus.append(PhysicalGPUInfo(index=index, device_name=DEVICE_NAME, compute_capability=COMPUTE_CAPABILITY,
                                     total_memory=total, emulated=True, make_backend=make))
