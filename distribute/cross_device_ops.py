@@ -12,13 +12,18 @@ same layout holding the reduced values, each on its replica's device.
 - :class:`OnDeviceAllReduce`: logical GPUs carved from one physical GPU share its
   memory; each bucket is gathered into one [replicas, n] buffer and reduced in
   place by a single kernel launch (NCCL refuses duplicate GPUs).
+
+This module picks the policy (:func:`choose`) and packs buckets with tensor ops; moving and
+summing the buckets' arrays is ``tfcore.backend.collectives``'s job. MEAN divides the sums
+as the host reduction does (TF's ``value / n``), for every policy and dtype.
 """
 
 import numpy as np
 
+from tfcore.backend import collectives
 from tfcore.framework import context as _ctx
 from tfcore.framework import recording
-from tfcore.framework.tensor import Tensor
+from tfcore.framework.tensor import backend_array, from_backend_array
 
 from .reduce_util import ReduceOp
 
@@ -129,98 +134,91 @@ def _buckets(tensors, bytes_per_pack):
     """Group tensor indices (same dtype, in order) into buckets of at most ``bytes_per_pack`` bytes."""
     buckets, current, size, dtype = [], [], 0, None
     for k, t in enumerate(tensors):
-        nbytes = t._array.nbytes
-        if current and (t._dtype is not dtype or size + nbytes > bytes_per_pack):
+        nbytes = t.shape.num_elements() * t.dtype.size
+        if current and (t.dtype != dtype or size + nbytes > bytes_per_pack):
             buckets.append(current)
             current, size = [], 0
         current.append(k)
         size += nbytes
-        dtype = t._dtype
+        dtype = t.dtype
     if current:
         buckets.append(current)
     return buckets
 
 
-def _pack(xp, arrays):
-    return xp.concatenate([a.reshape(-1) for a in arrays]) if len(arrays) > 1 else arrays[0].reshape(-1).copy()
+def _pack(tensors):
+    """One flat tensor (on the tensors' device) holding ``tensors`` one after the other."""
+    from tfcore.ops.array_ops import concat, reshape
+
+    flat = [reshape(t, [-1]) for t in tensors]
+    return concat(flat, 0) if len(flat) > 1 else flat[0]
 
 
 def _unpack(flat, like):
-    out, offset = [], 0
-    for a in like:
-        out.append(flat[offset:offset + a.size].reshape(a.shape))
-        offset += a.size
+    """Split ``flat`` back into tensors shaped like ``like`` (on ``flat``'s device)."""
+    from tfcore.ops.array_ops import reshape, split
+
+    sizes = [t.shape.num_elements() for t in like]
+    parts = split(flat, sizes, 0) if len(like) > 1 else [flat]
+    return [reshape(p, t.shape) for p, t in zip(parts, like)]
+
+
+def _mean(total, n):
+    """``total / n`` as the host reduction computes it (TF's ``value / n``: integers give floats)."""
+    from tfcore.ops.math_ops import truediv
+
+    return truediv(total, np.asarray(n, total.dtype.as_numpy_dtype))
+
+
+def _all_reduce_buckets(reduce_op, per_replica, bytes_per_pack, transport):
+    """Pack each replica's tensors into buckets, all-reduce the buckets with the backend's
+    ``transport`` and unpack; MEAN divides the sums on each replica's device."""
+    n = len(per_replica)
+    if n == 1:
+        return per_replica
+    devices = [per_replica[r][0]._device for r in range(n)]
+    backends = [d.backend for d in devices]
+    out = [[None] * len(per_replica[0]) for _ in range(n)]
+    with recording.stop_recording():
+        for bucket in _buckets(per_replica[0], bytes_per_pack):
+            packed = []
+            for r, dev in enumerate(devices):
+                with _ctx.device(dev.name):
+                    packed.append(_pack([per_replica[r][k] for k in bucket]))
+            summed = collectives.all_reduce([backend_array(p) for p in packed], backends, transport)
+            for r, dev in enumerate(devices):
+                with _ctx.device(dev.name):
+                    total = from_backend_array(summed[r], dev, packed[r].dtype)
+                    if reduce_op == ReduceOp.MEAN:
+                        total = _mean(total, n)
+                    for k, t in zip(bucket, _unpack(total, [per_replica[r][k] for k in bucket])):
+                        out[r][k] = t
     return out
 
 
 class NcclAllReduce(CrossDeviceOps):
-    """NCCL all-reduce across distinct physical GPUs (CuPy's NCCL bindings).
+    """NCCL all-reduce across distinct physical GPUs (``tfcore.backend.collectives``, transport "nccl").
 
-    One communicator per device set (created once and cached); gradients packed
-    into buckets of ``bytes_per_pack`` bytes; each bucket is one
-    ``groupStart/allReduce.../groupEnd`` call across the devices.
+    Gradients are packed into buckets of ``bytes_per_pack`` bytes; each bucket is one NCCL group
+    call across the devices (one communicator per device set, cached by the backend).
     """
 
     name = "NcclAllReduce"
-    _communicators = {}
 
     def __init__(self, num_packs=1, bytes_per_pack=32 << 20):
         self.num_packs = num_packs
         self.bytes_per_pack = bytes_per_pack
 
-    @classmethod
-    def _comms(cls, device_ids):
-        key = tuple(device_ids)
-        if key not in cls._communicators:
-            from cupy.cuda import nccl
-
-            cls._communicators[key] = nccl.NcclCommunicator.initAll(list(device_ids))
-        return cls._communicators[key]
-
     def batch_all_reduce(self, reduce_op, per_replica):
-        from cupy.cuda import nccl
-
-        n = len(per_replica)
-        if n == 1:
-            return per_replica
-        devices = [per_replica[r][0]._device for r in range(n)]
-        ids = [d.backend.device_id for d in devices]
-        comms = self._comms(ids)
-        out = [[None] * len(per_replica[0]) for _ in range(n)]
-        for bucket in _buckets(per_replica[0], self.bytes_per_pack):
-            dtype = per_replica[0][bucket[0]]._dtype
-            nccl_type = {"float32": nccl.NCCL_FLOAT32, "float16": nccl.NCCL_FLOAT16,
-                         "float64": nccl.NCCL_FLOAT64, "int32": nccl.NCCL_INT32,
-                         "int64": nccl.NCCL_INT64}[dtype.name]
-            packed = []
-            for r, dev in enumerate(devices):
-                with dev.backend.activate():
-                    packed.append(_pack(dev.backend.xp, [per_replica[r][k]._array for k in bucket]))
-            nccl.groupStart()
-            for r, dev in enumerate(devices):
-                with dev.backend.activate():
-                    comms[r].allReduce(packed[r].data.ptr, packed[r].data.ptr, packed[r].size, nccl_type,
-                                       nccl.NCCL_SUM, dev.backend.stream.ptr)
-            nccl.groupEnd()
-            for r, dev in enumerate(devices):
-                with dev.backend.activate():
-                    flat = packed[r] / n if reduce_op == ReduceOp.MEAN else packed[r]
-                    for k, a in zip(bucket, _unpack(flat, [per_replica[r][k]._array for k in bucket])):
-                        out[r][k] = Tensor(a.astype(a.dtype, copy=False), per_replica[r][k]._dtype, dev)
-        return out
-
-
-ALLREDUCE_BLOCK = 256  # threads per block of the allreduce_rows kernels (kernels/allreduce.cu)
+        return _all_reduce_buckets(reduce_op, per_replica, self.bytes_per_pack, "nccl")
 
 
 class OnDeviceAllReduce(CrossDeviceOps):
     """Reduction for logical GPUs that share one physical GPU: one kernel launch per bucket.
 
-    Each bucket of every replica is copied into row r of one ``[replicas, n]``
-    buffer in the card's memory (device-to-device copies: all replicas live in the
-    same physical memory); ``allreduce_rows_<dtype>`` sums the rows and writes the
-    result back into every row in place; row r is then split into replica r's
-    tensors. No host round trip, unlike TF's fallback through one device.
+    Each bucket of every replica becomes row r of one ``[replicas, n]`` buffer in the card's
+    memory and ``allreduce_rows_<dtype>`` sums the rows in place (``tfcore.backend.collectives``,
+    transport "on_device"). No host round trip, unlike TF's fallback through one device.
     """
 
     name = "OnDeviceAllReduce"
@@ -229,36 +227,7 @@ class OnDeviceAllReduce(CrossDeviceOps):
         self.bytes_per_pack = bytes_per_pack
 
     def batch_all_reduce(self, reduce_op, per_replica):
-        n = len(per_replica)
-        if n == 1:
-            return per_replica
-        devices = [per_replica[r][0]._device for r in range(n)]
-        home = devices[0].backend
-        xp = home.xp
-        out = [[None] * len(per_replica[0]) for _ in range(n)]
-        for bucket in _buckets(per_replica[0], self.bytes_per_pack):
-            dtype = per_replica[0][bucket[0]]._dtype
-            suffix = {"float32": "f32", "float16": "f16"}.get(dtype.name)
-            like = [per_replica[0][k]._array for k in bucket]
-            length = sum(a.size for a in like)
-            with home.activate():
-                buf = xp.empty((n, length), dtype=like[0].dtype)
-                for r in range(n):
-                    buf[r] = _pack(xp, [per_replica[r][k]._array for k in bucket])
-                scale = 1.0 / n if reduce_op == ReduceOp.MEAN else 1.0
-                if suffix is not None and length:
-                    grid = ((length + ALLREDUCE_BLOCK - 1) // ALLREDUCE_BLOCK, 1, 1)
-                    home.kernels.launch(f"allreduce_rows_{suffix}", grid, (ALLREDUCE_BLOCK, 1, 1),
-                                        [buf, np.int32(n), np.int64(length), np.float32(scale)])
-                else:  # other dtypes: the same in-place reduction with array ops
-                    total = buf.sum(axis=0, dtype=buf.dtype)
-                    buf[...] = total if scale == 1.0 else (total * scale).astype(buf.dtype)
-            for r, dev in enumerate(devices):
-                with dev.backend.activate():
-                    row = dev.backend.adopt(dev.backend.from_other(buf[r], home))
-                    for k, a in zip(bucket, _unpack(row, like)):
-                        out[r][k] = Tensor(a, per_replica[r][k]._dtype, dev)
-        return out
+        return _all_reduce_buckets(reduce_op, per_replica, self.bytes_per_pack, "on_device")
 
 
 def choose(devices):
@@ -269,15 +238,9 @@ def choose(devices):
         return ReductionToOneDevice(), "host reduction (CPU devices)"
     if not all(d.backend.device_collectives for d in devices):
         return ReductionToOneDevice(), "host reduction (emulated GPUs)"
-    physical = [d.physical.name for d in devices]
-    if len(set(physical)) == 1:
+    transport = collectives.transport_for([d.backend for d in devices])
+    if transport == "on_device":
         return OnDeviceAllReduce(), "on-device reduction (logical GPUs of one physical GPU)"
-    if len(set(physical)) == len(physical) and _nccl_available():
+    if transport == "nccl":
         return NcclAllReduce(), "NCCL all-reduce (distinct physical GPUs)"
     return HierarchicalCopyAllReduce(), "hierarchical copy (NCCL unavailable or mixed device set)"
-
-
-def _nccl_available():
-    from tfcore.backend import cuda
-
-    return cuda.nccl_module() is not None

@@ -1,11 +1,13 @@
 // allreduce.cu — in-place reduction across the rows of one [replicas, n] buffer.
 //
-// Used by distribute/cross_device_ops.py's OnDeviceAllReduce for logical GPUs that share one
+// Used by tfcore/backend/collectives.py's "on_device" all-reduce for logical GPUs that share one
 // physical GPU: each replica's gradient bucket is copied into row r, one launch of this kernel
-// sums the rows (times `scale`, 1/replicas for MEAN) and writes the result into every row.
-// Launch: grid.x = ceil(n / 256), block.x = 256 (ALLREDUCE_BLOCK in cross_device_ops.py);
-// a grid-stride loop covers any n.
+// sums the rows (times `scale`) and writes the result into every row.
+// Launch: grid.x = min(ceil(n / AR_THREADS), 65535), block.x = AR_THREADS (ALLREDUCE_THREADS in
+// collectives.py); a grid-stride loop covers any n.
 #include "common.cuh"
+
+#define AR_THREADS 256
 
 TFC_KERNEL void allreduce_rows_f32(float* TFC_RESTRICT buf, int rows, long long n, float scale) {
   for (tfc_index_t j = tfc_global_thread_id(); j < n; j += tfc_grid_stride()) {

@@ -127,7 +127,6 @@ def test_package_modules_never_import_the_public_package():
     assert not bad, f"package modules import `tfcore` (import siblings relatively instead): {bad}"
 
 
-@pytest.mark.xfail(strict=True, reason="collectives move into tfcore.backend in the next commits")
 @pytest.mark.parametrize("banned", ["cupy", "nccl"])
 def test_only_the_backend_imports_cupy_or_nccl(banned):
     allowed = ("tfcore.backend", "tfcore.kernels")

@@ -4,6 +4,7 @@ from tfcore.distribute import cross_device_ops as cdo
 
 import tfcore as tf
 from tfcore import distribute as dist
+from tfcore.backend import collectives
 
 
 def _per_replica(devs, shapes, dtype=np.float32, seed=0):
@@ -32,13 +33,36 @@ def test_host_reductions(devices, ops, reduce_op):
 
 
 def test_buckets_respect_size_and_dtype():
-    class T:  # minimal stand-in with what _buckets reads
-        def __init__(self, nbytes, dtype):
-            self._array = type("A", (), {"nbytes": nbytes})()
-            self._dtype = dtype
-
-    ts = [T(40, tf.float32), T(40, tf.float32), T(40, tf.float32), T(8, tf.float16), T(100, tf.float16)]
+    with tf.device("/CPU:0"):
+        ts = [tf.zeros((10,)), tf.zeros((10,)), tf.zeros((10,)), tf.zeros((4,), tf.float16),
+              tf.zeros((50,), tf.float16)]
     assert cdo._buckets(ts, 80) == [[0, 1], [2], [3], [4]]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
+@pytest.mark.parametrize("reduce_op", ["SUM", "MEAN"])
+def test_bucketed_all_reduce_matches_the_host_reduction_for_every_dtype(devices, dtype, reduce_op):
+    """The bucketed path (the one NCCL and on-device reductions take) against ReductionToOneDevice:
+    same values and dtypes; MEAN of integers is TF's ``value / n`` (floats), not floats labelled int."""
+    ctx = devices(n_cpus=3)
+    devs = ctx.logical_devices("CPU")
+    rng = np.random.default_rng(1)
+    tensors = []
+    for d in devs:
+        with tf.device(d.name):
+            tensors.append([tf.constant((rng.standard_normal(s) * 50).astype(dtype)) for s in [(3, 2), (5,), ()]])
+    op = dist.ReduceOp(reduce_op)
+    want = cdo.ReductionToOneDevice().batch_all_reduce(op, tensors)
+    got = cdo._all_reduce_buckets(op, tensors, 16, "host")  # 16 bytes: several buckets
+    for r, d in enumerate(devs):
+        for k in range(3):
+            assert got[r][k].device == d.name and got[r][k].dtype == want[r][k].dtype
+            assert got[r][k].numpy().dtype == got[r][k].dtype.as_numpy_dtype
+            np.testing.assert_allclose(got[r][k].numpy(), want[r][k].numpy(), rtol=1e-6)
+    if reduce_op == "MEAN" and dtype is np.int32:
+        assert got[0][0].dtype == tf.float64
+        host = [t[0].numpy().astype(np.float64) for t in tensors]
+        np.testing.assert_allclose(got[0][0].numpy(), sum(host) / 3)
 
 
 @pytest.mark.emulator
@@ -50,6 +74,7 @@ def test_on_device_allreduce_on_logical_gpus_of_one_emulated_card(devices, dtype
     host, tensors = _per_replica(gpus, [(7, 3), (1,), (33,)], dtype=dtype)
     ops = cdo.OnDeviceAllReduce(bytes_per_pack=64)  # several buckets
     out = ops.batch_all_reduce(dist.ReduceOp.SUM, tensors)
+    assert collectives.transport_for([g.backend for g in gpus]) == "host"  # emulated: no device collectives
     tol = 1e-6 if dtype == np.float32 else 2e-2
     for k in range(3):
         for r, d in enumerate(gpus):

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from tfcore.backend import collectives
 from tfcore.ops.cuda_kernels import bias_add, conv, matmul, pool, reduce, softmax
 
 KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
@@ -33,6 +34,7 @@ def _defines():
     (bias_add, "THREADS", "BA_THREADS"), (pool, "THREADS", "PL_THREADS"),
     (reduce, "THREADS", "RD_THREADS"), (reduce, "COLS_X", "RD_COLS_X"), (reduce, "COLS_Y", "RD_COLS_Y"),
     (softmax, "THREADS", "SM_THREADS"), (softmax, "WARP_COLS_MAX", "SM_WARP_COLS_MAX"),
+    (collectives, "ALLREDUCE_THREADS", "AR_THREADS"),
 ])
 def test_launcher_constant_matches_kernel_define(module, attr, define):
     assert getattr(module, attr) == _defines()(define), f"{module.__name__}.{attr} != {define}"

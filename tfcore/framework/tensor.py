@@ -161,6 +161,18 @@ class Tensor:
         setattr(cls, name, fn)
 
 
+def backend_array(tensor):
+    """The backend array (NumPy or CuPy) holding ``tensor``'s value, not copied: for code that hands
+    values to ``tfcore.backend`` (collectives, kernels); it must not be written to."""
+    return tensor._array
+
+
+def from_backend_array(array, device, dtype=None):
+    """A Tensor over ``array``, which already lives on ``device`` (a context Device); ``dtype``
+    defaults to the array's (a DType; pass the source tensor's for dtypes NumPy cannot name)."""
+    return Tensor(array, dtype if dtype is not None else dtypes.from_numpy(array.dtype), device)
+
+
 def _rebuild_tensor(value, dtype_name):
     """Unpickling: the value on the current ``tf.device`` scope's device, else the default device."""
     dtype = dtypes.as_dtype(dtype_name)
