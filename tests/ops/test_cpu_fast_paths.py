@@ -15,7 +15,7 @@ import tfcore as tf
 from tfcore.framework.context import context
 from tfcore.framework.errors import InvalidArgumentError
 from tfcore.ops import conv_ops, fused_ops, loss_ops, nn_ops, pool_ops, training_ops
-from tfcore.ops.registry import execute
+from tfcore.ops.registry import Residuals, execute
 
 _rng = np.random.default_rng(7)
 
@@ -132,30 +132,37 @@ def test_one_channel_im2col_matches_the_strided_view(stride, dil):
     np.testing.assert_array_equal(conv_ops._im2col(np, xpad, oh, ow, 3, 2, st, dl), want)
 
 
-def test_filter_gradient_reuses_forward_columns_only_for_the_same_input(cpu):
+def test_conv2d_saves_its_columns_as_a_residual_that_the_filter_gradient_reuses(cpu, monkeypatch):
     attrs = dict(strides=(1, 1, 1, 1), padding="SAME", explicit_paddings=(), data_format="NHWC",
                  dilations=(1, 1, 1, 1))
-    x1, x2 = _rng.standard_normal((2, 5, 5, 3)), _rng.standard_normal((2, 5, 5, 3))
+    x1 = _rng.standard_normal((2, 5, 5, 3))
     w = _rng.standard_normal((3, 3, 3, 4))
     dy = _rng.standard_normal((2, 5, 5, 4))
-    conv_ops._conv2d(cpu, x1, w, **attrs)  # caches x1's columns
-    cached = conv_ops._conv2d_backprop_filter(cpu, x1, dy, filter_sizes=w.shape, **attrs)
-    other = conv_ops._conv2d_backprop_filter(cpu, x2, dy, filter_sizes=w.shape, **attrs)
-    conv_ops._COLS = conv_ops._ColsCache()  # empty: recomputed from scratch
-    np.testing.assert_allclose(cached, conv_ops._conv2d_backprop_filter(cpu, x1, dy, filter_sizes=w.shape, **attrs),
-                               rtol=1e-12)
-    want2 = np.einsum("nhwc,nhwo->co", x2[:, :, :, :], dy)  # the centre tap of a SAME 3x3 filter
-    np.testing.assert_allclose(other[1, 1], want2, rtol=1e-10)
+    res = conv_ops._conv2d(cpu, x1, w, **attrs)
+    assert isinstance(res, Residuals) and res.saved["im2col"].shape == (2 * 5 * 5, 3 * 3 * 3)
+    reused = conv_ops._conv2d_backprop_filter(cpu, x1, dy, filter_sizes=w.shape, im2col=res.saved["im2col"], **attrs)
+    fresh = conv_ops._conv2d_backprop_filter(cpu, x1, dy, filter_sizes=w.shape, **attrs)
+    np.testing.assert_allclose(reused, fresh, rtol=1e-12)
+    np.testing.assert_allclose(fresh[1, 1], np.einsum("nhwc,nhwo->co", x1, dy), rtol=1e-10)  # the centre tap
+    monkeypatch.setattr(conv_ops, "MAX_SAVED_COLUMNS_BYTES", 64)
+    assert not isinstance(conv_ops._conv2d(cpu, x1, w, **attrs), Residuals)  # large columns are not kept
 
 
-def test_cols_cache_is_bounded():
-    cache = conv_ops._ColsCache()
-    arrays = [np.zeros((4, 4)) for _ in range(cache.MAX_ENTRIES + 3)]
-    for a in arrays:
-        cache.put(a, "k", np.ones((8, 8)))
-    assert len(cache._entries) == cache.MAX_ENTRIES
-    assert cache.get(arrays[0], "k") is None and cache.get(arrays[-1], "k") is not None
-    assert cache.get(arrays[-1], "other geometry") is None
+def test_residuals_live_on_the_tapes_call_record_only():
+    with tf.device("/CPU:0"):
+        x = tf.constant(_rng.standard_normal((1, 4, 4, 2)))
+        w = tf.Variable(_rng.standard_normal((3, 3, 2, 3)))
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.nn.conv2d(x, w, 1, "SAME") ** 2)
+        conv_calls = [c for c in tape._records if c.op.name == "Conv2D"]
+        assert len(conv_calls) == 1 and conv_calls[0].residuals["im2col"].shape == (16, 18)
+        g = tape.gradient(y, w)
+        xn, wn = x.numpy(), w.numpy()
+        out = tf.nn.conv2d(x, wn, 1, "SAME").numpy()
+        xpad = np.pad(xn, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        want = np.einsum("nhwc,nhwo->co", xpad[:, 0:4, 0:4], 2 * out)  # tap (0, 0)
+        np.testing.assert_allclose(g.numpy()[0, 0], want, rtol=1e-10)
+        assert not isinstance(tf.nn.conv2d(x, wn, 1, "SAME"), Residuals)  # unwrapped without a tape too
 
 
 # -- SparseSoftmaxCrossEntropyWithLogits, DivNoNan --------------------------------------------------

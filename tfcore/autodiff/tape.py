@@ -12,6 +12,7 @@ import enum
 
 import numpy as np
 
+from ..framework import context as _ctx
 from ..framework import nest, recording
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
@@ -156,14 +157,14 @@ class GradientTape:
         return tuple(self._watched_vars.values())
 
     # -- recording -------------------------------------------------------------
-    def _record(self, op, inputs, outputs, attrs):
+    def _record(self, op, inputs, outputs, attrs, residuals=None):
         tracked = self._tracked
         for t in inputs:
             if id(t) in tracked:
                 break
         else:
             return
-        self._records.append(Call(op, inputs, outputs, attrs, tracked))
+        self._records.append(Call(op, inputs, outputs, attrs, tracked, residuals))
         for o in outputs:
             dt = o._dtype
             if dt is _F32 or dt in _DIFFERENTIABLE:
@@ -351,6 +352,7 @@ class GradientTape:
 
 
 _SCALAR_ONES = {}  # (dtype, device) -> the scalar 1 (tensors are immutable: one per kind is shared)
+_ctx.on_reset(_SCALAR_ONES.clear)  # its devices go away with the context's
 
 
 def _seed(t):

@@ -9,6 +9,7 @@ import collections
 import threading
 
 from .. import backend as _backend
+from ..backend import collectives as _collectives
 from . import device_spec
 from .errors import InvalidArgumentError
 
@@ -255,6 +256,19 @@ class Context:
     def reset_for_tests(self):
         """Forget devices and configuration (tests only; real programs never do this)."""
         self.__init__()
+        for clear in _reset_callbacks:
+            clear()
+
+
+# Caches of device-bound values (scalar gradient seeds, NCCL communicators, ...) are owned by their
+# modules and registered here, so that forgetting the devices forgets them too.
+_reset_callbacks = [_collectives.clear]  # the backend's NCCL communicators
+
+
+def on_reset(clear):
+    """Register ``clear()`` to run whenever the context forgets its devices; returns ``clear``."""
+    _reset_callbacks.append(clear)
+    return clear
 
 
 context = Context()

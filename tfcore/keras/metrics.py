@@ -8,6 +8,7 @@ forms (``sparse_categorical_accuracy`` ...) return per-sample values.
 
 import numpy as np
 
+from ..framework import context as _ctx
 from ..framework import dtypes
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -31,6 +32,7 @@ def _t(x, dtype=None):
 
 
 _ZEROS = {}  # (shape, numpy dtype) -> read-only zeros shared by resets (each assign gets its own Tensor)
+_ctx.on_reset(_ZEROS.clear)
 
 
 def _zeros_for(v):

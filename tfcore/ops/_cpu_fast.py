@@ -7,26 +7,35 @@ against a same-shape zeros array). The helpers here compute the same results fas
 sums up to float rounding: BLAS adds in another order); they are for the ``cpu`` backend only
 (callers check ``b.kind``), CuPy keeps its own routines.
 
-The small caches (ones vectors, zeros arrays) hold read-only arrays, bounded in count and
-size, keyed by shape and dtype.
+The small tables of constants (ones vectors, zeros arrays) hold read-only arrays, bounded in
+count and size, keyed by shape and dtype, emptied with the context (``context.on_reset``).
 """
 
 import numpy as np
 
+from ..framework import context as _ctx
+
 _BLAS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-_CACHE_ENTRIES = 32            # per cache; cleared when full (shapes in a training loop repeat)
-_ZEROS_MAX_ELEMENTS = 1 << 20  # larger relu inputs use the scalar loop (no big cached buffers)
+_MAX_ENTRIES = 32            # per table; emptied when full (shapes in a training loop repeat)
+_ZEROS_MAX_ELEMENTS = 1 << 20  # larger relu inputs use the scalar loop (no big shared buffers)
 _BLAS_MIN_ROWS = 128           # fewer rows: NumPy's own sum is as fast
 _ones = {}
 _zeros = {}
 
 
-def _cached(cache, key, make):
-    a = cache.get(key)
+@_ctx.on_reset
+def clear():
+    """Drop the shared constant arrays."""
+    _ones.clear()
+    _zeros.clear()
+
+
+def _shared(table, key, make):
+    a = table.get(key)
     if a is None:
-        if len(cache) >= _CACHE_ENTRIES:
-            cache.clear()
-        a = cache[key] = make()
+        if len(table) >= _MAX_ENTRIES:
+            table.clear()
+        a = table[key] = make()
         a.flags.writeable = False
     return a
 
@@ -36,12 +45,12 @@ def column_sums(x2):
     if x2.dtype not in _BLAS or not x2.flags.c_contiguous or x2.shape[0] < _BLAS_MIN_ROWS:
         return x2.sum(axis=0, dtype=x2.dtype)
     n = x2.shape[0]
-    return _cached(_ones, (n, x2.dtype), lambda: np.ones(n, x2.dtype)) @ x2
+    return _shared(_ones, (n, x2.dtype), lambda: np.ones(n, x2.dtype)) @ x2
 
 
-def zeros_like_cached(x):
+def shared_zeros_like(x):
     """A read-only zeros array shaped like ``x`` (for full-array ``maximum``), or None when ``x`` is large
     or not a float32/float64 array."""
     if x.dtype not in _BLAS or x.size > _ZEROS_MAX_ELEMENTS:
         return None
-    return _cached(_zeros, (x.shape, x.dtype), lambda: np.zeros(x.shape, x.dtype))
+    return _shared(_zeros, (x.shape, x.dtype), lambda: np.zeros(x.shape, x.dtype))

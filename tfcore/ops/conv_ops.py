@@ -4,11 +4,11 @@
 CPU implementation: im2col through a strided *view* of the padded input (no Python loop over
 pixels), copied once into a ``[N*OH*OW, KH*KW*C]`` matrix and multiplied with the flattened
 filter by one BLAS matmul (chunked over the batch to bound memory). The filter backprop is the
-transposed product with the same columns (on the CPU the forward pass's columns are reused when
-the same input comes back: ``_ColsCache``); the stride-1 input backprop is one product of the
+transposed product with the same columns (the forward pass hands its columns to the gradient as a
+residual on the tape's call record: ``Residuals``); the stride-1 input backprop is one product of the
 padded ``dy``'s columns with the flipped filter, other strides do one matmul per kernel tap and
 slice-add it into the padded input gradient (loops over taps, never over pixels). Everything is
-written against ``b.xp`` so the same code runs on CuPy until a CUDA kernel is registered.
+written against ``b.xp``: the same code is the generic candidate on CuPy, after our CUDA kernels.
 
 Op attributes (TF names; the CUDA kernels read the same ones):
   ``strides``, ``dilations``: 4-tuples in NHWC order, ``(1, sh, sw, 1)``.
@@ -20,7 +20,6 @@ Op attributes (TF names; the CUDA kernels read the same ones):
 Use :func:`conv_geometry` to get output sizes and paddings with TF's exact arithmetic.
 """
 
-import threading
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from ..backend import xp_compat
 from ..framework.errors import InvalidArgumentError
 from ._common import as_tensor, describe
 from .array_ops import reshape, transpose
-from .registry import Op, execute
+from .registry import Op, Residuals, execute
 
 __all__ = [
     "conv2d", "conv1d", "conv2d_transpose", "conv2d_backprop_input", "conv2d_backprop_filter",
@@ -245,7 +244,8 @@ def _set_grads(fwd, backprop_input, backprop_filter):
         # The first layer's input (the images) is rarely differentiated: skip that col2im when unused.
         return [execute(backprop_input, (w, g), {**a, "input_sizes": tuple(x._array.shape)})
                 if call.needs_grad(0) else None,
-                execute(backprop_filter, (x, g), {**a, "filter_sizes": tuple(w._array.shape)})
+                execute(backprop_filter, (x, g), {**a, "filter_sizes": tuple(w._array.shape),
+                                                  **(call.residuals or {})})  # e.g. Conv2D's im2col columns
                 if call.needs_grad(1) else None]
 
     def input_grad(call, g):
@@ -265,7 +265,7 @@ def _set_grads(fwd, backprop_input, backprop_filter):
     backprop_filter.gradient(filter_grad)
 
 
-CONV2D = Op("Conv2D", rule=_conv2d_rule)
+CONV2D = Op("Conv2D", rule=_conv2d_rule, saves_residuals=True)
 
 
 def _im2col(xp, xpad, oh, ow, kh, kw, strides, dilations):
@@ -279,49 +279,13 @@ def _im2col(xp, xpad, oh, ow, kh, kw, strides, dilations):
     return windows(xp, xpad, oh, ow, kh, kw, strides, dilations).reshape(n * oh * ow, kh * kw * c)
 
 
-class _ColsCache:
-    """im2col matrices of recent CPU Conv2D calls, reused by Conv2DBackpropFilter on the same input.
-
-    A training step's filter gradient needs exactly the columns its forward pass built; keeping
-    them saves one im2col copy per convolution per step. Entries are keyed by the input array
-    object itself (kernels never write to their inputs: tensors are immutable) and the geometry,
-    and hold references, so a key cannot be reused while its entry lives. Bounded in entries and
-    bytes (oldest dropped first); large column matrices are not kept.
-    """
-
-    MAX_ENTRIES = 8
-    MAX_BYTES = 32 << 20
-
-    def __init__(self):
-        self._entries = {}  # id(x) -> (x, key, cols)
-        self._bytes = 0
-        self._lock = threading.Lock()  # replicas of a MirroredStrategy run convolutions in threads
-
-    def put(self, x, key, cols):
-        if cols.nbytes > self.MAX_BYTES // 4:
-            return
-        with self._lock:
-            old = self._entries.pop(id(x), None)
-            if old is not None:
-                self._bytes -= old[2].nbytes
-            while self._entries and (len(self._entries) >= self.MAX_ENTRIES
-                                     or self._bytes + cols.nbytes > self.MAX_BYTES):
-                self._bytes -= self._entries.pop(next(iter(self._entries)))[2].nbytes
-            self._entries[id(x)] = (x, key, cols)
-            self._bytes += cols.nbytes
-
-    def get(self, x, key):
-        e = self._entries.get(id(x))
-        return e[2] if e is not None and e[0] is x and e[1] == key else None
-
-
-_COLS = _ColsCache()
+# im2col matrices larger than this are not kept for the filter gradient (memory over speed).
+MAX_SAVED_COLUMNS_BYTES = 8 << 20
 
 
 @CONV2D.kernel()
 def _conv2d(b, x, w, *, strides, padding, explicit_paddings, data_format, dilations):
     xp = b.xp
-    x_in = x
     out_dtype, x, w = _in_compute_dtype(b, x, w)
     n, _, _, c = x.shape
     kh, kw, _, co = w.shape
@@ -331,9 +295,9 @@ def _conv2d(b, x, w, *, strides, padding, explicit_paddings, data_format, dilati
     chunks = _batch_chunks(n, oh * ow * kh * kw * c)
     if len(chunks) == 1:
         cols = _im2col(xp, xpad, oh, ow, kh, kw, strides, dilations)
-        if b.kind == "cpu":
-            _COLS.put(x_in, (kh, kw, strides, padding, explicit_paddings, dilations, cols.dtype), cols)
         out = cols @ wmat
+        if cols.nbytes <= MAX_SAVED_COLUMNS_BYTES:  # the filter gradient needs exactly these columns
+            return Residuals(out.reshape(n, oh, ow, co).astype(out_dtype, copy=False), im2col=cols)
     else:
         out = xp.empty((n * oh * ow, co), dtype=x.dtype)
         for s, e in chunks:
@@ -440,17 +404,15 @@ _set_grads(CONV2D, CONV2D_BACKPROP_INPUT, CONV2D_BACKPROP_FILTER)
 
 @CONV2D_BACKPROP_FILTER.kernel()
 def _conv2d_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, explicit_paddings, data_format,
-                            dilations):
+                            dilations, im2col=None):
+    """dW; ``im2col``: the forward pass's columns of ``x`` (Conv2D's residual), when the gradient has them."""
     xp = b.xp
-    x_in = x
     out_dtype, x, dy = _in_compute_dtype(b, x, dy)
     kh, kw, c, co = filter_sizes
     n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    if b.kind == "cpu":
-        cols = _COLS.get(x_in, (kh, kw, strides, padding, explicit_paddings, dilations, x.dtype))
-        if cols is not None:  # the forward pass's columns
-            return (cols.T @ dy.reshape(n * oh * ow, co)).reshape(kh, kw, c, co).astype(out_dtype, copy=False)
+    if im2col is not None and im2col.dtype == x.dtype:
+        return (im2col.T @ dy.reshape(n * oh * ow, co)).reshape(kh, kw, c, co).astype(out_dtype, copy=False)
     xpad = pad_spatial(xp, x, ph, pw)
     dw = None
     for s, e in _batch_chunks(n, oh * ow * kh * kw * c):

@@ -20,7 +20,7 @@ from ._common import describe
 from .conv_ops import CONV2D, CONV2D_BACKPROP_FILTER, CONV2D_BACKPROP_INPUT, _conv2d_rule, _conv_attrs
 from .math_ops import MATMUL, _matmul_grad_needed, _matmul_rule
 from .nn_ops import BIAS_ADD_GRAD, RELU_GRAD
-from .registry import Call, Op, execute
+from .registry import Call, Op, Residuals, execute
 
 __all__ = ["fused_matmul", "fused_conv2d"]
 
@@ -41,7 +41,7 @@ def _finish(b, out, bias, fused_ops):
     """Bias (and ReLU) applied in place on ``out``, the product's fresh result array."""
     out += bias
     if len(fused_ops) == 2:
-        zeros = _cpu_fast.zeros_like_cached(out) if b.kind == "cpu" else None
+        zeros = _cpu_fast.shared_zeros_like(out) if b.kind == "cpu" else None
         b.xp.maximum(out, zeros if zeros is not None else out.dtype.type(0), out=out)
     return out
 
@@ -109,17 +109,20 @@ def _fused_conv2d_grad(call, g):
     a = _conv_attrs(call.attrs)
     return [execute(CONV2D_BACKPROP_INPUT, (w, g), {**a, "input_sizes": tuple(x._array.shape)})
             if call.needs_grad(0) else None,
-            execute(CONV2D_BACKPROP_FILTER, (x, g), {**a, "filter_sizes": tuple(w._array.shape)})
+            execute(CONV2D_BACKPROP_FILTER, (x, g), {**a, "filter_sizes": tuple(w._array.shape),
+                                                     **(call.residuals or {})})  # Conv2D's im2col columns
             if call.needs_grad(1) else None,
             execute(BIAS_ADD_GRAD, (g,), _NHWC) if call.needs_grad(2) else None]
 
 
-FUSED_CONV2D = Op("_FusedConv2D", rule=_fused_conv2d_rule, grad=_fused_conv2d_grad)
+FUSED_CONV2D = Op("_FusedConv2D", rule=_fused_conv2d_rule, grad=_fused_conv2d_grad, saves_residuals=True)
 
 
 @FUSED_CONV2D.kernel()
 def _fused_conv2d(b, x, w, bias, *, fused_ops, **attrs):
     out = CONV2D.run_kernel(b, (x, w), attrs)
+    if type(out) is Residuals:  # Conv2D's saved columns become this op's (its gradient runs the filter backprop)
+        return Residuals(_finish(b, out.output, bias, fused_ops), **out.saved)
     return _finish(b, out, bias, fused_ops)
 
 

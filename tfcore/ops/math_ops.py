@@ -34,7 +34,6 @@ __all__ = [
     "log_sigmoid", "asin", "acos", "atan", "sinh", "cosh", "atan2",
 ]
 
-_xp_cache = {}
 
 
 # -- element-wise binary ops -------------------------------------------------------

@@ -74,7 +74,7 @@ RELU_GRAD = Op("ReluGrad", rule=numeric_rule,
 
 @RELU.kernel()
 def _relu(b, x):
-    zeros = _cpu_fast.zeros_like_cached(x) if b.kind == "cpu" else None  # NumPy: full-array max is SIMD
+    zeros = _cpu_fast.shared_zeros_like(x) if b.kind == "cpu" else None  # NumPy: full-array max is SIMD
     return b.xp.maximum(x, zeros if zeros is not None else _zero(b.xp, x.dtype))
 
 

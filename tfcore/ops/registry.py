@@ -117,16 +117,20 @@ class Op:
       multi_output: the implementation returns a tuple of arrays.
       grad_takes_none: (multi-output ops) the gradient function accepts None for outputs that
         received no gradient; otherwise tapes pass zeros shaped like those outputs.
+      saves_residuals: a kernel may return :class:`Residuals` (intermediate arrays its gradient
+        reuses, e.g. Conv2D's im2col columns); they are kept on the recorded :class:`Call`.
 
     ``candidates[kind]`` is the ordered list of :class:`Kernel` for a device kind: specialised
     kernels by descending priority, then the generic one. ``execute`` runs the first eligible
-    one; ``_direct[kind]`` caches the function when the first candidate has no constraints,
+    one; ``_direct[kind]`` holds the function when the first candidate has no constraints,
     so the common case costs one dict lookup.
     """
 
-    __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none")
+    __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none",
+                 "saves_residuals")
 
-    def __init__(self, name, rule=None, grad=None, multi_output=False, grad_takes_none=False):
+    def __init__(self, name, rule=None, grad=None, multi_output=False, grad_takes_none=False,
+                 saves_residuals=False):
         if name in REGISTRY:
             raise ValueError(f"Op {name} is already registered")
         self.name = name
@@ -136,6 +140,7 @@ class Op:
         self.grad = grad
         self.multi_output = multi_output
         self.grad_takes_none = grad_takes_none
+        self.saves_residuals = saves_residuals
         REGISTRY[name] = self
 
     def kernel(self, *kinds, dtypes=None, supports=None, priority=None, name=None):
@@ -173,7 +178,8 @@ class Op:
 
     def run_kernel(self, b, arrays, attrs=_EMPTY):
         """Call the kernel ``execute`` would choose on backend ``b`` with raw arrays (for fused ops
-        that compose other ops' kernels inside one kernel call)."""
+        that compose other ops' kernels inside one kernel call); returns what the kernel returns
+        (a :class:`Residuals` for ops that save residuals)."""
         cand = self.select(b.kind, arrays, attrs)
         if cand is None:
             raise InvalidArgumentError(None, None, f"{self.name}: no kernel for {b.kind} arrays of dtype "
@@ -189,22 +195,39 @@ class Op:
         return f"<Op {self.name}>"
 
 
+class Residuals:
+    """A kernel's result plus arrays its gradient reuses: ``return Residuals(output, cols=cols)``.
+
+    Only ops created with ``saves_residuals=True`` may return one. ``execute`` unwraps it; when
+    a tape records the op, ``saved`` becomes ``call.residuals`` (freed with the tape's record),
+    otherwise it is dropped at once.
+    """
+
+    __slots__ = ("output", "saved")
+
+    def __init__(self, output, **saved):
+        self.output = output
+        self.saved = saved
+
+
 class Call:
     """What a gradient function sees of one recorded execution.
 
     ``tracked`` is the recording tape's set of ids of tensors it differentiates
     (None: unknown, every input counts); :meth:`needs_grad` lets a gradient
-    function skip work whose result the tape would discard.
+    function skip work whose result the tape would discard. ``residuals`` is the
+    dict of arrays the kernel saved for the gradient (:class:`Residuals`), or None.
     """
 
-    __slots__ = ("op", "inputs", "outputs", "attrs", "_tracked")
+    __slots__ = ("op", "inputs", "outputs", "attrs", "_tracked", "residuals")
 
-    def __init__(self, op, inputs, outputs, attrs, tracked=None):
+    def __init__(self, op, inputs, outputs, attrs, tracked=None, residuals=None):
         self.op = op
         self.inputs = inputs
         self.outputs = outputs
         self.attrs = attrs
         self._tracked = tracked
+        self.residuals = residuals
 
     def needs_grad(self, i):
         """False when the gradient for input ``i`` would be dropped (not tracked, or not float)."""
@@ -292,7 +315,8 @@ def execute(op, inputs, attrs=None):
         if b.scoped:
             with b.activate():
                 out = impl(b, *[t._array for t in inputs], **attrs)
-                out = tuple(map(b.adopt, out)) if op.multi_output else b.adopt(out)
+                if type(out) is not Residuals:
+                    out = tuple(map(b.adopt, out)) if op.multi_output else b.adopt(out)
         elif attrs is _EMPTY:
             n = len(inputs)
             if n == 2:
@@ -310,6 +334,11 @@ def execute(op, inputs, attrs=None):
     except _TRANSLATED_ERRORS as e:
         raise InvalidArgumentError(
             None, None, f"{op.name}: {e} (inputs: {_describe(inputs)}, device {dev.short_name})") from e
+    saved = None
+    if op.saves_residuals and type(out) is Residuals:
+        saved, out = out.saved, out.output
+        if b.scoped:
+            out = tuple(map(b.adopt, out)) if op.multi_output else b.adopt(out)
     if op.multi_output:
         dts = out_dtype if out_dtype is not None else (None,) * len(out)
         outputs = tuple(_wrap(a, dev, dt) for a, dt in zip(out, dts))
@@ -320,7 +349,10 @@ def execute(op, inputs, attrs=None):
     if tapes and op.grad is not None:
         outs = outputs if type(outputs) is tuple else (outputs,)
         for tape in tapes:
-            tape._record(op, recorded, outs, attrs)
+            if saved is None:
+                tape._record(op, recorded, outs, attrs)
+            else:
+                tape._record(op, recorded, outs, attrs, saved)
     return outputs
 
 
