@@ -6,9 +6,10 @@
 // buffered shared-memory tile. Loads are float4 when the Python side says the operand
 // is 16-byte aligned (`vec`); edge tiles and unaligned operands take a scalar path.
 //
-// Tensor-core path (float16 on sm_70+, not under the emulator): WMMA 16x16x16 with
-// float32 accumulators, same 128x128 block tile and 256 threads, so the launch geometry
-// computed in Python (tfcore/ops/cuda_kernels/matmul.py) is shared by both paths.
+// Tensor-core path (float16 on sm_80+, not under the emulator): inline-PTX mma.sync.m16n8k16
+// with ldmatrix loads and float32 accumulators, same 128x128 block tile and 256 threads, so the
+// launch geometry computed in Python (tfcore/ops/cuda_kernels/matmul.py) is shared by both paths.
+// Without m16n8k16 (the emulator, sm_70/sm_75) matmul_f16 is the SIMT kernel.
 //
 // Arguments (every entry): A, B, C, M, N, K, lda, ldb, ldc, stride_a, stride_b, stride_c
 // (batch strides in elements; 0 broadcasts an operand), batch, trans_a, trans_b, vec.

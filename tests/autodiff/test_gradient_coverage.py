@@ -123,6 +123,7 @@ CASES = {
     "Log": (tf.math.log, [r(2, 3, lo=0.5, hi=2.0)]),
     "Log1p": (tf.math.log1p, [r(2, 3, lo=-0.5, hi=2.0)]),
     "Neg": (lambda x: -x, [r(2, 3)]),
+    "Conj": (lambda x: execute(get_op("Conj"), (x,)), [r(2, 3)]),  # identity on reals; complex in test_math_ops
     "Reciprocal": (tf.math.reciprocal, [r(2, 3, lo=0.5, hi=2.0)]),
     "Rsqrt": (tf.math.rsqrt, [r(2, 3, lo=0.5, hi=2.0)]),
     "Sigmoid": (tf.sigmoid, [r(2, 3)]),

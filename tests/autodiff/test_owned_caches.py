@@ -1,10 +1,9 @@
 """Device-bound memo tables are owned by their modules and emptied with the context."""
 
+import tfcore as tf
 from tfcore.autodiff import tape as tape_mod
 from tfcore.backend import collectives
 from tfcore.framework.context import context
-
-import tfcore as tf
 
 
 def test_scalar_gradient_seeds_are_forgotten_with_the_devices():

@@ -14,7 +14,7 @@ from tfcore.backend.emulator.backend import EmulatedGPUBackend
 
 def _card(n=2):
     """``n`` logical GPUs carved from one emulated card (what tf.config's logical split builds)."""
-    return [EmulatedGPUBackend(0, "Emulated GPU", (8, 0), 64 << 20, memory_limit=16 << 20, logical_index=i)
+    return [EmulatedGPUBackend(0, "Emulated GPU", (8, 0), 64 << 20, memory_limit_bytes=16 << 20, logical_index=i)
             for i in range(n)]
 
 

@@ -45,8 +45,8 @@ class HostMemoryGPUBackend(Backend):
 
 
 def fake_gpu_info(index, total_mb):
-    def make_backend(memory_limit=None, memory_growth=False, logical_index=0):
-        limit = memory_limit if memory_limit is not None else total_mb * MiB
+    def make_backend(memory_limit_bytes=None, memory_growth=False, logical_index=0):
+        limit = memory_limit_bytes if memory_limit_bytes is not None else total_mb * MiB
         name = f"GPU{index}.{logical_index}_bfc"
         return HostMemoryGPUBackend(BFCAllocator(name, HostRegionProvider(), limit, memory_growth))
 

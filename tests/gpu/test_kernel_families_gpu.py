@@ -9,7 +9,7 @@ import types
 import numpy as np
 import pytest
 
-from tfcore.ops import kernel_refs as ref
+from tests import kernel_refs as ref
 from tfcore.ops.conv_ops import conv_geometry
 from tfcore.ops.cuda_kernels import bias_add, conv, pool, reduce, softmax
 from tfcore.ops.cuda_kernels.matmul import launch_matmul

@@ -4,9 +4,7 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tfcore.ops.conv_ops import conv_geometry
-from tfcore.ops.cuda_kernels import conv
-from tfcore.ops.kernel_refs import (
+from tests.kernel_refs import (
     conv2d_filter_grad_ref,
     conv2d_input_grad_ref,
     conv2d_ref,
@@ -14,6 +12,8 @@ from tfcore.ops.kernel_refs import (
     depthwise_forward_ref,
     depthwise_input_grad_ref,
 )
+from tfcore.ops.conv_ops import conv_geometry
+from tfcore.ops.cuda_kernels import conv
 
 pytestmark = pytest.mark.emulator
 

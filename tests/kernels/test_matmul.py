@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
+from tests.kernel_refs import matmul_ref
 from tfcore.ops.cuda_kernels.matmul import launch_matmul
-from tfcore.ops.kernel_refs import matmul_ref
 
 pytestmark = pytest.mark.emulator
 

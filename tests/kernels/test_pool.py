@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
+from tests.kernel_refs import avg_pool_grad_ref, avg_pool_ref, max_pool_grad_ref, max_pool_ref
 from tfcore.ops.cuda_kernels import pool
-from tfcore.ops.kernel_refs import avg_pool_grad_ref, avg_pool_ref, max_pool_grad_ref, max_pool_ref
 from tfcore.ops.pool_ops import pool_geometry
 
 pytestmark = pytest.mark.emulator

@@ -251,3 +251,24 @@ def test_dtype_errors_name_op():
         tf.matmul(tf.zeros([2, 3]), tf.zeros([2, 3]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="Sqrt"):
         tf.sqrt(tf.constant([4]))
+
+
+def test_matmul_adjoint_conjugates_complex_inputs():
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))).astype(np.complex128)
+    b = (rng.standard_normal((2, 3, 5)) + 1j * rng.standard_normal((2, 3, 5))).astype(np.complex128)
+    got = tf.linalg.matmul(a, b, adjoint_a=True).numpy()
+    np.testing.assert_allclose(got, np.conj(np.swapaxes(a, -1, -2)) @ b, rtol=1e-12)
+    got = tf.linalg.matmul(b, b, adjoint_b=True).numpy()  # B B^H: Hermitian
+    np.testing.assert_allclose(got, np.conj(np.swapaxes(got, -1, -2)), rtol=1e-12)
+    real = rng.standard_normal((3, 4))
+    np.testing.assert_allclose(tf.linalg.matmul(real, real, adjoint_b=True).numpy(), real @ real.T, rtol=1e-12)
+    with pytest.raises(ValueError, match="transpose_a and adjoint_a"):
+        tf.linalg.matmul(a, b, transpose_a=True, adjoint_a=True)
+
+
+def test_conj():
+    z = np.array([1 + 2j, -3j], np.complex64)
+    np.testing.assert_array_equal(tf.math.conj(z).numpy(), np.conj(z))
+    x = tf.constant([1.5, -2.0])
+    assert tf.math.conj(x) is x  # real tensors come back unchanged, as in TF

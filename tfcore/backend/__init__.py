@@ -39,7 +39,7 @@ def make_cpu_backend():
     return CPUBackend()
 
 
-def make_gpu_backend(info, memory_limit=None, memory_growth=False, logical_index=0):
+def make_gpu_backend(info, memory_limit_bytes=None, memory_growth=False, logical_index=0):
     """Backend object for one logical GPU carved from physical GPU ``info``."""
-    return info.make_backend(memory_limit=memory_limit, memory_growth=memory_growth,
+    return info.make_backend(memory_limit_bytes=memory_limit_bytes, memory_growth=memory_growth,
                              logical_index=logical_index)

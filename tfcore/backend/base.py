@@ -79,7 +79,7 @@ class GPUBackend(Backend):
     kind = "cuda"
     scoped = True
     emulated = False  # descriptive (tests, ``tfcore info``); behaviour lives in the subclasses
-    memory_limit = None
+    memory_limit_bytes = None
 
     def __init__(self, device_id, device_name, compute_capability, total_memory, logical_index=0):
         self.device_id = int(device_id)
@@ -106,7 +106,7 @@ class GPUBackend(Backend):
 class PhysicalGPUInfo:
     """What a GPU backend module reports about one physical GPU.
 
-    ``make_backend(memory_limit, memory_growth, logical_index)`` builds the backend
+    ``make_backend(memory_limit_bytes, memory_growth, logical_index)`` builds the backend
     object for one logical device on it.
     """
 

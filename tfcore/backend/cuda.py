@@ -57,10 +57,10 @@ def list_physical_gpus():
         name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         cc = (int(props["major"]), int(props["minor"]))
 
-        def make(memory_limit=None, memory_growth=False, logical_index=0, _i=i, _name=name, _cc=cc,
+        def make(memory_limit_bytes=None, memory_growth=False, logical_index=0, _i=i, _name=name, _cc=cc,
                  _total=int(props["totalGlobalMem"])):
-            return CudaBackend(_i, _name, _cc, _total, memory_limit=memory_limit, memory_growth=memory_growth,
-                               logical_index=logical_index)
+            return CudaBackend(_i, _name, _cc, _total, memory_limit_bytes=memory_limit_bytes,
+                               memory_growth=memory_growth, logical_index=logical_index)
 
         gpus.append(PhysicalGPUInfo(index=i, device_name=name, compute_capability=cc,
                                     total_memory=int(props["totalGlobalMem"]), emulated=False, make_backend=make))
@@ -96,14 +96,14 @@ class CudaBackend(GPUBackend):
     Args:
       device_id: CUDA ordinal of the physical device.
       device_name, compute_capability, total_memory: what the physical device reports.
-      memory_limit: bytes for this logical device (None: 90% of the free memory).
+      memory_limit_bytes: bytes for this logical device (None: 90% of the free memory).
       memory_growth: allocate regions on demand instead of reserving the limit up front.
       logical_index: index of this logical device among those carved from the physical one.
     """
 
     device_collectives = True
 
-    def __init__(self, device_id, device_name, compute_capability, total_memory, memory_limit=None,
+    def __init__(self, device_id, device_name, compute_capability, total_memory, memory_limit_bytes=None,
                  memory_growth=False, logical_index=0):
         import cupy
 
@@ -113,15 +113,15 @@ class CudaBackend(GPUBackend):
         super().__init__(device_id, device_name, compute_capability, total_memory, logical_index)
         self.xp = cupy
         with cupy.cuda.Device(self.device_id):
-            if memory_limit is None:
+            if memory_limit_bytes is None:
                 free, _ = cupy.cuda.runtime.memGetInfo()
-                memory_limit = int(free * 0.9)  # leave room for cuBLAS/cuDNN workspaces and the context
+                memory_limit_bytes = int(free * 0.9)  # leave room for cuBLAS/cuDNN workspaces and the context
             self.stream = cupy.cuda.Stream(non_blocking=True)
         self.kernels = CupyKernelLibrary(self.device_id)
         self.allocator = alloc_mod.BFCAllocator(self._allocator_name("GPU"), alloc_mod.CudaRegionProvider(
-            self.device_id), memory_limit, memory_growth)
+            self.device_id), memory_limit_bytes, memory_growth)
         self._cupy_alloc = alloc_mod.cupy_allocator(self.allocator, self.device_id)
-        self.memory_limit = memory_limit
+        self.memory_limit_bytes = memory_limit_bytes
 
     # -- scope -------------------------------------------------------------------
     def activate(self):

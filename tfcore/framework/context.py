@@ -195,7 +195,7 @@ class Context:
                 else:
                     backend = _backend.make_gpu_backend(
                         self._gpu_info[phys.name],
-                        memory_limit=None if limit_mb is None else int(limit_mb * (1 << 20)),
+                        memory_limit_bytes=None if limit_mb is None else int(limit_mb * (1 << 20)),
                         memory_growth=growth,
                         logical_index=logical_index)
                 idx = counters[phys.device_type]

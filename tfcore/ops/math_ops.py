@@ -24,7 +24,7 @@ from .array_ops import _unbroadcast, broadcast_to, reshape, transpose, zeros_lik
 from .registry import Op, execute
 
 __all__ = [
-    "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "negative",
+    "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "negative", "conj",
     "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p", "sin", "cos", "tan",
     "tanh", "sigmoid", "softplus", "softsign", "erf", "reciprocal", "maximum", "minimum", "pow",
     "squared_difference", "floor", "ceil", "round", "cast", "clip_by_value", "where", "add_n",
@@ -455,6 +455,17 @@ def negative(x, name=None):
     return execute(_NEG, (x,))
 
 
+_CONJ = _unary("Conj", lambda b, x: b.xp.conj(x), lambda c, g: [conj(g)])
+
+
+def conj(x, name=None):
+    """``tf.math.conj``: the complex conjugate; real tensors are returned unchanged (as TF)."""
+    t = as_tensor(x)
+    if not t._dtype.is_complex:
+        return t
+    return execute(_CONJ, (t,))
+
+
 def abs(x, name=None):  # noqa: A001
     return execute(_ABS, (x,))
 
@@ -793,9 +804,21 @@ MATMUL.kernel("cuda")(_matmul)  # replaced by the tiled CUDA kernel where one is
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
-    """``tf.linalg.matmul``: (batched, broadcasting) matrix product of rank >= 2 tensors."""
+    """``tf.linalg.matmul``: (batched, broadcasting) matrix product of rank >= 2 tensors.
+
+    ``adjoint_a``/``adjoint_b`` conjugate and transpose (for real dtypes the same as transposing);
+    combining one with the matching ``transpose_*`` is an error, as in TF.
+    """
+    if transpose_a and adjoint_a:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    if transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_b and adjoint_b can be True.")
     if type(a) is not Tensor or type(b) is not Tensor:
         a, b = binary_args(a, b)
+    if adjoint_a and a._dtype.is_complex:
+        a = execute(_CONJ, (a,))
+    if adjoint_b and b._dtype.is_complex:
+        b = execute(_CONJ, (b,))
     return execute(MATMUL, (a, b), {"transpose_a": bool(transpose_a or adjoint_a),
                                     "transpose_b": bool(transpose_b or adjoint_b)})
 

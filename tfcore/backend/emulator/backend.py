@@ -20,7 +20,7 @@ class EmulatedGPUBackend(GPUBackend):
     Args:
       device_id: index of the emulated physical GPU.
       device_name, compute_capability, total_memory: what the emulated card reports.
-      memory_limit: bytes for this logical device (None: the whole card).
+      memory_limit_bytes: bytes for this logical device (None: the whole card).
       memory_growth: allocate regions on demand instead of reserving the limit up front.
       logical_index: index of this logical device among those carved from the card.
     """
@@ -29,15 +29,15 @@ class EmulatedGPUBackend(GPUBackend):
     xp = np
     stream = None
 
-    def __init__(self, device_id, device_name, compute_capability, total_memory, memory_limit=None,
+    def __init__(self, device_id, device_name, compute_capability, total_memory, memory_limit_bytes=None,
                  memory_growth=False, logical_index=0):
         from ..kernel_library import emulator_library
 
         super().__init__(device_id, device_name, compute_capability, total_memory, logical_index)
         self.kernels = emulator_library()
-        self.memory_limit = memory_limit if memory_limit is not None else self.total_memory
+        self.memory_limit_bytes = memory_limit_bytes if memory_limit_bytes is not None else self.total_memory
         self.allocator = alloc_mod.BFCAllocator(self._allocator_name("EmulatedGPU"), alloc_mod.HostRegionProvider(),
-                                                self.memory_limit, memory_growth)
+                                                self.memory_limit_bytes, memory_growth)
         self._null_ctx = contextlib.nullcontext(self)
 
     # -- scope -------------------------------------------------------------------

@@ -26,9 +26,10 @@ def list_physical_gpus(n, first_index=0):
     for k in range(int(n)):
         index = first_index + k
 
-        def make(memory_limit=None, memory_growth=False, logical_index=0, _index=index):
-            return EmulatedGPUBackend(_index, DEVICE_NAME, COMPUTE_CAPABILITY, total, memory_limit=memory_limit,
-                                      memory_growth=memory_growth, logical_index=logical_index)
+        def make(memory_limit_bytes=None, memory_growth=False, logical_index=0, _index=index):
+            return EmulatedGPUBackend(_index, DEVICE_NAME, COMPUTE_CAPABILITY, total,
+                                      memory_limit_bytes=memory_limit_bytes, memory_growth=memory_growth,
+                                      logical_index=logical_index)
 
         gpus.append(PhysicalGPUInfo(index=index, device_name=DEVICE_NAME, compute_capability=COMPUTE_CAPABILITY,
                                     total_memory=total, emulated=True, make_backend=make))
