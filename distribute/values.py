@@ -224,7 +224,7 @@ class SyncOnReadVariable(MirroredVariable):
         return self if read_value else None
 
     def numpy(self):
-        return self._tfc_read().numpy()
+        return self.value().numpy()
 
 
 def make_variable(strategy, devices, args, kwargs):
@@ -235,7 +235,7 @@ def make_variable(strategy, devices, args, kwargs):
         for name, value in zip(("trainable", "validate_shape", "caching_device", "name"), args[1:]):
             kwargs[name] = value
     init = kwargs.pop("initial_value", None)
-    if callable(init) and not hasattr(init, "_tfc_read") and not isinstance(init, Tensor):
+    if callable(init) and not isinstance(init, Tensor | Variable):
         with _ctx.device(devices[0].name):
             init = init()
     kwargs.pop("device", None)

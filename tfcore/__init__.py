@@ -9,6 +9,7 @@ from .framework import dtypes as _dtypes_mod
 from .framework.dtypes import *
 from .framework.dtypes import DType, as_dtype
 from .framework.tensor import Tensor, is_tensor
+from .framework.tensor_conversion_registry import register_tensor_conversion_function
 from .framework.tensor_shape import TensorShape
 from .framework.tensor_spec import TensorSpec
 from .framework.variables import Variable, VariableAggregation, VariableSynchronization, variable_creator_scope

@@ -10,7 +10,6 @@ import functools
 import re
 
 from .framework.context import name_scope as _name_scope
-from .framework.tensor import Tensor
 from .framework.variables import Variable
 
 _VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/]*$")
@@ -106,7 +105,7 @@ def _flatten_into(module, predicate, recursive, seen, out):
 
 
 def _is_variable(v):
-    return isinstance(v, Variable) or (hasattr(v, "_tfc_read") and not isinstance(v, Tensor))
+    return isinstance(v, Variable)
 
 
 def attribute_leaves(value, depth=0):

@@ -43,7 +43,7 @@ def custom_gradient(f=None):
             outs = [Tensor(o._array, o._dtype, o._device) for o in outs]
         variables = list({id(v): v for v in accessed}.values())
         if tapes:
-            var_values = [v._tfc_read() for v in variables]
+            var_values = [v.value() for v in variables]
             n_in = len(inputs)
 
             def grad(call, *dys):

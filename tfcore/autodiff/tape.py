@@ -14,9 +14,12 @@ import numpy as np
 
 from ..framework import context as _ctx
 from ..framework import nest, recording
+from ..framework.dtypes import DIFFERENTIABLE_DTYPES as _DIFFERENTIABLE
+from ..framework.dtypes import float32 as _F32
 from ..framework.errors import InvalidArgumentError
-from ..framework.tensor import Tensor
-from ..ops.registry import _DIFFERENTIABLE, _F32, Call
+from ..framework.tensor import Tensor, is_tensor
+from ..framework.variables import Variable
+from ..ops.registry import Call
 
 
 class UnconnectedGradients(enum.Enum):
@@ -107,7 +110,7 @@ class GradientTape:
     def watch(self, tensor):
         """Watch tensors or variables (nested structures allowed)."""
         for t in nest.flatten(tensor):
-            if hasattr(t, "_tfc_read"):
+            if isinstance(t, Variable):
                 self._watch_variable(t)
             elif isinstance(t, Tensor):
                 if not _differentiable(t):
@@ -186,13 +189,13 @@ class GradientTape:
                        else UnconnectedGradients(unconnected_gradients))
         flat_sources = nest.flatten(sources)
         for s in flat_sources:
-            if not (isinstance(s, Tensor) or hasattr(s, "_tfc_read")):
+            if not (is_tensor(s)):
                 raise ValueError(f"GradientTape.gradient: source {s!r} is not a tensor or variable")
         targets = nest.flatten(target)
         out_grads = nest.flatten(output_gradients) if output_gradients is not None else [None] * len(targets)
         if len(out_grads) != len(targets):
             raise ValueError("GradientTape.gradient: output_gradients must match target structure")
-        targets = [t._tfc_read() if hasattr(t, "_tfc_read") else t for t in targets]
+        targets = [t.value() if isinstance(t, Variable) else t for t in targets]
         was_recording = self._recording
         if was_recording:
             self._pop()
@@ -217,7 +220,7 @@ class GradientTape:
         self._tracked = set()
 
     def _source_grad(self, s, grads):
-        if hasattr(s, "_tfc_read"):
+        if isinstance(s, Variable):
             ids = self._var_reads.get(id(s), ())
         else:
             ids = (id(s),)
@@ -300,7 +303,7 @@ class GradientTape:
                                "gradients (or jacobians)")
         ops = _ops()
         unconnected = UnconnectedGradients(unconnected_gradients)
-        target = target._tfc_read() if hasattr(target, "_tfc_read") else target
+        target = target.value() if isinstance(target, Variable) else target
         flat_sources = nest.flatten(sources)
         tshape = tuple(target.shape)
         if batch:

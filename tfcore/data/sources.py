@@ -12,7 +12,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from . import structure
@@ -331,7 +331,7 @@ class GeneratorDataset(DatasetV2):
 
 
 def _arg_to_numpy(a):
-    if hasattr(a, "_tfc_read") or isinstance(a, Tensor):
+    if is_tensor(a):
         a = structure.to_cpu_tensor(a)
         arr = a._array
         return arr.item() if arr.ndim == 0 and arr.dtype == object else np.array(arr)
@@ -346,7 +346,7 @@ def _to_array(v, dt, np_dt):
             raise InvalidArgumentError(None, None, f"TypeError: `generator` yielded an element of type {arr.dtype} "
                                                    "where an element of type string was expected.")
         return structure._to_bytes_array(arr) if arr.dtype.kind != "O" else arr
-    if hasattr(v, "_tfc_read") or isinstance(v, Tensor):
+    if is_tensor(v):
         v = structure.to_cpu_tensor(v)._array
     try:
         src = np.asarray(v)

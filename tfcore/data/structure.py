@@ -13,7 +13,7 @@ import numpy as np
 
 from ..framework import context as _ctx
 from ..framework import dtypes
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
@@ -137,9 +137,8 @@ def to_cpu_tensor(value, dtype=None):
         if value._device is cpu:
             return value
         return Tensor(value._device.backend.to_numpy(value._array), value._dtype, cpu)
-    read = getattr(value, "_tfc_read", None)
-    if read is not None:
-        return to_cpu_tensor(read(), dtype)
+    if is_tensor(value):  # a variable (or a registered tensor-like type): its value
+        return to_cpu_tensor(convert_to_tensor(value), dtype)
     if isinstance(value, np.ndarray) and dtype is None and value.dtype.kind in "biufc":
         return Tensor(value.copy(), _from_numpy(value.dtype), cpu)
     if isinstance(value, np.ndarray) and value.dtype.kind in "SUO" and (dtype is None or dtype is dtypes.string):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from . import structure
@@ -205,7 +205,7 @@ class _SliceBatchIterator:
 def _as_padded_shape(s):
     if isinstance(s, TensorShape):
         return s
-    if isinstance(s, Tensor) or hasattr(s, "_tfc_read"):
+    if is_tensor(s):
         s = structure.to_cpu_tensor(s)._array.tolist()
     if isinstance(s, int | np.integer):
         return TensorShape([int(s)])

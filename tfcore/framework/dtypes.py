@@ -172,6 +172,9 @@ _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
 _PY_TYPES = {float: float32, int: int32, builtins.bool: bool, str: string, bytes: string,
              complex: complex64}
 
+# The dtypes gradients flow through (tapes record ops and watch tensors of these only): floating and complex.
+DIFFERENTIABLE_DTYPES = frozenset(d for d in _ALL if d is not None and (d.is_floating or d.is_complex))
+
 
 def as_dtype(type_value):
     """Convert a DType, name, NumPy dtype, Python type or enum to a :class:`DType`.

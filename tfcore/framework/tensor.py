@@ -10,6 +10,7 @@ import numpy as np
 
 from . import context as _ctx
 from . import dtypes
+from . import tensor_conversion_registry as _conversion_registry
 from .tensor_shape import TensorShape
 
 _np_ndarray = np.ndarray
@@ -216,5 +217,6 @@ class _Reference:
 
 
 def is_tensor(x):
-    """True for tensors and variables (anything ops accept without conversion)."""
-    return isinstance(x, Tensor) or hasattr(x, "_tfc_read")
+    """``tf.is_tensor``: True for tensors, variables and other types registered with
+    ``tf.register_tensor_conversion_function`` (anything ops accept as a tensor)."""
+    return isinstance(x, Tensor) or bool(_conversion_registry.get(type(x)))

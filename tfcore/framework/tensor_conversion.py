@@ -11,6 +11,7 @@ import numpy as np
 
 from . import context as _ctx
 from . import dtypes
+from . import tensor_conversion_registry as _registry
 from .errors import InvalidArgumentError
 from .tensor import Tensor
 
@@ -59,8 +60,10 @@ def _unwrap_nested(value):
         return [_unwrap_nested(v) for v in value]
     if isinstance(value, Tensor):
         return value.numpy()
-    if hasattr(value, "_tfc_read"):
-        return value._tfc_read().numpy()
+    if _registry.get(type(value)):
+        converted = _registry.convert(value)
+        if converted is not NotImplemented:
+            return converted.numpy()
     return value
 
 
@@ -90,18 +93,19 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, device=None
                 f"convert_to_tensor: tensor of dtype {value._dtype.name} shape {value.shape} "
                 f"requested as {dtype.name}")
         return value
-    read = getattr(value, "_tfc_read", None)
-    if read is not None:
-        t = read()
-        if dtype is not None and t._dtype is not dtypes.as_dtype(dtype):
-            raise InvalidArgumentError(
-                f"convert_to_tensor: variable of dtype {t._dtype.name} requested as {dtypes.as_dtype(dtype).name}")
-        return t
     if isinstance(value, Tensor):  # subclasses
         return value
-    conv = getattr(value, "_tfc_tensor", None)  # e.g. TensorShape-like user objects
-    if conv is not None:
-        return conv()
+    if _registry.get(type(value)):  # variables, user types (tf.register_tensor_conversion_function)
+        t = _registry.convert(value, dtype=dtype, name=name)
+        if t is not NotImplemented:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"convert_to_tensor: the conversion function for {type(value).__name__} "
+                                f"returned {type(t).__name__}, not a Tensor")
+            if dtype is not None and t._dtype is not dtypes.as_dtype(dtype):
+                raise InvalidArgumentError(
+                    f"convert_to_tensor: {type(value).__name__} of dtype {t._dtype.name} requested as "
+                    f"{dtypes.as_dtype(dtype).name}")
+            return t
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     else:

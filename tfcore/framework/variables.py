@@ -11,7 +11,7 @@ import itertools
 import threading
 
 from . import context as _ctx
-from . import device_spec, dtypes, recording
+from . import device_spec, dtypes, recording, tensor_conversion_registry
 from .errors import InvalidArgumentError
 from .tensor import Tensor, _Reference
 from .tensor_conversion import convert_to_tensor
@@ -113,8 +113,7 @@ class Variable:
             return  # already initialised by the default creator under a variable_creator_scope
         if initial_value is None:
             raise ValueError("The initial value must be specified.")
-        if callable(initial_value) and not hasattr(initial_value, "_tfc_read") \
-                and not isinstance(initial_value, Tensor):
+        if callable(initial_value) and not isinstance(initial_value, Tensor | Variable):
             initial_value = initial_value()
         if isinstance(device, _ctx.Device):
             dev = device
@@ -224,7 +223,7 @@ class Variable:
             return value  # the common case (optimizer and metric updates): nothing to convert
         try:
             t = convert_to_tensor(value, dtype=self._value._dtype if not isinstance(value, Tensor) and
-                                  not hasattr(value, "_tfc_read") else None, device=dev)
+                                  not isinstance(value, Variable) else None, device=dev)
         except TypeError as e:
             raise InvalidArgumentError(f"{op_name}: cannot convert {value!r} to {self.dtype.name}: {e}") from e
         if t._dtype is not self._value._dtype:
@@ -312,3 +311,11 @@ class Variable:
 
 def _rebuild_variable(value, dtype_name, trainable, name):
     return Variable(value, dtype=dtypes.as_dtype(dtype_name), trainable=trainable, name=name.split(":")[0])
+
+
+def _variable_to_tensor(var, dtype=None, name=None, as_ref=False):
+    """Variables convert to their current value; active tapes see the read."""
+    return var._tfc_read()
+
+
+tensor_conversion_registry.register_tensor_conversion_function(Variable, _variable_to_tensor)

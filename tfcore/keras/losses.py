@@ -15,6 +15,7 @@ import warnings
 from ..framework import dtypes
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.variables import Variable
 from ..ops import array_ops, loss_ops, math_ops, reduce_ops
 
 EPSILON = 1e-7
@@ -43,8 +44,8 @@ class Reduction:
 def _tensor(x, dtype=None):
     if isinstance(x, Tensor) and (dtype is None or x._dtype is dtype):
         return x
-    if hasattr(x, "_tfc_read"):
-        x = x._tfc_read()
+    if isinstance(x, Variable):
+        x = x.value()
         return x if dtype is None else math_ops.cast(x, dtype)
     if isinstance(x, Tensor):
         return math_ops.cast(x, dtype)

@@ -12,7 +12,7 @@ from ..framework import context as _ctx
 from ..framework import dtypes
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
-from ..framework.variables import VariableAggregation, VariableSynchronization
+from ..framework.variables import Variable, VariableAggregation, VariableSynchronization
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops._common import _float_scalar
 from . import losses as losses_mod
@@ -23,8 +23,8 @@ _EPS = 1e-7
 
 def _t(x, dtype=None):
     """A tensor for ``x`` (variables read; ``dtype`` casts)."""
-    if hasattr(x, "_tfc_read"):
-        x = x._tfc_read()
+    if isinstance(x, Variable):
+        x = x.value()
     if isinstance(x, Tensor):
         return x if dtype is None or x._dtype is dtype else math_ops.cast(x, dtype)
     return convert_to_tensor(x, dtype=dtype) if dtype is None or not isinstance(x, np.ndarray | np.generic) \
@@ -97,7 +97,7 @@ class Metric(Layer):
         """Add the states of other metrics of the same kind into this one."""
         for m in metrics:
             for mine, theirs in zip(self.variables, m.variables):
-                mine.assign_add(theirs._tfc_read())
+                mine.assign_add(theirs.value())
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype}
@@ -155,8 +155,8 @@ class Reduce(Metric):
 
     def result(self):
         if self.reduction == "sum":
-            return array_ops.identity(self.total._tfc_read())
-        return math_ops.divide_no_nan(self.total._tfc_read(), self.count._tfc_read())
+            return array_ops.identity(self.total.value())
+        return math_ops.divide_no_nan(self.total.value(), self.count.value())
 
 
 class Sum(Reduce):
@@ -322,7 +322,7 @@ class RootMeanSquaredError(Mean):
         return super().update_state(math_ops.squared_difference(y_pred, y_true), sample_weight=sample_weight)
 
     def result(self):
-        return math_ops.sqrt(math_ops.divide_no_nan(self.total._tfc_read(), self.count._tfc_read()))
+        return math_ops.sqrt(math_ops.divide_no_nan(self.total.value(), self.count.value()))
 
 
 class BinaryCrossentropy(MeanMetricWrapper):
@@ -434,8 +434,8 @@ class Precision(_ConfusionMetric):
         super().__init__(thresholds, top_k, class_id, name=name or "precision", dtype=dtype)
 
     def result(self):
-        tp = self.true_positives._tfc_read()
-        return self._finish(math_ops.divide_no_nan(tp, math_ops.add(tp, self.false_positives._tfc_read())))
+        tp = self.true_positives.value()
+        return self._finish(math_ops.divide_no_nan(tp, math_ops.add(tp, self.false_positives.value())))
 
 
 class Recall(_ConfusionMetric):
@@ -447,8 +447,8 @@ class Recall(_ConfusionMetric):
         super().__init__(thresholds, top_k, class_id, name=name or "recall", dtype=dtype)
 
     def result(self):
-        tp = self.true_positives._tfc_read()
-        return self._finish(math_ops.divide_no_nan(tp, math_ops.add(tp, self.false_negatives._tfc_read())))
+        tp = self.true_positives.value()
+        return self._finish(math_ops.divide_no_nan(tp, math_ops.add(tp, self.false_negatives.value())))
 
 
 class AUC(Metric):
@@ -512,8 +512,8 @@ class AUC(Metric):
         return reduce_ops.reduce_sum(inc)
 
     def result(self):
-        tp, fp = self.true_positives._tfc_read(), self.false_positives._tfc_read()
-        tn, fn = self.true_negatives._tfc_read(), self.false_negatives._tfc_read()
+        tp, fp = self.true_positives.value(), self.false_positives.value()
+        tn, fn = self.true_negatives.value(), self.false_negatives.value()
         if self.curve == "PR" and self.summation_method == "interpolation":
             return self._interpolate_pr_auc(tp, fp, fn)
         recall = math_ops.divide_no_nan(tp, math_ops.add(tp, fn))

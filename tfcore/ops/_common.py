@@ -5,8 +5,9 @@ import numpy as np
 from ..framework import context as _ctx
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.variables import Variable
 
 _state = _ctx.thread_state()
 _FLOATING = frozenset(d for d in dtypes._ALL if d is not None and d.is_floating)
@@ -42,8 +43,8 @@ def binary_args(x, y):
             return (x, _float_scalar(y, x._dtype))
     elif ty is Tensor and (tx is float or tx is int) and y._dtype in _FLOATING:  # ``lr * grad``
         return (_float_scalar(x, y._dtype), y)
-    x_is = tx is Tensor or hasattr(x, "_tfc_read")
-    y_is = ty is Tensor or hasattr(y, "_tfc_read")
+    x_is = tx is Tensor or isinstance(x, Variable)
+    y_is = ty is Tensor or isinstance(y, Variable)
     if x_is and not y_is:  # a variable and a Python/NumPy value (``v * 0.9``)
         d = x.dtype
         return (x, _float_scalar(y, d) if (ty is float or ty is int) and d in _FLOATING
@@ -112,7 +113,7 @@ def normalize_axis(axis, ndim, op_name):
     """Axis argument -> tuple of non-negative ints (None: all axes)."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, Tensor) or hasattr(axis, "_tfc_read"):
+    if is_tensor(axis):
         axis = axis.numpy().tolist()
     if hasattr(axis, "tolist"):
         axis = axis.tolist()
@@ -137,7 +138,7 @@ def shape_tuple(shape, op_name="shape"):
             return tuple(map(int, shape))
         except (TypeError, ValueError) as e:
             raise InvalidArgumentError(None, None, f"{op_name}: invalid shape {shape!r}") from e
-    if isinstance(shape, Tensor) or hasattr(shape, "_tfc_read"):
+    if is_tensor(shape):
         shape = shape.numpy().tolist()
     if hasattr(shape, "as_list"):
         shape = shape.as_list()

@@ -10,7 +10,7 @@ from ..backend import xp_compat
 from ..framework import context as _ctx
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from ._common import as_tensor, normalize_axis, shape_tuple
 from .registry import Op, execute, get_op
@@ -35,7 +35,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
 def constant(value, dtype=None, shape=None, name="Const"):
     """``tf.constant``: a tensor from a Python/NumPy value, optionally broadcast to ``shape``."""
-    if isinstance(value, Tensor) or hasattr(value, "_tfc_read"):
+    if is_tensor(value):
         t = as_tensor(value)
         if dtype is not None and t.dtype != dtypes.as_dtype(dtype):
             t = execute(_CAST_OP(), (t,), {"dtype": dtypes.as_dtype(dtype)})
@@ -348,7 +348,7 @@ def _cast(x, dtype):
 
 def _host_ints(value, op_name, what):
     """A Python list of ints from an int/list/tuple/ndarray/tensor argument."""
-    if isinstance(value, Tensor) or hasattr(value, "_tfc_read"):
+    if is_tensor(value):
         value = as_tensor(value).numpy()
     arr = np.asarray(value)
     if arr.dtype.kind not in "iub" and arr.size:
@@ -358,7 +358,7 @@ def _host_ints(value, op_name, what):
 
 def _axis_arg(axis, ndim, op_name):
     """One axis (int or scalar tensor) in [-ndim, ndim) -> non-negative int."""
-    if isinstance(axis, Tensor) or hasattr(axis, "_tfc_read"):
+    if is_tensor(axis):
         axis = int(as_tensor(axis).numpy())
     axis = int(axis)
     if not -ndim <= axis < ndim:
@@ -605,7 +605,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     mode_l = str(mode).lower()
     if mode_l == "constant":
         cv = constant_values
-        if isinstance(cv, Tensor) or hasattr(cv, "_tfc_read"):
+        if is_tensor(cv):
             cv = as_tensor(cv).numpy()
         cv = np.asarray(cv, dtype=t.dtype.as_numpy_dtype).item() if t.dtype is not dtypes.string else cv
         return execute(_PAD, (t,), {"paddings": pads, "mode": "constant", "constant_values": cv})
@@ -880,7 +880,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
 
 def is_tensor_like(x):
-    return isinstance(x, Tensor) or hasattr(x, "_tfc_read")
+    return is_tensor(x)
 
 
 # ==================================================================================
@@ -1039,7 +1039,7 @@ def _range(b, *, start, limit, delta, dtype):
 
 
 def _scalar_value(v):
-    if isinstance(v, Tensor) or hasattr(v, "_tfc_read"):
+    if is_tensor(v):
         return as_tensor(v).numpy().item(), as_tensor(v).dtype
     return v, None
 
@@ -1134,7 +1134,7 @@ def _index_value(v, key):
         return v
     if isinstance(v, np.integer):
         return int(v)
-    if isinstance(v, Tensor) or hasattr(v, "_tfc_read"):
+    if is_tensor(v):
         t = as_tensor(v)
         if t._dtype.is_integer and t._array.ndim == 0:
             return int(t.numpy())
@@ -1184,7 +1184,7 @@ def _check_int_indices(t, index):
 
 
 def _getitem(self, key):
-    t = self if type(self) is Tensor else self._tfc_read()
+    t = self if type(self) is Tensor else self.value()
     index = _normalize_index(key)
     _check_int_indices(t, index)
     return execute(_STRIDED_SLICE, (t,), {"index": index})

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 
 __all__ = ["print"]
 
@@ -85,8 +85,8 @@ def format_array(a, summarize=3):
 
 
 def _format_value(x, summarize):
-    if isinstance(x, Tensor) or hasattr(x, "_tfc_read"):
-        t = x if isinstance(x, Tensor) else x._tfc_read()
+    if is_tensor(x):
+        t = x if isinstance(x, Tensor) else x.value()
         a = np.asarray(t)  # an array even for rank 0 (numpy() gives a scalar there)
         if t.dtype is dtypes.string and a.ndim == 0:
             v = a[()]

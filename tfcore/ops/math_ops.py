@@ -1000,7 +1000,7 @@ _OPERATORS = {
     "__mod__": floormod, "__rmod__": lambda s, o: floormod(o, s),
     "__pow__": pow, "__rpow__": lambda s, o: pow(o, s),
     "__matmul__": matmul, "__rmatmul__": lambda s, o: matmul(o, s),
-    "__neg__": negative, "__pos__": lambda s: s if isinstance(s, Tensor) else s._tfc_read(),
+    "__neg__": negative, "__pos__": lambda s: s if isinstance(s, Tensor) else s.value(),
     "__abs__": abs, "__invert__": _invert,
     "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,
     "__eq__": _eq, "__ne__": _ne,
@@ -1012,5 +1012,3 @@ _OPERATORS = {
 for _name, _fn in _OPERATORS.items():
     Tensor._override_operator(_name, _fn)
     Variable._override_operator(_name, _fn)
-Tensor.__hash__ = None
-Variable.__hash__ = None

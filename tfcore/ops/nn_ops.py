@@ -18,6 +18,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.variables import Variable
 from . import _cpu_fast, random_ops
 from ._common import as_tensor, describe, floating_rule, normalize_axis, numeric_rule
 from .array_ops import broadcast_to, reshape, transpose, zeros_like
@@ -56,7 +57,7 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 def operand_like(value, like):
     """A tensor or variable as is (its dtype is the op rule's to check); a Python/NumPy value
     converted to ``like``'s dtype, as TF converts the second operand."""
-    if hasattr(value, "_dtype") or hasattr(value, "_tfc_read"):
+    if hasattr(value, "_dtype") or isinstance(value, Variable):
         return as_tensor(value)
     return as_tensor(value, dtype=like.dtype)
 

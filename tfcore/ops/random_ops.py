@@ -18,7 +18,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 from . import math_ops as _m
 from ._common import as_tensor, describe, shape_tuple
 from .registry import Op, execute
@@ -162,7 +162,7 @@ def _affine(rnd, scale, shift):
 
 
 def _is_tensor(x):
-    return isinstance(x, Tensor) or hasattr(x, "_tfc_read") or isinstance(x, np.ndarray)
+    return is_tensor(x) or isinstance(x, np.ndarray)
 
 
 def _normal_from(gen, shape, mean, stddev, dtype):

@@ -13,7 +13,7 @@ import numpy as np
 from ..backend import xp_compat
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import _cpu_fast
 from . import math_ops as _m
@@ -427,8 +427,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """``tf.math.unsorted_segment_sum``: ``out[i] = sum(data[j] for ids[j] == i)``; negative ids are dropped."""
     d = as_tensor(data)
     ids = _index_tensor(segment_ids, "UnsortedSegmentSum")
-    n = int(as_tensor(num_segments).numpy()) if isinstance(num_segments, Tensor) or hasattr(
-        num_segments, "_tfc_read") else int(num_segments)
+    n = int(as_tensor(num_segments).numpy()) if is_tensor(num_segments) else int(num_segments)
     return execute(_UNSORTED_SEGMENT_SUM, (d, ids), {"num_segments": n})
 
 

@@ -36,7 +36,7 @@ import contextlib
 import numpy as np
 
 from ..framework import context as _ctx
-from ..framework import dtypes
+from ..framework import dtypes, tensor_conversion_registry
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -49,13 +49,14 @@ _from_numpy = dtypes.from_numpy
 _state = _ctx.thread_state()  # device scope AND tape stack: one thread-local object
 _ACTIVE = _ctx.ACTIVE         # [number of threads with a scope or tapes]: 0 skips reading _state
 _context = _ctx.context
+_conversions = tensor_conversion_registry.get
 
 REGISTRY = {}
 KINDS = ("cpu", "cuda")  # device kinds a kernel may be registered for (Backend.kind)
 # Tapes and gradients only concern floating and complex tensors; float32 is checked by identity
 # first because DType's hash is a Python call.
 _F32 = dtypes.float32
-_DIFFERENTIABLE = frozenset(d for d in dtypes._ALL if d is not None and (d.is_floating or d.is_complex))
+_DIFFERENTIABLE = dtypes.DIFFERENTIABLE_DTYPES
 
 
 class Kernel:
@@ -263,8 +264,9 @@ def _convert_inputs(inputs):
     converted = []
     for x in inputs:
         if type(x) is not Tensor:
-            read = getattr(x, "_tfc_read", None)
-            x = read() if read is not None else convert_to_tensor(x, device=dev)
+            fns = _conversions(type(x))  # variables (and user types): their registered conversion
+            t = fns[0](x) if fns else None
+            x = t if type(t) is Tensor else convert_to_tensor(x, device=dev)
         converted.append(x)
     if dev is None:
         dev = converted[0]._device if converted else _ctx.default_device()

@@ -489,7 +489,7 @@ class Layer(Module):
     def _convert_input(self, x):
         if isinstance(x, Tensor):
             t = x
-        elif isinstance(x, Variable) or hasattr(x, "_tfc_read"):
+        elif isinstance(x, Variable):
             return x
         elif isinstance(x, np.ndarray | np.generic | list | float | int):
             t = convert_to_tensor(x)

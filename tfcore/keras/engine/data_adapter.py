@@ -22,8 +22,9 @@ import numpy as np
 
 from ...framework import context as _ctx
 from ...framework import nest
-from ...framework.tensor import Tensor
+from ...framework.tensor import Tensor, is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
+from ...framework.variables import Variable
 
 # -- (x, y, sample_weight) packing -------------------------------------------------------------
 
@@ -64,8 +65,8 @@ def _place(value, dev):
         return None
     if isinstance(value, Tensor):
         return value._copy_to(dev)
-    if hasattr(value, "_tfc_read"):
-        return _place(value._tfc_read(), dev)
+    if isinstance(value, Variable):
+        return _place(value.value(), dev)
     if isinstance(value, np.ndarray | np.generic):
         return convert_to_tensor(value, device=dev)
     return value
@@ -86,7 +87,7 @@ def _to_numpy(v):
         return None
     if isinstance(v, np.ndarray):
         return v
-    if isinstance(v, Tensor) or hasattr(v, "_tfc_read"):
+    if is_tensor(v):
         return v.numpy()
     if hasattr(v, "__array__") or isinstance(v, list | float | int):
         return np.asarray(v)
@@ -95,7 +96,7 @@ def _to_numpy(v):
 
 def _is_array_structure(data):
     leaves = nest.flatten(data)
-    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic) or hasattr(v, "_tfc_read")
+    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic | Variable)
                or (isinstance(v, list | float | int) and not isinstance(v, bool)) for v in leaves)
 
 

@@ -8,7 +8,7 @@ output shapes without running anything).
 """
 
 from ...framework import nest
-from ...framework.tensor import Tensor
+from ...framework.tensor import is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
 from ...framework.tensor_spec import TensorSpec
@@ -94,7 +94,7 @@ class GraphNetwork:
         flat = self._flatten_inputs(inputs)
         values = {}
         for kt, v in zip(self.inputs, flat):
-            if not isinstance(v, Tensor) and not hasattr(v, "_tfc_read"):
+            if not is_tensor(v):
                 v = convert_to_tensor(v)
             if v.dtype is not kt.dtype and (v.dtype.is_floating or v.dtype.is_integer) \
                     and (kt.dtype.is_floating or kt.dtype.is_integer):

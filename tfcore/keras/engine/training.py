@@ -14,7 +14,7 @@ import numpy as np
 
 from ...autodiff.tape import GradientTape
 from ...framework import nest
-from ...framework.tensor import Tensor
+from ...framework.tensor import Tensor, is_tensor
 from .. import callbacks as callbacks_mod
 from .. import optimizers as optimizers_mod
 from . import compile_utils, data_adapter, distribution
@@ -83,7 +83,7 @@ def _concat(batches):
 
 
 def _numpy_structure(out):
-    if isinstance(out, Tensor) or hasattr(out, "_tfc_read"):
+    if is_tensor(out):
         return out.numpy()
     return nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else np.asarray(t), out)
 

@@ -117,7 +117,7 @@ class Optimizer:
                 np.float32(_host_float(learning_rate(0))), name="current_learning_rate", trainable=False,
                 dtype=dtypes.float32, device=self._cpu)
             return learning_rate
-        if callable(learning_rate) and not hasattr(learning_rate, "_tfc_read"):
+        if callable(learning_rate) and not isinstance(learning_rate, Variable):
             return learning_rate
         return Variable(np.float32(_host_float(learning_rate)), name="learning_rate", trainable=False,
                         dtype=dtypes.float32, device=self._cpu)
@@ -137,7 +137,7 @@ class Optimizer:
                             "If you need the learning rate to be settable, you should instantiate the "
                             "optimizer with a float `learning_rate` argument.")
         if isinstance(value, _schedules.LearningRateSchedule) or (
-                callable(value) and not hasattr(value, "_tfc_read")):
+                callable(value) and not isinstance(value, Variable)):
             self._learning_rate = self._build_learning_rate(value)
         elif isinstance(self._learning_rate, Variable):
             self._learning_rate.assign(np.float32(_host_float(value)))
@@ -317,10 +317,10 @@ class Optimizer:
 
     def _updates_for(self, grad, var, lr, step):
         slots = self._slots[_var_key(var)]
-        value = var._tfc_read()
+        value = var.value()
         if self._decays(var):
             value = math_ops.multiply(value, convert_to_tensor(1.0 - self.weight_decay * lr, dtype=value._dtype))
-        new = self._compute_update(grad, value, [s._tfc_read() for s in slots], lr, step)
+        new = self._compute_update(grad, value, [s.value() for s in slots], lr, step)
         if not isinstance(new, tuple | list):
             new = (new,)
         return [var, *slots], new
@@ -342,8 +342,8 @@ class Optimizer:
     def _updates_together(self, grads, variables, lr, step):
         """:meth:`_updates_for` of every variable through ONE update op (``_compute_update`` gets lists)."""
         slot_lists = [self._slots[_var_key(v)] for v in variables]
-        values = [v._tfc_read() for v in variables]
-        slots = [[s[j]._tfc_read() for s in slot_lists] for j in range(len(self._slot_names))] if slot_lists else []
+        values = [v.value() for v in variables]
+        slots = [[s[j].value() for s in slot_lists] for j in range(len(self._slot_names))] if slot_lists else []
         new = self._compute_update(list(grads), values, slots, lr, step)
         if type(new) is list:
             new = (new,)
@@ -370,7 +370,7 @@ class Optimizer:
         for v in variables:
             ema = self._ema[_var_key(v)]
             ema.assign(ema._value * np.asarray(m, ema.dtype.as_numpy_dtype)
-                       + v._tfc_read() * np.asarray(1 - m, ema.dtype.as_numpy_dtype))
+                       + v.value() * np.asarray(1 - m, ema.dtype.as_numpy_dtype))
         freq = self.ema_overwrite_frequency
         if freq and self._step() % freq == 0:
             self.finalize_variable_values(variables)
