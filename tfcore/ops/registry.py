@@ -118,8 +118,9 @@ class Op:
       multi_output: the implementation returns a tuple of arrays.
       grad_takes_none: (multi-output ops) the gradient function accepts None for outputs that
         received no gradient; otherwise tapes pass zeros shaped like those outputs.
-      saves_residuals: a kernel may return :class:`Residuals` (intermediate arrays its gradient
-        reuses, e.g. Conv2D's im2col columns); they are kept on the recorded :class:`Call`.
+      saves_residuals: documents (and tells composing kernels) that a kernel of this op may return
+        :class:`Residuals` (arrays its gradient reuses, e.g. Conv2D's im2col columns), which
+        ``execute`` keeps on the recorded :class:`Call`.
 
     ``candidates[kind]`` is the ordered list of :class:`Kernel` for a device kind: specialised
     kernels by descending priority, then the generic one. ``execute`` runs the first eligible
@@ -337,16 +338,17 @@ def execute(op, inputs, attrs=None):
         raise InvalidArgumentError(
             None, None, f"{op.name}: {e} (inputs: {_describe(inputs)}, device {dev.short_name})") from e
     saved = None
-    if op.saves_residuals and type(out) is Residuals:
-        saved, out = out.saved, out.output
-        if b.scoped:
-            out = tuple(map(b.adopt, out)) if op.multi_output else b.adopt(out)
     if op.multi_output:
+        if type(out) is Residuals:
+            out, saved = _unwrap_residuals(out, b, True)
         dts = out_dtype if out_dtype is not None else (None,) * len(out)
         outputs = tuple(_wrap(a, dev, dt) for a, dt in zip(out, dts))
     else:
-        if type(out) is not _np_ndarray and isinstance(out, _np_generic):
-            out = np.asarray(out)
+        if type(out) is not _np_ndarray:  # a NumPy scalar, a device array, or Residuals
+            if type(out) is Residuals:
+                out, saved = _unwrap_residuals(out, b, False)
+            if isinstance(out, _np_generic):
+                out = np.asarray(out)
         outputs = Tensor(out, out_dtype if out_dtype is not None else _from_numpy(out.dtype), dev)
     if tapes and op.grad is not None:
         outs = outputs if type(outputs) is tuple else (outputs,)
@@ -356,6 +358,14 @@ def execute(op, inputs, attrs=None):
             else:
                 tape._record(op, recorded, outs, attrs, saved)
     return outputs
+
+
+def _unwrap_residuals(res, b, multi_output):
+    """(output, saved arrays) of a kernel's :class:`Residuals`; scoped backends adopt the output here."""
+    out = res.output
+    if b.scoped:
+        out = tuple(map(b.adopt, out)) if multi_output else b.adopt(out)
+    return out, res.saved
 
 
 def _wrap(a, dev, dt):
