@@ -223,10 +223,12 @@ def _div_no_nan(b, x, y):
 
 
 
-@_DIV_NO_NAN.kernel("cpu", supports=lambda x, y: y.ndim == 0, priority=1, name="scalar_divisor")
-def _div_no_nan_scalar_cpu(b, x, y):
-    """A scalar divisor (every metric result): one division, or zeros (no host sync concern on CPU)."""
-    return np.true_divide(x, y) if y != 0 else np.zeros(x.shape, dtype=np.result_type(x, y))
+@_DIV_NO_NAN.kernel("cpu")
+def _div_no_nan_cpu(b, x, y):
+    """A scalar divisor (every metric result): one division or zeros (a host value: no sync to avoid)."""
+    if y.ndim == 0:
+        return np.true_divide(x, y) if y != 0 else np.zeros(x.shape, dtype=np.result_type(x, y))
+    return _div_no_nan(b, x, y)
 
 def divide_no_nan(x, y, name=None):
     """x / y, 0 where y == 0 (TF's ``DivNoNan``; Keras metrics divide their totals with it).

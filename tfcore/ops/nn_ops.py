@@ -75,8 +75,14 @@ RELU_GRAD = Op("ReluGrad", rule=numeric_rule,
 
 @RELU.kernel()
 def _relu(b, x):
-    zeros = _cpu_fast.shared_zeros_like(x) if b.kind == "cpu" else None  # NumPy: full-array max is SIMD
-    return b.xp.maximum(x, zeros if zeros is not None else _zero(b.xp, x.dtype))
+    return b.xp.maximum(x, _zero(b.xp, x.dtype))
+
+
+@RELU.kernel("cpu")
+def _relu_cpu(b, x):
+    """NumPy: ``maximum`` against a same-shape zeros array takes the SIMD loop (a scalar does not)."""
+    zeros = _cpu_fast.shared_zeros_like(x)
+    return np.maximum(x, zeros if zeros is not None else _zero(np, x.dtype))
 
 
 @RELU_GRAD.kernel()
@@ -344,11 +350,12 @@ def _bias_add_grad(b, g, *, data_format):
     return g.sum(axis=tuple(i for i in range(g.ndim) if i != ch), dtype=g.dtype)
 
 
-@BIAS_ADD_GRAD.kernel("cpu", supports=lambda g, *, data_format: _channel_axis(g.ndim, data_format) == g.ndim - 1,
-                      priority=1, name="column_sums")
-def _bias_add_grad_channels_last_cpu(b, g, *, data_format):
+@BIAS_ADD_GRAD.kernel("cpu")
+def _bias_add_grad_cpu(b, g, *, data_format):
     """Channels last: column sums of [rows, C] through BLAS."""
-    return _cpu_fast.column_sums(g.reshape(-1, g.shape[-1]))
+    if _channel_axis(g.ndim, data_format) == g.ndim - 1:
+        return _cpu_fast.column_sums(g.reshape(-1, g.shape[-1]))
+    return _bias_add_grad(b, g, data_format=data_format)
 
 
 def bias_add(value, bias, data_format=None, name=None):

@@ -92,16 +92,14 @@ def _sum(b, x, *, axis, keepdims):
     return b.xp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
-def _all_but_last_axis(x, *, axis, keepdims):
+@_SUM.kernel("cpu")
+def _sum_cpu(b, x, *, axis, keepdims):
     nd = x.ndim
-    return nd >= 2 and len(axis) == nd - 1 and nd - 1 not in axis and x.flags.c_contiguous
-
-
-@_SUM.kernel("cpu", supports=_all_but_last_axis, priority=1, name="column_sums")
-def _sum_columns_cpu(b, x, *, axis, keepdims):
-    """Every axis but the last (a broadcast bias's gradient): column sums through BLAS."""
-    out = _cpu_fast.column_sums(x.reshape(-1, x.shape[-1]))
-    return out.reshape((1,) * (x.ndim - 1) + out.shape) if keepdims else out
+    if nd >= 2 and len(axis) == nd - 1 and nd - 1 not in axis and x.flags.c_contiguous:
+        # every axis but the last (a broadcast bias's gradient): column sums through BLAS
+        out = _cpu_fast.column_sums(x.reshape(-1, x.shape[-1]))
+        return out.reshape((1,) * (nd - 1) + out.shape) if keepdims else out
+    return np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):

@@ -101,6 +101,29 @@ class Kernel:
         return f"<Kernel {self.describe()}>"
 
 
+def _direct_callable(cands):
+    """What ``execute`` calls for a kind without a selection step: the first candidate when it has no
+    constraints; a dispatcher over the constrained ones when the list ends with an unconstrained
+    (generic) candidate, so one of them always applies; None otherwise (``_select_kernel`` decides,
+    falling back to the CPU)."""
+    if not cands[0].constrained:
+        return cands[0].fn
+    if cands[-1].constrained:
+        return None
+    checks = tuple((c.dtypes, c.supports, c.fn) for c in cands[:-1] if c.dtypes is None or c.dtypes)
+    generic = cands[-1].fn
+
+    def dispatch(b, *arrays, **attrs):
+        first = arrays[0].dtype if arrays else None
+        for dts, supports, fn in checks:
+            if (dts is None or first in dts) and (supports is None or supports(*arrays, **attrs)):
+                return fn(b, *arrays, **attrs)
+        return generic(b, *arrays, **attrs)
+
+    dispatch.__qualname__ = dispatch.__name__ = f"dispatch[{', '.join(c.name for c in cands)}]"
+    return dispatch
+
+
 def _np_dtype(d):
     as_np = getattr(d, "as_numpy_dtype", None)  # a tfcore DType
     return np.dtype(as_np if as_np is not None else d)
@@ -163,10 +186,11 @@ class Op:
                 # Specialised by descending priority (stable), the generic one (priority None) last.
                 cands.sort(key=lambda c: float("inf") if c.priority is None else -c.priority)
                 self.candidates[k] = cands
-                if cands[0].constrained:
+                direct = _direct_callable(cands)
+                if direct is None:
                     self._direct.pop(k, None)
                 else:
-                    self._direct[k] = cands[0].fn
+                    self._direct[k] = direct
             return fn
 
         return deco
