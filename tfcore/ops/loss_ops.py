@@ -17,7 +17,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ._common import as_tensor, describe, floating_rule
+from ._common import as_tensor, describe, floating_rule, in_accumulation_dtype
 from .array_ops import ones_like, reshape, transpose, zeros_like
 from .math_ops import (
     abs,
@@ -91,6 +91,10 @@ SOFTMAX_CROSS_ENTROPY = Op("SoftmaxCrossEntropyWithLogits", rule=_xent_rule, mul
 
 @SOFTMAX_CROSS_ENTROPY.kernel()
 def _softmax_xent(b, x, labels):
+    out_dtype, x, labels = in_accumulation_dtype(x, labels)  # float16/bfloat16 computed in float32
+    if out_dtype != x.dtype:
+        loss, backprop = _softmax_xent(b, x, labels)
+        return loss.astype(out_dtype), backprop.astype(out_dtype)
     xp = b.xp
     s = x - x.max(axis=-1, keepdims=True)
     logp = s - xp.log(xp.exp(s).sum(axis=-1, keepdims=True))
@@ -142,6 +146,10 @@ def _sparse_softmax_xent_cpu(x, labels):
 
 @SPARSE_SOFTMAX_CROSS_ENTROPY.kernel()
 def _sparse_softmax_xent(b, x, labels):
+    out_dtype, x = in_accumulation_dtype(x)  # float16/bfloat16 computed in float32, rounded once
+    if out_dtype != x.dtype:
+        loss, backprop = _sparse_softmax_xent(b, x, labels)
+        return loss.astype(out_dtype), backprop.astype(out_dtype)
     xp = b.xp
     if b.kind == "cpu" and xp is np and x.ndim == 2 and labels.flags.c_contiguous:
         out = _sparse_softmax_xent_cpu(x, labels)

@@ -17,7 +17,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import _cpu_fast
 from . import math_ops as _m
-from ._common import as_tensor, bool_rule, describe, normalize_axis, numeric_rule
+from ._common import accumulation_dtype, as_tensor, bool_rule, describe, normalize_axis, numeric_rule
 from .array_ops import (
     _axis_arg,
     _index_tensor,
@@ -87,6 +87,9 @@ _SUM = _reduction("Sum", numeric_rule, _sum_grad)
 
 @_SUM.kernel()
 def _sum(b, x, *, axis, keepdims):
+    acc = accumulation_dtype(x.dtype)
+    if acc != x.dtype:  # float16/bfloat16: float32 accumulation, one rounding
+        return b.xp.sum(x, axis=axis, keepdims=keepdims, dtype=acc).astype(x.dtype)
     if b.xp is np:  # the ufunc directly: np.sum's Python wrapper costs ~1.3 us per call
         nd = x.ndim
         if b.kind == "cpu" and nd >= 2 and len(axis) == nd - 1 and nd - 1 not in axis and x.flags.c_contiguous:
@@ -123,6 +126,9 @@ def _mean(b, x, *, axis, keepdims):
             return xp.zeros_like(s)
         q = xp.abs(s) // n
         return (xp.where(s < 0, -q, q)).astype(x.dtype, copy=False)
+    acc = accumulation_dtype(x.dtype)
+    if acc != x.dtype:  # float16/bfloat16: float32 accumulation, one rounding
+        return xp.mean(x, axis=axis, keepdims=keepdims, dtype=acc).astype(x.dtype)
     if xp is np and x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size:
         # np.mean's own steps (float32/64 sum, then divide by the count) minus its ~5 us of Python
         return np.add.reduce(x, axis=axis, keepdims=keepdims) / math.prod(x.shape[a] for a in axis)
