@@ -787,7 +787,8 @@ def _matmul(b, x, y, *, transpose_a, transpose_b):
         # float16/bfloat16 on the host: NumPy has no half BLAS (10x slower, bfloat16 accumulates in
         # bfloat16); multiply in float32 and round once, as a GPU's float32 accumulators do
         out_dtype, x, y = in_accumulation_dtype(x, y)
-        return np.matmul(x, y).astype(out_dtype)
+        with np.errstate(over="ignore"):  # overflow gives inf, silently, as on a GPU (loss scaling relies on it)
+            return np.matmul(x, y).astype(out_dtype)
     return b.xp.matmul(x, y)
 
 

@@ -345,7 +345,9 @@ def _bias_add(b, v, bias, *, data_format):
 def _bias_add_grad(b, g, *, data_format):
     ch = _channel_axis(g.ndim, data_format)
     if accumulation_dtype(g.dtype) != g.dtype:  # float16/bfloat16: float32 sums, one rounding
-        return g.sum(axis=tuple(i for i in range(g.ndim) if i != ch), dtype=accumulation_dtype(g.dtype)).astype(g.dtype)
+        with np.errstate(over="ignore"):
+            return g.sum(axis=tuple(i for i in range(g.ndim) if i != ch),
+                         dtype=accumulation_dtype(g.dtype)).astype(g.dtype)
     if b.kind == "cpu" and ch == g.ndim - 1:  # channels last: column sums of [rows, C] through BLAS
         return _cpu_fast.column_sums(g.reshape(-1, g.shape[-1]))
     return g.sum(axis=tuple(i for i in range(g.ndim) if i != ch), dtype=g.dtype)
