@@ -306,3 +306,15 @@ def test_mixed_float16_converges_on_an_emulated_gpu_with_float16_kernels(emulate
     assert model.weights[0].device.endswith("GPU:0")
     assert "matmul_f16" in launched  # the float16 layers ran our float16 kernel
     assert abs(accuracy - reference) <= 0.01
+
+
+def test_train_command_with_mixed_precision(capsys):
+    from tfcore.cli import main
+
+    with tf.device("/CPU:0"):
+        assert main(["train", "--model", "mlp", "--epochs", "4", "--verbose", "0", "--mixed-precision"]) == 0
+    text = capsys.readouterr().out
+    assert "Mixed precision: policy mixed_float16 (compute float16, variables float32)" in text
+    assert "LossScaleOptimizer" in text and "Final loss scale:" in text
+    assert float(text.split("Test accuracy:")[1].split()[0]) >= 0.93
+    assert mp.global_policy().name == "float32"  # the command restores the global policy
