@@ -83,6 +83,25 @@ def in_accumulation_dtype(*arrays):
     return (out, *[a.astype(ct) for a in arrays])
 
 
+def host_float32(kernel):
+    """Decorator: a ``cpu`` kernel given float16/bfloat16 arrays runs on float32 copies and its results are
+    rounded back. NumPy emulates 16-bit arithmetic element by element (3-10x slower than float32 plus two
+    SIMD casts); for exact operations (masks, maxima, selections) the values are identical, and sums and
+    products are rounded once, as a GPU's float32 registers do. Other backends call the kernel as is."""
+    def run(b, *arrays, **attrs):
+        dt = arrays[0].dtype if arrays else None
+        if b.kind != "cpu" or dt is None or accumulation_dtype(dt) == dt:
+            return kernel(b, *arrays, **attrs)
+        out = kernel(b, *[a.astype(_F32) if a.dtype == dt else a for a in arrays], **attrs)
+        if type(out) is tuple:
+            return tuple(o.astype(dt) if o.dtype == _F32 else o for o in out)
+        return out.astype(dt)
+
+    run.__name__ = run.__qualname__ = kernel.__name__
+    run.__doc__ = kernel.__doc__
+    return run
+
+
 def describe(tensors):
     return ", ".join(f"{t.dtype.name}{list(t.shape)}" for t in tensors)
 

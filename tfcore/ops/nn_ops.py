@@ -19,7 +19,7 @@ from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _cpu_fast, random_ops
-from ._common import accumulation_dtype, as_tensor, describe, floating_rule, normalize_axis, numeric_rule
+from ._common import accumulation_dtype, as_tensor, describe, floating_rule, host_float32, normalize_axis, numeric_rule
 from .array_ops import broadcast_to, reshape, transpose, zeros_like
 from .math_ops import (
     add,
@@ -79,6 +79,7 @@ def _relu(b, x):
 
 
 @RELU_GRAD.kernel()
+@host_float32
 def _relu_grad(b, g, y):
     """``g`` where the ReLU output (or input) is positive, else 0: ``g * (y > 0)``, TF's formula.
 
