@@ -76,3 +76,40 @@ def test_keras_losses_of_float16_predictions_are_float32():
     np.testing.assert_allclose(loss.numpy(), -np.mean(np.log([p[0, 1] / p[0].sum(), p[1, 0] / p[1].sum()])),
                                rtol=1e-6)
     assert tf.keras.losses.MeanSquaredError()(np.zeros((2, 2)), y_pred).dtype == tf.float32
+
+
+@pytest.fixture
+def emulated_gpu(monkeypatch):
+    from tfcore.framework.context import context
+
+    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "1")
+    context.reset_for_tests()
+    yield
+    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+    context.reset_for_tests()
+
+
+def _layer_step(x, w, bias, labels):
+    """A float16 conv + bias + ReLU, max-pool, dense and softmax cross-entropy, with its gradients."""
+    with tf.GradientTape() as tape:
+        tape.watch([w, bias])
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "SAME"), bias))
+        h = tf.reshape(tf.nn.max_pool2d(h, 2, 2, "VALID"), [x.shape[0], -1])
+        logits = tf.matmul(h, tf.ones([h.shape[1], 10], tf.float16) * 0.05)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
+    return [loss, logits, *tape.gradient(loss, [w, bias])]
+
+
+def test_float16_training_ops_on_an_emulated_gpu_match_the_cpu(emulated_gpu):
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((4, 8, 8, 3)), rng.standard_normal((3, 3, 3, 8)) * 0.3, rng.standard_normal(8))
+    labels = tf.constant(np.array([1, 4, 9, 0]))
+    results = {}
+    for device in ("/CPU:0", "/GPU:0"):
+        with tf.device(device):
+            x, w, bias = (tf.cast(tf.constant(a, tf.float32), tf.float16) for a in args)
+            results[device] = _layer_step(x, w, bias, labels)
+    for cpu, gpu in zip(results["/CPU:0"], results["/GPU:0"]):
+        assert gpu.dtype == tf.float16 and gpu.device.endswith("GPU:0")
+        np.testing.assert_allclose(gpu.numpy().astype(np.float64), cpu.numpy().astype(np.float64),
+                                   rtol=2e-2, atol=2e-2)

@@ -42,7 +42,7 @@ def pool_geometry(shape, ksize, strides, padding, explicit_paddings=()):
 
 def _lowest(xp, dtype):
     dt = np.dtype(dtype)
-    if dt.kind == "f":
+    if dt.kind in "fV":  # "V": ml_dtypes bfloat16
         return -np.inf
     return np.iinfo(dt).min
 

@@ -197,11 +197,11 @@ def _extreme_kernel(fn_name, empty_value):
 
 
 def _lowest(dt):
-    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+    return -np.inf if dt.kind in "fV" else np.iinfo(dt).min  # "V": ml_dtypes bfloat16
 
 
 def _highest(dt):
-    return np.inf if dt.kind == "f" else np.iinfo(dt).max
+    return np.inf if dt.kind in "fV" else np.iinfo(dt).max
 
 
 _MAX = _reduction("Max", numeric_rule, _minmax_grad)
@@ -531,7 +531,7 @@ def _in_top_k(b, predictions, targets, *, k):
     t = xp.clip(targets, 0, max(n - 1, 0)).astype(xp.int64)
     target_val = xp.take_along_axis(predictions, t[:, None], axis=1)
     better = xp.sum(predictions > target_val, axis=1)
-    finite = xp.all(xp.isfinite(predictions), axis=1) if predictions.dtype.kind == "f" else True
+    finite = xp.all(xp.isfinite(predictions), axis=1) if predictions.dtype.kind in "fV" else True
     return valid & (better < k) & finite
 
 
