@@ -133,6 +133,16 @@ def test_batch_normalization_statistics_in_float32():
     np.testing.assert_allclose(y.numpy(), (xh - xh.mean(0)) / np.sqrt(xh.var(0) + 1e-3), atol=4e-3)
 
 
+def test_embedding_gathers_float32_rows_and_casts_them():
+    mp.set_global_policy("mixed_float16")
+    emb = layers.Embedding(5000, 2)
+    emb.build(None)
+    emb.embeddings.assign(np.stack([np.arange(5000) % 7, np.full(5000, 0.5)], axis=1).astype(np.float32))
+    out = emb(np.array([[4097.0, 1.0]]))  # float ids are not cast to float16 first (4097 is not a float16)
+    assert out.dtype == tf.float16 and emb.embeddings.dtype == tf.float32
+    np.testing.assert_array_equal(out.numpy(), [[[4097 % 7, 0.5], [1, 0.5]]])
+
+
 def test_metrics_stay_float32_under_a_mixed_global_policy():
     mp.set_global_policy("mixed_float16")
     m = tf.keras.metrics.Mean()
