@@ -222,6 +222,25 @@ def test_float16_overflow_is_skipped_until_the_scale_fits_then_grows():
     np.testing.assert_allclose(dense.kernel.numpy(), -1e-6 * 16 * 3, rtol=1e-3)
 
 
+def test_loss_scaling_keeps_small_float16_gradients_from_underflowing():
+    """d(1e-8 * sum(y))/dy = 1e-8 is below float16's smallest subnormal (6e-8): zero without scaling."""
+    mp.set_global_policy("mixed_float16")
+    dense = layers.Dense(1, kernel_initializer="ones")
+    x = np.full((2, 3), 0.5, np.float32)
+
+    def grads(opt=None):
+        with tf.GradientTape() as tape:
+            loss = tf.cast(dense(x), tf.float32) * 1e-8
+            loss = tf.reduce_sum(loss)
+            scaled = opt.get_scaled_loss(loss) if opt is not None else loss
+        g = tape.gradient(scaled, dense.kernel)
+        return opt.get_unscaled_gradients([g])[0] if opt is not None else g
+
+    np.testing.assert_array_equal(grads().numpy(), 0.0)
+    np.testing.assert_allclose(grads(mp.LossScaleOptimizer(tf.keras.optimizers.SGD())).numpy(), [[1e-8]] * 3,
+                               rtol=1e-3)
+
+
 def test_compile_wraps_the_optimizer_under_mixed_float16_only():
     for policy, wrapped in (("mixed_float16", True), ("mixed_bfloat16", False), ("float32", False)):
         mp.set_global_policy(policy)
@@ -283,12 +302,18 @@ def _digits_accuracy(policy, device):
     return accuracy, model
 
 
-def test_mixed_float16_converges_to_the_float32_accuracy_on_cpu():
+def test_mixed_float16_converges_to_the_float32_accuracy_on_cpu(monkeypatch):
     reference, _ = _digits_accuracy("float32", "/CPU:0")
+    scaled = []
+    monkeypatch.setattr(mp.LossScaleOptimizer, "get_scaled_loss",
+                        lambda self, loss, f=mp.LossScaleOptimizer.get_scaled_loss: scaled.append(1) or f(self, loss))
     accuracy, model = _digits_accuracy("mixed_float16", "/CPU:0")
     assert reference > 0.9
     assert abs(accuracy - reference) <= 0.01
     assert isinstance(model.optimizer, mp.LossScaleOptimizer)
+    steps = 3 * -(-1437 // 128)
+    assert len(scaled) == steps  # fit scaled every step's loss
+    assert int(model.optimizer.dynamic_counter.numpy()) == steps and int(model.optimizer.iterations.numpy()) == steps
 
 
 @pytest.fixture
