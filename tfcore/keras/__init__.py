@@ -7,3 +7,4 @@ from .engine.model import Model
 from .engine.sequential import Sequential
 from . import applications
 from . import callbacks, datasets, losses, metrics, optimizers, utils
+from . import mixed_precision

@@ -53,9 +53,10 @@ def _tensor(x, dtype=None):
 
 
 def _floating(x):
-    """``x`` as a floating tensor: float dtypes kept, others cast to float32."""
+    """``x`` as a float32/float64 tensor: float16/bfloat16 (mixed-precision outputs) and non-floating
+    values are cast to float32, so losses are computed and reduced in float32 (as Keras 3 does)."""
     x = _tensor(x)
-    return x if x.dtype.is_floating else math_ops.cast(x, dtypes.float32)
+    return x if x.dtype is dtypes.float32 or x.dtype is dtypes.float64 else math_ops.cast(x, dtypes.float32)
 
 
 def _pred_and_true(y_true, y_pred):
@@ -207,6 +208,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, 
     else:
         perm = [i for i in range(y_pred.ndim) if i != axis % y_pred.ndim] + [axis % y_pred.ndim]
         y_pred = array_ops.transpose(y_pred, perm)
+    if y_pred.dtype.size < 4:  # float16/bfloat16 logits or probabilities: the loss in float32
+        y_pred = math_ops.cast(y_pred, dtypes.float32)
     # clip with maximum/minimum: same values and gradient as clip_by_value, fewer ops in the backward pass
     logits = y_pred if from_logits else math_ops.log(math_ops.minimum(math_ops.maximum(y_pred, EPSILON),
                                                                       1.0 - EPSILON))

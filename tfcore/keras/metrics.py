@@ -15,6 +15,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.variables import Variable, VariableAggregation, VariableSynchronization
 from ..ops import array_ops, math_ops, reduce_ops
 from ..ops._common import _float_scalar
+from . import backend
 from . import losses as losses_mod
 from .engine.base_layer import Layer
 
@@ -62,7 +63,8 @@ class Metric(Layer):
     """Base class: ``update_state``, ``result``, ``reset_state``; state created with ``add_weight``."""
 
     def __init__(self, name=None, dtype=None, **kwargs):
-        super().__init__(name=name, dtype=dtype, **kwargs)
+        # floatx, not the global mixed-precision policy: metrics accumulate in float32 (as Keras)
+        super().__init__(name=name, dtype=dtype if dtype is not None else backend.floatx(), **kwargs)
         self.stateful = True
         self.built = True
 

@@ -11,17 +11,26 @@ import numpy as np
 from ..cli import command
 
 
-def build_model(kind, num_classes=10):
-    """The small CNN (default) or MLP used by ``tfcore train``, for 8×8×1 inputs."""
+def build_model(kind, num_classes=10, mixed_precision=False):
+    """The small CNN (default) or MLP used by ``tfcore train``, for 8×8×1 inputs.
+
+    With ``mixed_precision`` (the global policy set to ``'mixed_float16'`` by the caller) the softmax
+    is a separate float32 layer, as TF's mixed-precision guide does: the logits are computed in
+    float16 and the probabilities, hence the loss, in float32.
+    """
     from .. import keras
 
     layers = keras.layers
+    if mixed_precision:
+        head = [layers.Dense(num_classes), layers.Activation("softmax", dtype="float32")]
+    else:
+        head = [layers.Dense(num_classes, activation="softmax")]
     if kind == "mlp":
         return keras.Sequential([
             layers.Flatten(input_shape=(8, 8, 1)),
             layers.Dense(128, activation="relu"),
             layers.Dense(64, activation="relu"),
-            layers.Dense(num_classes, activation="softmax"),
+            *head,
         ], name="digits_mlp")
     return keras.Sequential([
         layers.Conv2D(32, 3, padding="same", activation="relu", input_shape=(8, 8, 1)),
@@ -30,7 +39,7 @@ def build_model(kind, num_classes=10):
         layers.MaxPooling2D(2),
         layers.Flatten(),
         layers.Dense(64, activation="relu"),
-        layers.Dense(num_classes, activation="softmax"),
+        *head,
     ], name="digits_cnn")
 
 
@@ -53,6 +62,9 @@ def _add_arguments(parser):
     parser.add_argument("--memory-limit", type=int, default=None, metavar="MB",
                         help="memory limit of each logical GPU when GPU:0 is split (default: an equal share)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--mixed-precision", action="store_true",
+                        help="train with the 'mixed_float16' policy: float16 compute (tensor cores on a GPU), "
+                             "float32 variables, dynamic loss scaling")
     parser.add_argument("--verbose", type=int, choices=(0, 1, 2), default=1, help="progress output (default: 1)")
 
 
@@ -105,10 +117,19 @@ def run(args):
     keras.utils.set_random_seed(args.seed)
     (x_train, y_train), (x_test, y_test) = load_digits()
     limits = _limit_blas_threads()
-    with strategy.scope() if strategy is not None else contextlib.nullcontext():
-        model = build_model(args.model)
-        model.compile(optimizer=keras.optimizers.Adam(learning_rate=3e-3 if args.model == "cnn" else 1e-3),
-                      loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    policy = keras.mixed_precision.global_policy()
+    if args.mixed_precision:
+        keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        with strategy.scope() if strategy is not None else contextlib.nullcontext():
+            model = build_model(args.model, mixed_precision=args.mixed_precision)
+            model.compile(optimizer=keras.optimizers.Adam(learning_rate=3e-3 if args.model == "cnn" else 1e-3),
+                          loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    finally:
+        keras.mixed_precision.set_global_policy(policy)
+    if args.mixed_precision:
+        print(f"Mixed precision: policy {model.dtype_policy.name} (compute {model.compute_dtype}, variables "
+              f"{model.variable_dtype}), optimizer {type(model.optimizer).__name__} with dynamic loss scaling")
     print(f"Training a {args.model.upper()} on {len(x_train)} digits ({model.count_params():,} parameters), "
           f"testing on {len(x_test)}.")
     start = time.perf_counter()
@@ -119,4 +140,6 @@ def run(args):
     if limits is not None:
         limits.restore_original_limits()
     print(f"Test accuracy: {accuracy:.4f} (loss {loss:.4f}); trained in {seconds:.1f} s")
+    if args.mixed_precision:
+        print(f"Final loss scale: {float(model.optimizer.loss_scale):g}")
     return 0

@@ -16,7 +16,7 @@ backprops), so higher-order gradients work as for the separate ops.
 
 from ..framework.errors import InvalidArgumentError
 from . import _cpu_fast
-from ._common import describe
+from ._common import describe, host_float32
 from .conv_ops import CONV2D, CONV2D_BACKPROP_FILTER, CONV2D_BACKPROP_INPUT, _conv2d_rule, _conv_attrs
 from .math_ops import MATMUL, _matmul_grad_needed, _matmul_rule
 from .nn_ops import BIAS_ADD_GRAD, RELU_GRAD
@@ -80,6 +80,7 @@ FUSED_MATMUL = Op("_FusedMatMul", rule=_fused_matmul_rule, grad=_fused_matmul_gr
 
 
 @FUSED_MATMUL.kernel()
+@host_float32  # float16 on the CPU: product, bias and ReLU in float32, rounded once
 def _fused_matmul(b, x, w, bias, *, transpose_a, transpose_b, fused_ops):
     out = MATMUL.run_kernel(b, (x, w), {"transpose_a": transpose_a, "transpose_b": transpose_b})
     return _finish(b, out, bias, fused_ops)
@@ -119,6 +120,7 @@ FUSED_CONV2D = Op("_FusedConv2D", rule=_fused_conv2d_rule, grad=_fused_conv2d_gr
 
 
 @FUSED_CONV2D.kernel()
+@host_float32
 def _fused_conv2d(b, x, w, bias, *, fused_ops, **attrs):
     out = CONV2D.run_kernel(b, (x, w), attrs)
     if type(out) is Residuals:  # Conv2D's saved columns become this op's (its gradient runs the filter backprop)

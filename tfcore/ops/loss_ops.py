@@ -17,7 +17,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from ._common import as_tensor, describe, floating_rule
+from ._common import as_tensor, describe, floating_rule, in_accumulation_dtype
 from .array_ops import ones_like, reshape, transpose, zeros_like
 from .math_ops import (
     abs,
@@ -91,6 +91,10 @@ SOFTMAX_CROSS_ENTROPY = Op("SoftmaxCrossEntropyWithLogits", rule=_xent_rule, mul
 
 @SOFTMAX_CROSS_ENTROPY.kernel()
 def _softmax_xent(b, x, labels):
+    out_dtype, x, labels = in_accumulation_dtype(x, labels)  # float16/bfloat16 computed in float32
+    if out_dtype != x.dtype:
+        loss, backprop = _softmax_xent(b, x, labels)
+        return loss.astype(out_dtype), backprop.astype(out_dtype)
     xp = b.xp
     s = x - x.max(axis=-1, keepdims=True)
     logp = s - xp.log(xp.exp(s).sum(axis=-1, keepdims=True))
@@ -141,7 +145,9 @@ def _sparse_softmax_xent_cpu(x, labels):
 
 
 def _sparse_xent_xp(xp, x, labels, valid):
-    """(loss, dlogits) with out-of-range labels read as class 0 (callers decide what those rows become)."""
+    """(loss, dlogits) with out-of-range labels read as class 0 (callers decide what those rows become);
+    float16/bfloat16 logits are computed in float32 and rounded once."""
+    out_dtype, x = in_accumulation_dtype(x)
     n = x.shape[0]
     safe = xp.where(valid, labels, 0)
     s = x - x.max(axis=-1, keepdims=True)
@@ -150,13 +156,15 @@ def _sparse_xent_xp(xp, x, labels, valid):
     loss = -logp[rows, safe]
     backprop = xp.exp(logp)
     backprop[rows, safe] -= 1
+    if out_dtype != x.dtype:
+        return loss.astype(out_dtype), backprop.astype(out_dtype)
     return loss, backprop
 
 
 @SPARSE_SOFTMAX_CROSS_ENTROPY.kernel("cpu")
 def _sparse_softmax_xent(b, x, labels):
     """TF's CPU kernel: an out-of-range label is an error."""
-    if x.ndim == 2 and labels.flags.c_contiguous:
+    if x.ndim == 2 and x.dtype.itemsize >= 4 and labels.flags.c_contiguous:
         out = _sparse_softmax_xent_cpu(x, labels)
         if out is not None:
             return out

@@ -20,7 +20,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.variables import Variable
 from . import _cpu_fast, random_ops
-from ._common import as_tensor, describe, floating_rule, normalize_axis, numeric_rule
+from ._common import accumulation_dtype, as_tensor, describe, floating_rule, host_float32, normalize_axis, numeric_rule
 from .array_ops import broadcast_to, reshape, transpose, zeros_like
 from .math_ops import (
     add,
@@ -86,6 +86,7 @@ def _relu_cpu(b, x):
 
 
 @RELU_GRAD.kernel()
+@host_float32
 def _relu_grad(b, g, y):
     """``g`` where the ReLU output (or input) is positive, else 0: ``g * (y > 0)``, TF's formula.
 
@@ -261,6 +262,8 @@ LOG_SOFTMAX = Op("LogSoftmax", rule=_softmax_rule, grad=_log_softmax_grad)
 @SOFTMAX.kernel()
 def _softmax(b, x):
     xp = b.xp
+    if accumulation_dtype(x.dtype) != x.dtype:  # float16/bfloat16: exp and sums in float32, one rounding
+        return _softmax(b, x.astype(accumulation_dtype(x.dtype))).astype(x.dtype)
     if xp is np and x.size:  # the ufuncs' reduce directly: ndarray.max/sum add ~1 us of Python each
         e = np.exp(x - np.maximum.reduce(x, axis=-1, keepdims=True))
         e /= np.add.reduce(e, axis=-1, keepdims=True)
@@ -273,6 +276,8 @@ def _softmax(b, x):
 @LOG_SOFTMAX.kernel()
 def _log_softmax(b, x):
     xp = b.xp
+    if accumulation_dtype(x.dtype) != x.dtype:
+        return _log_softmax(b, x.astype(accumulation_dtype(x.dtype))).astype(x.dtype)
     s = x - x.max(axis=-1, keepdims=True)
     return s - xp.log(xp.exp(s).sum(axis=-1, keepdims=True))
 
@@ -347,13 +352,18 @@ def _bias_add(b, v, bias, *, data_format):
 @BIAS_ADD_GRAD.kernel()
 def _bias_add_grad(b, g, *, data_format):
     ch = _channel_axis(g.ndim, data_format)
-    return g.sum(axis=tuple(i for i in range(g.ndim) if i != ch), dtype=g.dtype)
+    axes = tuple(i for i in range(g.ndim) if i != ch)
+    acc = accumulation_dtype(g.dtype)
+    if acc != g.dtype:  # float16/bfloat16: float32 sums, one rounding
+        with np.errstate(over="ignore"):
+            return g.sum(axis=axes, dtype=acc).astype(g.dtype)
+    return g.sum(axis=axes, dtype=g.dtype)
 
 
 @BIAS_ADD_GRAD.kernel("cpu")
 def _bias_add_grad_cpu(b, g, *, data_format):
     """Channels last: column sums of [rows, C] through BLAS."""
-    if _channel_axis(g.ndim, data_format) == g.ndim - 1:
+    if _channel_axis(g.ndim, data_format) == g.ndim - 1 and accumulation_dtype(g.dtype) == g.dtype:
         return _cpu_fast.column_sums(g.reshape(-1, g.shape[-1]))
     return _bias_add_grad(b, g, data_format=data_format)
 

@@ -16,7 +16,7 @@ Inputs: ``MaxPool(x)``, ``MaxPoolGrad(orig_input, orig_output, grad)``,
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from ._common import as_tensor, describe
+from ._common import as_tensor, describe, host_float32
 from .array_ops import reshape, transpose
 from .conv_ops import (
     _check_format,
@@ -42,7 +42,7 @@ def pool_geometry(shape, ksize, strides, padding, explicit_paddings=()):
 
 def _lowest(xp, dtype):
     dt = np.dtype(dtype)
-    if dt.kind == "f":
+    if dt.kind in "fV":  # "V": ml_dtypes bfloat16
         return -np.inf
     return np.iinfo(dt).min
 
@@ -110,6 +110,7 @@ MAX_POOL_GRAD = Op("MaxPoolGrad", rule=_grad_rule, grad=_max_pool_grad_grad)
 
 
 @MAX_POOL_GRAD.kernel()
+@host_float32
 def _max_pool_grad(b, x, y, dy, *, ksize, strides, padding, explicit_paddings, data_format):
     """Each output gradient goes to the first maximum of its window (row-major tap order)."""
     xp = b.xp

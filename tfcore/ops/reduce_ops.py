@@ -17,7 +17,7 @@ from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import _cpu_fast
 from . import math_ops as _m
-from ._common import as_tensor, bool_rule, describe, normalize_axis, numeric_rule
+from ._common import accumulation_dtype, as_tensor, bool_rule, describe, normalize_axis, numeric_rule
 from .array_ops import (
     _axis_arg,
     _index_tensor,
@@ -87,6 +87,9 @@ _SUM = _reduction("Sum", numeric_rule, _sum_grad)
 
 @_SUM.kernel()
 def _sum(b, x, *, axis, keepdims):
+    acc = accumulation_dtype(x.dtype)
+    if acc != x.dtype:  # float16/bfloat16: float32 accumulation, one rounding
+        return b.xp.sum(x, axis=axis, keepdims=keepdims, dtype=acc).astype(x.dtype)
     if b.xp is np:  # the ufunc directly: np.sum's Python wrapper costs ~1.3 us per call
         return np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
     return b.xp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
@@ -94,6 +97,8 @@ def _sum(b, x, *, axis, keepdims):
 
 @_SUM.kernel("cpu")
 def _sum_cpu(b, x, *, axis, keepdims):
+    if accumulation_dtype(x.dtype) != x.dtype:
+        return _sum(b, x, axis=axis, keepdims=keepdims)
     nd = x.ndim
     if nd >= 2 and len(axis) == nd - 1 and nd - 1 not in axis and x.flags.c_contiguous:
         # every axis but the last (a broadcast bias's gradient): column sums through BLAS
@@ -128,6 +133,9 @@ def _mean(b, x, *, axis, keepdims):
             return xp.zeros_like(s)
         q = xp.abs(s) // n
         return (xp.where(s < 0, -q, q)).astype(x.dtype, copy=False)
+    acc = accumulation_dtype(x.dtype)
+    if acc != x.dtype:  # float16/bfloat16: float32 accumulation, one rounding
+        return xp.mean(x, axis=axis, keepdims=keepdims, dtype=acc).astype(x.dtype)
     if xp is np and x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size:
         # np.mean's own steps (float32/64 sum, then divide by the count) minus its ~5 us of Python
         return np.add.reduce(x, axis=axis, keepdims=keepdims) / math.prod(x.shape[a] for a in axis)
@@ -196,11 +204,11 @@ def _extreme_kernel(fn_name, empty_value):
 
 
 def _lowest(dt):
-    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+    return -np.inf if dt.kind in "fV" else np.iinfo(dt).min  # "V": ml_dtypes bfloat16
 
 
 def _highest(dt):
-    return np.inf if dt.kind == "f" else np.iinfo(dt).max
+    return np.inf if dt.kind in "fV" else np.iinfo(dt).max
 
 
 _MAX = _reduction("Max", numeric_rule, _minmax_grad)
@@ -529,7 +537,7 @@ def _in_top_k(b, predictions, targets, *, k):
     t = xp.clip(targets, 0, max(n - 1, 0)).astype(xp.int64)
     target_val = xp.take_along_axis(predictions, t[:, None], axis=1)
     better = xp.sum(predictions > target_val, axis=1)
-    finite = xp.all(xp.isfinite(predictions), axis=1) if predictions.dtype.kind == "f" else True
+    finite = xp.all(xp.isfinite(predictions), axis=1) if predictions.dtype.kind in "fV" else True
     return valid & (better < k) & finite
 
 

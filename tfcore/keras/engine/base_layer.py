@@ -26,6 +26,8 @@ from ...framework.tensor_spec import TensorSpec
 from ...framework.variables import Variable
 from ...module import Module, attribute_leaves
 from .. import backend
+from ..mixed_precision import autocast_variable as _autocast
+from ..mixed_precision import policy as _policy
 from .keras_tensor import KerasTensor, is_symbolic, shape_of
 from .node import Node
 
@@ -162,11 +164,7 @@ class Layer(Module):
         self.supports_masking = False
         self._dynamic = dynamic
         self._autocast = kwargs.get("autocast", True)
-        if dtype is None:
-            dtype = backend.floatx()
-        if hasattr(dtype, "compute_dtype"):  # a mixed-precision Policy-like object
-            dtype = dtype.compute_dtype
-        self._dtype = dtypes.as_dtype(dtype)
+        self._set_dtype_policy(dtype)
         if name is None:
             name = backend.unique_object_name(to_snake_case(type(self).__name__), zero_based=True)
         elif not isinstance(name, str):
@@ -257,22 +255,36 @@ class Layer(Module):
     def name(self):
         return self._name
 
+    def _set_dtype_policy(self, dtype):
+        """``dtype=`` (None: the global policy; a Policy, policy name or dtype) -> the layer's policy.
+        ``_dtype`` is the compute dtype (inputs are cast to it), ``_variable_dtype`` the weights'."""
+        policy = _policy.as_policy(dtype)
+        self._dtype_policy = policy
+        self._dtype = dtypes.as_dtype(policy.compute_dtype)
+        self._variable_dtype = dtypes.as_dtype(policy.variable_dtype)
+
     @property
     def dtype(self):
-        """The variable dtype as a string (``'float32'``), as Keras."""
-        return self._dtype.name
+        """The variable dtype as a string (``'float32'``, also under ``'mixed_float16'``), as Keras."""
+        return self._variable_dtype.name
 
     @property
     def compute_dtype(self):
+        """The dtype of the layer's computations (inputs are cast to it; ``'float16'`` under mixed_float16)."""
         return self._dtype.name
 
     @property
     def variable_dtype(self):
-        return self._dtype.name
+        return self._variable_dtype.name
 
     @property
     def dtype_policy(self):
-        return self._dtype.name
+        """The layer's ``tf.keras.mixed_precision.Policy``."""
+        return self._dtype_policy
+
+    @property
+    def _compute_dtype_object(self):
+        return self._dtype
 
     @property
     def dynamic(self):
@@ -370,7 +382,8 @@ class Layer(Module):
         from .. import regularizers as regularizers_mod
 
         shape = () if shape is None else tuple(as_shape(shape).as_list())
-        dtype = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
+        dtype = dtypes.as_dtype(dtype) if dtype is not None else self._variable_dtype
+        autocast = kwargs.pop("experimental_autocast", True)
         if synchronization is None:
             synchronization = VariableSynchronization.AUTO
         if aggregation is None:
@@ -387,6 +400,8 @@ class Layer(Module):
         var = Variable(value, name=name, trainable=bool(trainable), dtype=dtype,
                        constraint=constraints_mod.get(constraint), synchronization=synchronization,
                        aggregation=aggregation)
+        if autocast and self._dtype is not self._variable_dtype and dtype.is_floating:
+            var = _autocast.create_autocast_variable(var)  # reads as the compute dtype inside call
         (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
         _STRUCTURE[0] += 1
         if regularizer is not None:
@@ -540,6 +555,7 @@ class Layer(Module):
         if training is not None:
             st.training = training
         st.depth += 1
+        cast_before = _autocast.swap_dtype(self._dtype)  # weights read as the compute dtype inside call
         try:
             if self._input_spec is not None:
                 self._check_input_spec(inputs)
@@ -552,6 +568,7 @@ class Layer(Module):
             if self._activity_regularizer is not None:
                 self._add_activity_loss(outputs)
         finally:
+            _autocast.swap_dtype(cast_before)
             st.depth -= 1
             st.training = saved_training
         return outputs
@@ -695,7 +712,7 @@ class Layer(Module):
     # -- serialisation -------------------------------------------------------------------------------
     def get_config(self):
         """The constructor arguments that recreate this layer (without weights)."""
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable, "dtype": _policy.serialize(self._dtype_policy)}
         if hasattr(self, "_batch_input_shape"):
             config["batch_input_shape"] = self._batch_input_shape
         return config

@@ -53,6 +53,7 @@ class Model(TrainingMixin, Layer):
             init(self)
 
     def _init_graph_network(self, inputs, outputs):
+        self._autocast = False  # a graph network does not cast inputs: its layers do (as Keras)
         self._graph = GraphNetwork(inputs, outputs)
         bump_structure_version()
         self.inputs = list(self._graph.inputs)

@@ -20,6 +20,7 @@ class Sequential(Model):
 
     def __init__(self, layers=None, name=None):
         super().__init__(name=name)
+        self._autocast = False  # as Keras's Sequential (a Functional model): its layers cast their inputs
         self._seq_layers = []
         self._input_layer = None
         self._output_tensor = None
@@ -137,7 +138,7 @@ class Sequential(Model):
             if not isinstance(input_shapes, TensorShape):
                 raise ValueError("A Sequential model takes a single input tensor; use the functional API for "
                                  "several inputs.")
-            dtype = getattr(self, "_first_input_dtype", None) or self._dtype
+            dtype = getattr(self, "_first_input_dtype", None) or self._variable_dtype
             self._set_input(InputLayer(batch_input_shape=(None,) + tuple(input_shapes.as_list()[1:]), dtype=dtype))
         self.built = True
 

@@ -116,7 +116,7 @@ class TrainingMixin:
                             "arguments include \"cloning\", \"experimental_run_tf_function\", \"distribute\", "
                             "\"target_tensors\", or \"sample_weight_mode\".")
         state = self._state()
-        self.optimizer = optimizers_mod.get(optimizer)
+        self.optimizer = _loss_scaled(self, optimizers_mod.get(optimizer))
         output_names = getattr(self, "output_names", None)
         self.compiled_loss = compile_utils.LossesContainer(loss, loss_weights, output_names=output_names)
         self.compiled_metrics = compile_utils.MetricsContainer(metrics, weighted_metrics, output_names=output_names,
@@ -406,6 +406,16 @@ class TrainingMixin:
         if strategy is None:
             return _numpy_structure(self.predict_step(batch))
         return distribution.concat_predictions(distribution.run_step(self, strategy, self.predict_step, batch))
+
+
+def _loss_scaled(model, optimizer):
+    """The optimizer ``compile`` keeps: wrapped in a LossScaleOptimizer when the model computes in float16
+    (Keras does so: without loss scaling float16 gradients underflow and models do not converge)."""
+    from ..mixed_precision.loss_scale_optimizer import LossScaleOptimizer
+
+    if model.compute_dtype == "float16" and not isinstance(optimizer, LossScaleOptimizer):
+        return LossScaleOptimizer(optimizer)
+    return optimizer
 
 
 def _should_eval(epoch, validation_freq):

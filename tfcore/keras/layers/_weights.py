@@ -22,13 +22,13 @@ def set_weight_args(layer, role, initializer, regularizer=None, constraint=None)
     setattr(layer, f"{role}_constraint", constraints.get(constraint))
 
 
-def add_role_weight(layer, role, shape, name=None, initializer=None):
-    """``layer.add_weight(name or role, shape)`` with the role's initializer (unless one is given),
-    regularizer and constraint."""
+def add_role_weight(layer, role, shape, name=None, initializer=None, **kwargs):
+    """``layer.add_weight(name or role, shape, **kwargs)`` with the role's initializer (unless one is
+    given), regularizer and constraint."""
     return layer.add_weight(name or role, shape=shape,
                             initializer=initializer or getattr(layer, f"{role}_initializer"),
                             regularizer=getattr(layer, f"{role}_regularizer"),
-                            constraint=getattr(layer, f"{role}_constraint"))
+                            constraint=getattr(layer, f"{role}_constraint"), **kwargs)
 
 
 def add_bias(layer, shape, initializer=None):

@@ -12,6 +12,7 @@ from ...framework.tensor_shape import TensorShape
 from ...ops import array_ops, conv_ops, fused_ops
 from .. import activations
 from ..engine.base_layer import InputSpec, Layer
+from ..mixed_precision.autocast_variable import read_dtype
 from ._weights import add_bias, add_role_weight, initializers_config, set_weight_args, weights_config
 
 
@@ -187,7 +188,7 @@ class Conv2D(_Conv):
             raise ValueError(f"Conv2D supports padding 'valid' or 'same', got {self.padding!r}")
         x = self._to_nhwc(inputs)
         act = self.activation
-        if self.use_bias and type(x) is Tensor and x._dtype is self.kernel.dtype is self.bias.dtype:
+        if self.use_bias and type(x) is Tensor and x._dtype is read_dtype(self.kernel) is read_dtype(self.bias):
             # convolution, bias and relu as ONE op (TF's grappler fuses them the same way)
             _, attrs = conv_ops._conv_call("Conv2D", list(self.strides), self.padding.upper(), "NHWC",
                                            list(self.dilation_rate))

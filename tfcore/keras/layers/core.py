@@ -9,6 +9,7 @@ from ...ops import array_ops, fused_ops, math_ops
 from .. import activations, backend
 from ..engine.base_layer import InputSpec, Layer
 from ..engine.keras_tensor import register_op_layer
+from ..mixed_precision.autocast_variable import read_dtype
 from ._weights import add_bias, add_role_weight, set_weight_args, weights_config
 from .activation import ShapePreservingLayer
 
@@ -43,7 +44,7 @@ class Dense(Layer):
     def call(self, inputs):
         act = self.activation
         if (type(inputs) is Tensor and inputs._array.ndim == 2 and self.bias is not None
-                and inputs._dtype is self.kernel.dtype is self.bias.dtype):
+                and inputs._dtype is read_dtype(self.kernel) is read_dtype(self.bias)):
             # the common case as ONE op: matmul, bias and relu (TF's grappler fuses them the same way)
             out = fused_ops.fused_matmul(inputs, self.kernel, self.bias, relu=act is activations.relu)
             return out if act is activations.relu or act is activations.linear else act(out)

@@ -29,13 +29,16 @@ class Embedding(Layer):
         self.input_length = input_length
 
     def build(self, input_shape=None):
-        self.embeddings = add_role_weight(self, "embeddings", (self.input_dim, self.output_dim))
+        # not autocast: under a mixed policy the gathered rows are cast, not the whole table (as Keras)
+        self.embeddings = add_role_weight(self, "embeddings", (self.input_dim, self.output_dim),
+                                          experimental_autocast=False)
         self.built = True
 
     def call(self, inputs):
         if not inputs.dtype.is_integer:
             inputs = math_ops.cast(inputs, dtypes.int32)
-        return array_ops.gather(self.embeddings, inputs)
+        out = array_ops.gather(self.embeddings, inputs)
+        return math_ops.cast(out, self._dtype) if out.dtype is not self._dtype else out
 
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:

@@ -1,10 +1,10 @@
 """BatchNormalization and LayerNormalization with Keras's defaults and update rules."""
 
 from ... import nn
-from ...framework import recording
+from ...framework import dtypes, recording
 from ...framework.tensor_shape import TensorShape
 from ...framework.variables import VariableAggregation, VariableSynchronization
-from ...ops import array_ops
+from ...ops import array_ops, math_ops
 from .. import initializers
 from ..engine.base_layer import InputSpec
 from ._weights import add_role_weight, initializers_config, set_weight_args
@@ -33,8 +33,24 @@ class _Normalization(ShapePreservingLayer):
         self.supports_masking = True
 
     def _add_gamma_beta(self, param_shape):
-        self.gamma = add_role_weight(self, "gamma", param_shape) if self.scale else None
-        self.beta = add_role_weight(self, "beta", param_shape) if self.center else None
+        # float32 parameters, not autocast: a 16-bit layer normalises in float32 (as Keras)
+        kw = {"dtype": self._param_dtype(), "experimental_autocast": False}
+        self.gamma = add_role_weight(self, "gamma", param_shape, **kw) if self.scale else None
+        self.beta = add_role_weight(self, "beta", param_shape, **kw) if self.center else None
+
+    def _param_dtype(self):
+        """float32 for float16/bfloat16 layers (statistics and parameters), else the variable dtype."""
+        dt = self._variable_dtype
+        return dtypes.float32 if dt.is_floating and dt.size < 4 else dt
+
+    def _to_param_dtype(self, inputs):
+        """16-bit inputs cast to the float32 the statistics are computed in (cast back by :meth:`_output`)."""
+        dt = self._param_dtype()
+        return math_ops.cast(inputs, dt) if inputs.dtype.is_floating and inputs.dtype is not dt else inputs
+
+    @staticmethod
+    def _output(outputs, like):
+        return math_ops.cast(outputs, like.dtype) if outputs.dtype is not like.dtype else outputs
 
     def get_config(self):
         config = super().get_config()
@@ -87,11 +103,13 @@ class BatchNormalization(_Normalization):
             self._broadcast_shape = [shape[i] if i in axes else 1 for i in range(rank)]
         param_shape = tuple(param_shape)
         self._add_gamma_beta(param_shape)
-        self.moving_mean = self.add_weight("moving_mean", shape=param_shape,
+        self.moving_mean = self.add_weight("moving_mean", shape=param_shape, dtype=self._param_dtype(),
+                                           experimental_autocast=False,
                                            initializer=self.moving_mean_initializer, trainable=False,
                                            synchronization=VariableSynchronization.ON_READ,
                                            aggregation=VariableAggregation.MEAN)
-        self.moving_variance = self.add_weight("moving_variance", shape=param_shape,
+        self.moving_variance = self.add_weight("moving_variance", shape=param_shape, dtype=self._param_dtype(),
+                                               experimental_autocast=False,
                                                initializer=self.moving_variance_initializer, trainable=False,
                                                synchronization=VariableSynchronization.ON_READ,
                                                aggregation=VariableAggregation.MEAN)
@@ -104,6 +122,8 @@ class BatchNormalization(_Normalization):
         return array_ops.reshape(v, self._broadcast_shape)
 
     def call(self, inputs, training=None):
+        given = inputs
+        inputs = self._to_param_dtype(inputs)
         training = bool(training) and self.trainable
         if training:
             mean, variance = nn.moments(inputs, self._reduction_axes, keepdims=False)
@@ -119,8 +139,9 @@ class BatchNormalization(_Normalization):
                 self.moving_variance.assign_sub((self.moving_variance - array_ops.stop_gradient(update_var)) * decay)
         else:
             mean, variance = self.moving_mean, self.moving_variance
-        return nn.batch_normalization(inputs, self._param(mean), self._param(variance), self._param(self.beta),
-                                         self._param(self.gamma), self.epsilon)
+        out = nn.batch_normalization(inputs, self._param(mean), self._param(variance), self._param(self.beta),
+                                     self._param(self.gamma), self.epsilon)
+        return self._output(out, given)
 
     def get_config(self):
         config = super().get_config()
@@ -148,9 +169,11 @@ class LayerNormalization(_Normalization):
         self.built = True
 
     def call(self, inputs):
+        given = inputs
+        inputs = self._to_param_dtype(inputs)
         mean, variance = nn.moments(inputs, self._axes, keepdims=True)
         gamma, beta = self.gamma, self.beta
         if self._needs_reshape:
             gamma = array_ops.reshape(gamma, self._broadcast_shape) if gamma is not None else None
             beta = array_ops.reshape(beta, self._broadcast_shape) if beta is not None else None
-        return nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon)
+        return self._output(nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon), given)

@@ -290,7 +290,7 @@ class Optimizer:
             raise ValueError(f"No gradients provided for any variable: {[_short_name(v) for _, v in pairs]}. "
                              f"Provided `grads_and_vars` is {pairs}.")
         grads = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in kept]
-        variables = [v for _, v in kept]
+        variables = [getattr(v, "_autocast_wrapped", v) for _, v in kept]  # update an AutoCastVariable's own
         # updates run on each variable's own device: clear an active tf.device scope (if any)
         with recording.stop_recording(), (_ctx.device(None) if _ctx.current_device() is not None else _NO_SCOPE):
             if not self._built:
