@@ -15,8 +15,12 @@ from .convolutional import (
     SeparableConvolution2D,
     ZeroPadding2D,
 )
+from .attention import AdditiveAttention, Attention, MultiHeadAttention
 from .core import Activation, Dense, Dropout, Flatten, Lambda, Rescaling, Reshape
+from .einsum_dense import EinsumDense
 from .embeddings import Embedding
+from .group_normalization import GroupNormalization, RMSNormalization
+from .masking import Masking
 from .merging import (
     Add,
     Average,

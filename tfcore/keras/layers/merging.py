@@ -10,8 +10,21 @@ from ..engine.base_layer import Layer
 class _Merge(Layer):
     """Element-wise merge of a list of same-shaped tensors (broadcasting like Keras)."""
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
     def _merge(self, inputs):
         raise NotImplementedError
+
+    def compute_mask(self, inputs, mask=None):
+        """The logical AND of the inputs' masks (None when no input has one), as Keras."""
+        if mask is None:
+            return None
+        masks = [m for m in mask if m is not None] if isinstance(mask, list | tuple) else [mask]
+        if not masks:
+            return None
+        return functools.reduce(tf.logical_and, [tf.cast(m, tf.bool) for m in masks])
 
     def build(self, input_shape):
         if not isinstance(input_shape, list | tuple) or len(input_shape) < 1:
