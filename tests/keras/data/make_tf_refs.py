@@ -187,6 +187,22 @@ put("img", x=img, resize=tf.keras.layers.Resizing(5, 7)(img).numpy(),
     center_crop=tf.keras.layers.CenterCrop(5, 6)(img).numpy(),
     center_crop_up=tf.keras.layers.CenterCrop(12, 12)(img).numpy())
 
+# ImageProjectiveTransformV3 (what RandomRotation/Zoom/Translation run) on a fixed transform, every fill mode
+ang = 0.4
+cx, cy = 5.0, 4.0
+cos, sin = np.cos(ang), np.sin(ang)
+mat = np.array([[cos * 1.2, -sin, 0.0], [sin, cos * 0.9, 0.0], [0.0, 0.0, 1.0]])
+mat[0, 2] = cx - mat[0, 0] * cx - mat[0, 1] * cy + 1.7
+mat[1, 2] = cy - mat[1, 0] * cx - mat[1, 1] * cy - 2.2
+put("proj", matrix=mat)
+flat = np.tile(mat.ravel()[:8].astype(np.float32), (2, 1))
+for fill in ("reflect", "wrap", "constant", "nearest"):
+    for interp in ("bilinear", "nearest"):
+        out = tf.raw_ops.ImageProjectiveTransformV3(images=img, transforms=flat, output_shape=[9, 11],
+                                                    fill_value=0.5, interpolation=interp.upper(),
+                                                    fill_mode=fill.upper())
+        put("proj", **{f"{fill}_{interp}": out.numpy()})
+
 np.savez_compressed(os.path.join(HERE, "tf_refs.npz"), **arrays)
 with open(os.path.join(HERE, "tf_refs.json"), "w") as f:
     json.dump(meta, f, indent=1, sort_keys=True)

@@ -20,6 +20,18 @@ from .core import Activation, Dense, Dropout, Flatten, Lambda, Rescaling, Reshap
 from .einsum_dense import EinsumDense
 from .embeddings import Embedding
 from .group_normalization import GroupNormalization, RMSNormalization
+from .image_preprocessing import (
+    CenterCrop,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
+from .lookup import IntegerLookup, StringLookup
 from .masking import Masking
 from .merging import (
     Add,
@@ -56,7 +68,9 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from .preprocessing import CategoryEncoding, Discretization, Hashing, Normalization
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
+from .text_vectorization import TextVectorization
 from .wrappers import Bidirectional, TimeDistributed
 
 
