@@ -75,14 +75,18 @@ from .wrappers import Bidirectional, TimeDistributed
 
 
 def serialize(layer):
-    """``{'class_name': ..., 'config': layer.get_config()}``."""
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+    """``{'class_name': ..., 'config': layer.get_config()}`` (registered classes: ``"package>name"``)."""
+    from ..utils.object_registration import get_registered_name
+
+    return {"class_name": get_registered_name(type(layer)), "config": layer.get_config()}
 
 
 def deserialize(config, custom_objects=None):
     """Recreate a layer from :func:`serialize`'s output (custom classes through ``custom_objects``)."""
+    from ..utils.object_registration import lookup_custom_object
+
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or globals().get(name)
+    cls = (custom_objects or {}).get(name) or lookup_custom_object(name) or globals().get(name)
     if cls is None:
         from .. import models
         cls = getattr(models, name, None)
