@@ -320,11 +320,21 @@ class _RandomAffine(_RandomLayer):
 
 
 def _about_center(m, h, w):
-    """Conjugate a 3x3 map by the translation to the image centre."""
+    """Conjugate (N, 3, 3) maps by the translation to the image centre."""
     cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
     t = np.array([[1, 0, cx], [0, 1, cy], [0, 0, 1]], np.float64)
     ti = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
     return t @ m @ ti
+
+
+def _stack3(a00, a01, a02, a10, a11, a12):
+    """(N, 3, 3) affine matrices from per-image entries of their first two rows."""
+    n = len(a00)
+    m = np.zeros((n, 3, 3), np.float64)
+    m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = a00, a01, a02
+    m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = a10, a11, a12
+    m[:, 2, 2] = 1.0
+    return m
 
 
 class RandomRotation(_RandomAffine):
@@ -340,13 +350,9 @@ class RandomRotation(_RandomAffine):
 
     def _matrices(self, n, h, w):
         angles = self._generator().uniform(self._range[0], self._range[1], n) * 2.0 * math.pi
-        mats = []
-        for a in angles:
-            cos, sin = math.cos(a), math.sin(a)
-            # output -> input: rotate the output coordinates back by -a (y axis points down)
-            m = np.array([[cos, -sin, 0], [sin, cos, 0], [0, 0, 1]], np.float64)
-            mats.append(_about_center(m, h, w))
-        return np.stack(mats)
+        cos, sin, zero = np.cos(angles), np.sin(angles), np.zeros(n)
+        # output -> input: rotate the output coordinates back by -angle (the y axis points down)
+        return _about_center(_stack3(cos, -sin, zero, sin, cos, zero), h, w)
 
     def get_config(self):
         config = super().get_config()
@@ -371,7 +377,8 @@ class RandomZoom(_RandomAffine):
         rng = self._generator()
         zh = 1.0 + rng.uniform(self._h_range[0], self._h_range[1], n)
         zw = 1.0 + rng.uniform(self._w_range[0], self._w_range[1], n) if self._w_range is not None else zh
-        return np.stack([_about_center(np.diag([b, a, 1.0]), h, w) for a, b in zip(zh, zw)])
+        zero = np.zeros(n)
+        return _about_center(_stack3(zw, zero, zero, zero, zh, zero), h, w)
 
     def get_config(self):
         config = super().get_config()
@@ -395,7 +402,8 @@ class RandomTranslation(_RandomAffine):
         rng = self._generator()
         dy = rng.uniform(self._h_range[0], self._h_range[1], n) * h
         dx = rng.uniform(self._w_range[0], self._w_range[1], n) * w
-        return np.stack([np.array([[1, 0, -a], [0, 1, -b], [0, 0, 1]], np.float64) for a, b in zip(dx, dy)])
+        one, zero = np.ones(n), np.zeros(n)
+        return _stack3(one, zero, -dx, zero, one, -dy)
 
     def get_config(self):
         config = super().get_config()
