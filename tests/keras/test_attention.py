@@ -224,3 +224,26 @@ def test_explicit_mask_argument_and_merge_masks():
     assert out._keras_mask.numpy().tolist() == [[True, False, False]]
     pooled = L.GlobalAveragePooling1D()(tf.ones((1, 3, 2)), mask=tf.constant([[True, False, False]]))
     close(pooled, [[1.0, 1.0]])
+
+
+def test_bidirectional_passes_the_mask_to_both_directions():
+    x = np.random.default_rng(2).standard_normal((2, 5, 3)).astype(np.float32)
+    x[0, 3:] = 0.0
+    bi = L.Bidirectional(L.GRU(4))
+    out = bi(L.Masking()(x))
+    want = bi(x[:1, :3])  # the backward direction starts at the last real step, not at the padding
+    close(out[:1], want.numpy())
+
+
+@pytest.mark.parametrize("make", [
+    lambda: L.MultiHeadAttention(num_heads=2, key_dim=3, value_dim=4, dropout=0.1, output_shape=5),
+    lambda: L.EinsumDense("abc,cd->abd", output_shape=(None, 4), bias_axes="d", activation="relu"),
+    lambda: L.Attention(use_scale=True, score_mode="concat"), lambda: L.AdditiveAttention(use_scale=False),
+    lambda: L.GroupNormalization(groups=2), lambda: L.RMSNormalization(axis=-1, epsilon=1e-5),
+    lambda: L.Masking(mask_value=-1.0)])
+def test_new_layers_round_trip_through_their_config(make):
+    layer = make()
+    clone = type(layer).from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+    again = L.deserialize(L.serialize(layer))
+    assert type(again) is type(layer)

@@ -223,3 +223,19 @@ def test_augmentation_gradients_flow_to_the_image():
         y = tf.reduce_sum(layer(x, training=True))
     g = tape.gradient(y, x)
     assert g is not None and g.shape == x.shape and float(tf.reduce_sum(g)) > 0
+
+
+def test_preprocessing_layers_round_trip_through_their_config():
+    tv = L.TextVectorization(output_mode="tf_idf", ngrams=2)
+    tv.adapt(META["corpus"])
+    clone = L.TextVectorization.from_config(tv.get_config())
+    texts = tf.constant(META["tv_inputs"][:2])
+    np.testing.assert_allclose(clone(texts).numpy(), tv(texts).numpy(), rtol=1e-6)
+    for layer in (L.StringLookup(vocabulary=["x", "y"], num_oov_indices=2), L.IntegerLookup(vocabulary=[3, 9]),
+                  L.Hashing(num_bins=7, salt=5), L.CategoryEncoding(4, output_mode="count"),
+                  L.Discretization(bin_boundaries=[0.0, 1.0]), L.Normalization(mean=[1.0, 2.0], variance=[4.0, 9.0]),
+                  L.Resizing(4, 5, crop_to_aspect_ratio=True), L.CenterCrop(3, 3), L.RandomFlip("horizontal", seed=1),
+                  L.RandomRotation(0.1, fill_mode="nearest"), L.RandomZoom(0.1, 0.2), L.RandomTranslation(0.1, 0.2),
+                  L.RandomContrast(0.2), L.RandomBrightness(0.1), L.RandomCrop(3, 3, seed=4)):
+        again = type(layer).from_config(layer.get_config())
+        assert again.get_config() == layer.get_config(), type(layer).__name__
