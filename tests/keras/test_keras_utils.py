@@ -151,3 +151,10 @@ def test_register_keras_serializable_custom_object_scope_and_clear_session():
     tf.keras.layers.Dense(1)
     U.clear_session()
     assert tf.keras.layers.Dense(1).name == "dense"
+
+
+def test_pack_unpack_and_is_keras_tensor():
+    x, y = np.zeros((2, 1)), np.ones(2)
+    assert U.unpack_x_y_sample_weight((x, y)) == (x, y, None)
+    assert U.unpack_x_y_sample_weight(U.pack_x_y_sample_weight(x, y, y))[2] is y
+    assert U.is_keras_tensor(tf.keras.Input((3,))) and not U.is_keras_tensor(tf.constant(1.0))

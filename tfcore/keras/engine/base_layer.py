@@ -152,7 +152,7 @@ def _set_output_masks(layer, inputs, outputs, previous_mask):
     if mask is None:
         return
     outs = nest.flatten(outputs)
-    masks = mask if isinstance(mask, list | tuple) else [mask] * len(outs)
+    masks = mask if isinstance(mask, list | tuple) else [mask]  # one mask: the first output's (Keras)
     for out, m in zip(outs, masks):
         if isinstance(out, Tensor):
             out._keras_mask = m

@@ -1,7 +1,8 @@
 """``tf.keras.utils``: to_categorical, normalize, Progbar, get_file, set_random_seed, datasets from arrays and
 folders (timeseries, text), pad_sequences, split_dataset, PyDataset/Sequence and custom-object registration."""
 
-from ..backend import clear_session
+from ..backend import clear_session, is_keras_tensor
+from ..engine.data_adapter import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from .data_utils import get_file
 from .dataset_split import split_dataset
 from .np_utils import normalize, to_categorical
