@@ -46,6 +46,10 @@ def test_mha_weight_layout_and_outputs_match_tf():
     out, scores = mha(q, v, attention_mask=REF["mha/amask"], return_attention_scores=True)
     close(out, REF["mha/out_amask"])
     close(scores, REF["mha/scores_amask"])
+    out, scores = mha(q, v, key=REF["mha/k"], value_mask=REF["mha/vmask"], key_mask=REF["mha/kmask"],
+                      return_attention_scores=True)
+    close(out, REF["mha/out_key"])
+    close(scores, REF["mha/scores_key"])
     qs = REF["mha/qs"]
     out, scores = mha(qs, qs, use_causal_mask=True, return_attention_scores=True)
     close(out, REF["mha/out_causal"])
@@ -247,3 +251,17 @@ def test_new_layers_round_trip_through_their_config(make):
     assert clone.get_config() == layer.get_config()
     again = L.deserialize(L.serialize(layer))
     assert type(again) is type(layer)
+
+
+def test_masked_lstm_bidirectional_gru_and_pooling_match_tf():
+    x = REF["rnnmask/x"]
+    masked = L.Masking()(x)
+    lstm = L.LSTM(5, return_sequences=True)
+    lstm(masked)
+    lstm.set_weights(tf_weights("rnnmask_lstm"))
+    close(lstm(masked), REF["rnnmask/lstm"])
+    bigru = L.Bidirectional(L.GRU(3))
+    bigru(masked)
+    bigru.set_weights(tf_weights("rnnmask_bigru"))
+    close(bigru(masked), REF["rnnmask/bigru"])
+    close(L.GlobalAveragePooling1D()(masked), REF["rnnmask/gap"])

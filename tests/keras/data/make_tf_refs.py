@@ -48,6 +48,10 @@ out_m, scores_m = mha(q, v, query_mask=qmask, value_mask=vmask, return_attention
 put("mha", qmask=qmask, vmask=vmask, out_masked=out_m.numpy(), scores_masked=scores_m.numpy())
 out_a, scores_a = mha(q, v, attention_mask=amask, return_attention_scores=True)
 put("mha", amask=amask, out_amask=out_a.numpy(), scores_amask=scores_a.numpy())
+k = f32(2, 7, 12)
+kmask = np.array([[1, 1, 0, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1, 1]], bool)
+out_k, scores_k = mha(q, v, key=k, value_mask=vmask, key_mask=kmask, return_attention_scores=True)
+put("mha", k=k, kmask=kmask, out_key=out_k.numpy(), scores_key=scores_k.numpy())
 qs = f32(2, 5, 12)
 out_c, scores_c = mha(qs, qs, use_causal_mask=True, return_attention_scores=True)
 put("mha", qs=qs, out_causal=out_c.numpy(), scores_causal=scores_c.numpy())
@@ -71,6 +75,18 @@ mha4 = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=2, attention_axes
 q4 = f32(2, 3, 4, 6)
 put("mha4", q=q4, out=mha4(q4, q4).numpy())
 weights("mha4", mha4)
+
+# masks through RNNs: Masking -> LSTM(return_sequences) and Bidirectional(GRU), fixed random weights
+seq = f32(3, 6, 4)
+seq[0, 4:] = 0.0
+seq[1, 2:] = 0.0
+masked = tf.keras.layers.Masking()(seq)
+lstm = tf.keras.layers.LSTM(5, return_sequences=True)
+bigru = tf.keras.layers.Bidirectional(tf.keras.layers.GRU(3))
+put("rnnmask", x=seq, lstm=lstm(masked).numpy(), bigru=bigru(masked).numpy(),
+    gap=tf.keras.layers.GlobalAveragePooling1D()(masked).numpy())
+weights("rnnmask_lstm", lstm)
+weights("rnnmask_bigru", bigru)
 
 # -- EinsumDense
 for name, eq, out_shape, bias_axes, x in (("ed1", "ab,bc->ac", 4, "c", f32(3, 6)),
