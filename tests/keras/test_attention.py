@@ -224,8 +224,11 @@ def test_explicit_mask_argument_and_merge_masks():
     b = tf.constant(np.ones((1, 3, 2), np.float32))
     a._keras_mask = tf.constant([[True, True, False]])
     b._keras_mask = tf.constant([[True, False, True]])
-    out = L.Add()([a, b])
-    assert out._keras_mask.numpy().tolist() == [[True, False, False]]
+    out = L.Add()([a, b])  # Keras 3: OR of the masks
+    assert out._keras_mask.numpy().tolist() == [[True, True, True]]
+    assert getattr(L.Add()([a, tf.ones((1, 3, 2))]), "_keras_mask", None) is None
+    both = L.Concatenate(axis=1)([a, b])
+    assert both._keras_mask.numpy().tolist() == [[True, True, False, True, False, True]]
     pooled = L.GlobalAveragePooling1D()(tf.ones((1, 3, 2)), mask=tf.constant([[True, False, False]]))
     close(pooled, [[1.0, 1.0]])
 

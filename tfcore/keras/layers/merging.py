@@ -18,13 +18,13 @@ class _Merge(Layer):
         raise NotImplementedError
 
     def compute_mask(self, inputs, mask=None):
-        """The logical AND of the inputs' masks (None when no input has one), as Keras."""
+        """Keras 3 (TF 2.21): the logical OR of the inputs' masks; None unless every input has one."""
         if mask is None:
             return None
-        masks = [m for m in mask if m is not None] if isinstance(mask, list | tuple) else [mask]
-        if not masks:
+        masks = list(mask) if isinstance(mask, list | tuple) else [mask]
+        if any(m is None for m in masks):
             return None
-        return functools.reduce(tf.logical_and, [tf.cast(m, tf.bool) for m in masks])
+        return functools.reduce(tf.logical_or, [tf.cast(m, tf.bool) for m in masks])
 
     def build(self, input_shape):
         if not isinstance(input_shape, list | tuple) or len(input_shape) < 1:
@@ -92,6 +92,22 @@ class Concatenate(_Merge):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+
+    def compute_mask(self, inputs, mask=None):
+        """Keras: each input's mask expanded to the input's shape (all True when it has none), concatenated
+        along ``axis``, then ``any`` over the last axis."""
+        if mask is None or all(m is None for m in mask):
+            return None
+        full = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                full.append(tf.ones_like(x, dtype=tf.bool))
+            else:
+                m = tf.cast(m, tf.bool)
+                if m.shape.rank < x.shape.rank:
+                    m = tf.broadcast_to(tf.expand_dims(m, -1), x.shape)
+                full.append(m)
+        return tf.reduce_any(tf.concat(full, axis=self.axis), axis=-1)
 
     def build(self, input_shape):
         super().build(input_shape)
