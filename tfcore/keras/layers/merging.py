@@ -4,6 +4,8 @@ import functools
 
 import tfcore as tf
 
+from ...framework import dtypes
+from ...ops import array_ops, math_ops, reduce_ops
 from ..engine.base_layer import Layer
 
 
@@ -24,7 +26,7 @@ class _Merge(Layer):
         masks = list(mask) if isinstance(mask, list | tuple) else [mask]
         if any(m is None for m in masks):
             return None
-        return functools.reduce(tf.logical_or, [tf.cast(m, tf.bool) for m in masks])
+        return functools.reduce(math_ops.logical_or, [math_ops.cast(m, dtypes.bool) for m in masks])
 
     def build(self, input_shape):
         if not isinstance(input_shape, list | tuple) or len(input_shape) < 1:
@@ -101,13 +103,13 @@ class Concatenate(_Merge):
         full = []
         for x, m in zip(inputs, mask):
             if m is None:
-                full.append(tf.ones_like(x, dtype=tf.bool))
+                full.append(array_ops.ones_like(x, dtype=dtypes.bool))
             else:
-                m = tf.cast(m, tf.bool)
+                m = math_ops.cast(m, dtypes.bool)
                 if m.shape.rank < x.shape.rank:
-                    m = tf.broadcast_to(tf.expand_dims(m, -1), x.shape)
+                    m = array_ops.broadcast_to(array_ops.expand_dims(m, -1), x.shape)
                 full.append(m)
-        return tf.reduce_any(tf.concat(full, axis=self.axis), axis=-1)
+        return reduce_ops.reduce_any(array_ops.concat(full, axis=self.axis), axis=-1)
 
     def build(self, input_shape):
         super().build(input_shape)

@@ -2,6 +2,7 @@
 
 import tfcore as tf
 
+from ...ops import array_ops, math_ops, reduce_ops
 from ..engine.base_layer import InputSpec, Layer
 from .convolutional import (
     conv_output_length,
@@ -139,10 +140,10 @@ class GlobalAveragePooling1D(_GlobalPooling):
         if mask is None:
             return super().call(inputs)
         steps = 2 if self.data_format == "channels_first" else 1
-        m = tf.expand_dims(tf.cast(mask, inputs.dtype), 3 - steps)
-        total = tf.reduce_sum(inputs * m, axis=steps, keepdims=self.keepdims)
-        count = tf.reduce_sum(m, axis=steps, keepdims=self.keepdims)
-        return tf.math.divide_no_nan(total, count)
+        m = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), 3 - steps)
+        total = reduce_ops.reduce_sum(inputs * m, axis=steps, keepdims=self.keepdims)
+        count = reduce_ops.reduce_sum(m, axis=steps, keepdims=self.keepdims)
+        return math_ops.divide_no_nan(total, count)
 
     def compute_mask(self, inputs, mask=None):
         return None

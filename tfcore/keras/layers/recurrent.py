@@ -8,6 +8,8 @@ by ``unit_forget_bias``); GRU gates ``z, r, h`` with ``reset_after=True`` by def
 
 import tfcore as tf
 
+from ...framework import dtypes
+from ...ops import array_ops, math_ops
 from .. import activations
 from ..engine.base_layer import Layer
 from ._weights import add_bias, add_role_weight, initializers_config, set_weight_args
@@ -256,7 +258,7 @@ class RNN(Layer):
         steps = tf.unstack(inputs, axis=0 if self.time_major else 1)
         step_masks = [None] * len(steps)
         if mask is not None:  # (batch, time): a masked step keeps the previous output and states (Keras)
-            step_masks = tf.unstack(tf.expand_dims(tf.cast(mask, tf.bool), -1), axis=1)
+            step_masks = array_ops.unstack(array_ops.expand_dims(math_ops.cast(mask, dtypes.bool), -1), axis=1)
         if self.go_backwards:
             steps = steps[::-1]
             step_masks = step_masks[::-1]
@@ -279,9 +281,9 @@ class RNN(Layer):
             states = list(states) if isinstance(states, list | tuple) else [states]
             if m is not None:
                 if prev_out is None:
-                    prev_out = tf.zeros_like(out)
-                out = tf.where(m, out, prev_out)
-                states = [tf.where(m, s, p) for s, p in zip(states, prev_states)]
+                    prev_out = array_ops.zeros_like(out)
+                out = math_ops.where(m, out, prev_out)
+                states = [math_ops.where(m, s, p) for s, p in zip(states, prev_states)]
             if self.return_sequences:
                 outputs.append(out)
         if self.return_sequences:
