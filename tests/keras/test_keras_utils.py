@@ -158,3 +158,16 @@ def test_pack_unpack_and_is_keras_tensor():
     assert U.unpack_x_y_sample_weight((x, y)) == (x, y, None)
     assert U.unpack_x_y_sample_weight(U.pack_x_y_sample_weight(x, y, y))[2] is y
     assert U.is_keras_tensor(tf.keras.Input((3,))) and not U.is_keras_tensor(tf.constant(1.0))
+
+
+def test_registered_and_scoped_losses_and_metrics_resolve_by_name():
+    @U.register_keras_serializable(package="kerasA_tests")
+    def half_mae(y_true, y_pred):
+        return 0.5 * tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+
+    assert tf.keras.losses.get("kerasA_tests>half_mae") is half_mae
+    assert tf.keras.losses.get("half_mae") is half_mae
+    with U.custom_object_scope({"my_metric": half_mae}):
+        assert tf.keras.metrics.get("my_metric") is half_mae
+    with pytest.raises(ValueError, match="Unknown metric"):
+        tf.keras.metrics.get("my_metric")

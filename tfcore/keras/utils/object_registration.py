@@ -1,8 +1,9 @@
 """Custom-object registration: ``register_keras_serializable``, ``get_custom_objects``,
 ``custom_object_scope``/``CustomObjectScope``, ``get_registered_name``, ``get_registered_object``.
 
-Deserialization (``layers.deserialize``, ``models.model_from_json``, loading) resolves class names through
-:func:`lookup_custom_object`: the active scopes first, then the global registry."""
+Deserialization (``layers.deserialize``, ``Sequential.from_config``, and string identifiers of activations,
+losses, metrics, ...) resolves names through :func:`lookup_custom_object`: the active scopes first, then the
+global registry."""
 
 import threading
 
@@ -98,3 +99,13 @@ def lookup_custom_object(name):
         if key.split(">")[-1] == name:
             return value
     return None
+
+
+def with_custom_objects(identifier, custom_objects=None):
+    """``custom_objects`` plus the scoped/registered object named by ``identifier`` (a name or a
+    ``{'class_name': ...}`` dict), for deserializers that look names up in a table."""
+    name = identifier.get("class_name") if isinstance(identifier, dict) else identifier
+    obj = lookup_custom_object(name) if isinstance(name, str) else None
+    if obj is None:
+        return custom_objects
+    return {**(custom_objects or {}), name: obj}
