@@ -2,7 +2,6 @@
 folders (timeseries, text), pad_sequences, split_dataset, PyDataset/Sequence and custom-object registration."""
 
 from ..backend import clear_session, is_keras_tensor
-from ..engine.data_adapter import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from .data_utils import get_file
 from .dataset_split import split_dataset
 from .np_utils import normalize, to_categorical
@@ -20,3 +19,15 @@ from .sequence_utils import pad_sequences
 from .text_dataset import text_dataset_from_directory
 from .tf_utils import set_random_seed
 from .timeseries_dataset import timeseries_dataset_from_array
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """``x``, ``(x, y)`` or ``(x, y, sample_weight)``: the tuple ``fit`` expects from a dataset."""
+    from ..engine import data_adapter  # imported here: keras.engine imports keras.utils
+    return data_adapter.pack_x_y_sample_weight(x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data):
+    """``(x, y, sample_weight)`` from a batch (missing parts None)."""
+    from ..engine import data_adapter
+    return data_adapter.unpack_x_y_sample_weight(data)
