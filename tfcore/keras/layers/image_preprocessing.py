@@ -2,9 +2,10 @@
 augmentations ``RandomFlip``, ``RandomRotation``, ``RandomZoom``, ``RandomTranslation``, ``RandomContrast``,
 ``RandomBrightness``, ``RandomCrop``.
 
-Augmentations are active only in training (``training=True``, as ``fit`` passes); at inference they return
-their input (``RandomCrop``: a centred crop-and-resize). Random parameters are drawn on the host from the
-layer's own generator (seeded by ``seed``, else by NumPy's global state, which
+Augmentations are active in training and return their input at inference (``RandomCrop``: a centred
+crop-and-resize). As in TF 2.21 (Keras 3), their ``training`` argument defaults to True: ``fit``, a direct call
+and ``model(x)`` augment; ``predict``, ``evaluate`` and ``training=False`` do not. Random parameters are
+drawn on the host from the layer's own generator (seeded by ``seed``, else by NumPy's global state, which
 ``tf.keras.utils.set_random_seed`` seeds). Geometric transforms sample the input at transformed
 coordinates with TF's ``ImageProjectiveTransformV3`` rules (fill modes reflect/wrap/nearest/constant,
 bilinear or nearest interpolation) through ``gather``, so they run on every device and are differentiable.
@@ -187,7 +188,7 @@ class _RandomLayer(_ImageLayer):
             object.__setattr__(self, "_rng", np.random.default_rng(seed))
         return self._rng
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=True):
         if not training:
             return self._inference(inputs)
         return super().call(inputs, training)
