@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.keras.layers.image_preprocessing import projective_transform
+from tfcore.keras.layers.image_augmentation import projective_transform
 
 L = tf.keras.layers
 DATA = os.path.join(os.path.dirname(__file__), "data")

@@ -20,8 +20,7 @@ from .core import Activation, Dense, Dropout, Flatten, Lambda, Rescaling, Reshap
 from .einsum_dense import EinsumDense
 from .embeddings import Embedding
 from .group_normalization import GroupNormalization, RMSNormalization
-from .image_preprocessing import (
-    CenterCrop,
+from .image_augmentation import (
     RandomBrightness,
     RandomContrast,
     RandomCrop,
@@ -29,8 +28,8 @@ from .image_preprocessing import (
     RandomRotation,
     RandomTranslation,
     RandomZoom,
-    Resizing,
 )
+from .image_preprocessing import CenterCrop, Resizing
 from .lookup import IntegerLookup, StringLookup
 from .masking import Masking
 from .merging import (
