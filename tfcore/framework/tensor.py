@@ -21,7 +21,8 @@ class Tensor:
 
     # ``_keras_logits`` (unset by default): the logits a Keras softmax/sigmoid activation produced this
     # tensor from; cross-entropy losses use them instead of logs of clipped probabilities, as TF Keras does.
-    __slots__ = ("_array", "_dtype", "_device", "_keras_logits", "__weakref__")
+    # ``_keras_mask`` (unset by default): the Keras mask (boolean, batch x time) of a layer's output.
+    __slots__ = ("_array", "_dtype", "_device", "_keras_logits", "_keras_mask", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, array, dtype, device):

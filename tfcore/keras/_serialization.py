@@ -13,12 +13,18 @@ def lookup(identifier, table, kind):
     if isinstance(identifier, dict):
         cls = table.get(identifier.get("class_name")) or table.get(snake(identifier.get("class_name", "")))
         if cls is None:
+            from .utils.object_registration import lookup_custom_object
+            cls = lookup_custom_object(identifier.get("class_name", ""))
+        if cls is None:
             raise ValueError(f"Unknown {kind}: {identifier.get('class_name')!r}")
         return cls(**identifier.get("config", {}))
     if isinstance(identifier, str):
         obj = table.get(identifier)
         if obj is None:
             obj = table.get(snake(identifier))
+        if obj is None:
+            from .utils.object_registration import lookup_custom_object
+            obj = lookup_custom_object(identifier)
         if obj is None:
             raise ValueError(f"Unknown {kind}: {identifier!r}. Please ensure you are using a "
                              f"`keras.utils.custom_object_scope` and that this object is included in the scope.")

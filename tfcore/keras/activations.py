@@ -120,6 +120,9 @@ def get(identifier):
     if isinstance(identifier, str):
         fn = _TABLE.get(identifier)
         if fn is None:
+            from .utils.object_registration import lookup_custom_object
+            fn = lookup_custom_object(identifier)
+        if fn is None:
             raise ValueError(f"Unknown activation function: '{identifier}'. Please ensure you are using a "
                              "`keras.utils.custom_object_scope` and that this object is included in the scope.")
         return fn

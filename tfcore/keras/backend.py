@@ -62,9 +62,13 @@ def reset_uids():
     _NAME_UIDS.clear()
 
 
-def clear_session():
-    """Reset the layer-name counters (Keras also drops its graph; tfcore has none)."""
+def clear_session(free_memory=True):
+    """Reset the layer-name counters (Keras also drops its graph; tfcore has none) and, with
+    ``free_memory``, collect the garbage of models dropped since."""
     reset_uids()
+    if free_memory:
+        import gc
+        gc.collect()
 
 
 def count_params(x):

@@ -362,6 +362,8 @@ def serialize(loss):
 
 def deserialize(name, custom_objects=None):
     """A loss function (for a name) or a Loss object (for a ``{'class_name', 'config'}`` dict)."""
+    from .utils.object_registration import with_custom_objects
+    custom_objects = with_custom_objects(name, custom_objects)
     if isinstance(name, dict):
         classes = {**_CLASSES, **(custom_objects or {})}
         cls = classes.get(name["class_name"])

@@ -566,6 +566,8 @@ def serialize(metric):
 
 
 def deserialize(config, custom_objects=None):
+    from .utils.object_registration import with_custom_objects
+    custom_objects = with_custom_objects(config, custom_objects)
     if isinstance(config, dict):
         cls = {**_CLASSES, **(custom_objects or {})}.get(config["class_name"])
         if cls is None:

@@ -102,6 +102,64 @@ def _call_spec(cls, call):
     return spec
 
 
+def _mask_spec(cls, call):
+    """(name of call's first parameter, ((tensor argument, its ``<name>_mask`` parameter), ...)) of ``cls.call``."""
+    spec = _MASK_SPEC_CACHE.get(cls)
+    if spec is None:
+        try:
+            names = [n for n, p in inspect.signature(call).parameters.items()
+                     if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        except (TypeError, ValueError):
+            names = []
+        named = tuple((i, n, n + "_mask") for i, n in enumerate(names) if n + "_mask" in names)
+        spec = (names[0] if names else "inputs", named)
+        _MASK_SPEC_CACHE[cls] = spec
+    return spec
+
+
+_MASK_SPEC_CACHE = {}
+
+
+def _keras_mask_of(x):
+    """The Keras mask carried by ``x`` (a tensor, or a list of tensors: a list of masks), or None."""
+    if isinstance(x, list | tuple):
+        masks = [getattr(t, "_keras_mask", None) for t in x]
+        return masks if any(m is not None for m in masks) else None
+    return getattr(x, "_keras_mask", None)
+
+
+def _inject_masks(layer, args, kwargs, expects_mask):
+    """Keras's implicit masks: pass the first input's mask as ``mask=`` and each tensor argument's mask as
+    ``<argument>_mask=`` (query_mask, value_mask, ...) when the call takes them and the caller gave none.
+    Returns the first input's mask (what the outputs' mask is computed from)."""
+    if kwargs.get("mask") is not None:
+        previous_mask = kwargs["mask"]
+    else:
+        previous_mask = _keras_mask_of(args[0])
+        if previous_mask is not None and expects_mask:
+            kwargs["mask"] = previous_mask
+    named = _mask_spec(type(layer), layer.call)[1]
+    for index, arg, mask_arg in named:
+        if kwargs.get(mask_arg) is None:
+            value = args[index] if index < len(args) else kwargs.get(arg)
+            mask = getattr(value, "_keras_mask", None)
+            if mask is not None:
+                kwargs[mask_arg] = mask
+    return previous_mask
+
+
+def _set_output_masks(layer, inputs, outputs, previous_mask):
+    """Attach ``layer.compute_mask(inputs, previous_mask)`` to the outputs as ``_keras_mask``."""
+    mask = layer.compute_mask(inputs, previous_mask)
+    if mask is None:
+        return
+    outs = nest.flatten(outputs)
+    masks = mask if isinstance(mask, list | tuple) else [mask]  # one mask: the first output's (Keras)
+    for out, m in zip(outs, masks):
+        if isinstance(out, Tensor):
+            out._keras_mask = m
+
+
 def _is_metric_like(obj):
     return hasattr(obj, "update_state") and hasattr(obj, "result") and hasattr(obj, "reset_state")
 
@@ -500,6 +558,10 @@ class Layer(Module):
         """The layer's computation; the base class returns its inputs."""
         return inputs
 
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs: the input mask when the layer ``supports_masking``, else None."""
+        return mask if self.supports_masking else None
+
     # -- calling --------------------------------------------------------------------------------------
     def _convert_input(self, x):
         if isinstance(x, Tensor):
@@ -524,9 +586,13 @@ class Layer(Module):
 
     def __call__(self, *args, **kwargs):
         if not args:
-            if "inputs" not in kwargs:
+            first = _mask_spec(type(self), self.call)[0]
+            if "inputs" in kwargs:
+                args = (kwargs.pop("inputs"),)
+            elif first in kwargs:  # e.g. MultiHeadAttention(query=..., value=...)
+                args = (kwargs.pop(first),)
+            else:
                 raise ValueError(f"Layer {self.name}: the first argument (inputs) is required")
-            args = (kwargs.pop("inputs"),)
         if (len(args) != 1 or type(args[0]) is not Tensor) and (is_symbolic(args) or is_symbolic(kwargs)):
             return self._symbolic_call(args, kwargs)
         st = _state
@@ -551,6 +617,7 @@ class Layer(Module):
             kwargs.pop("training")
         if not expects_mask and not var_kw:
             kwargs.pop("mask", None)
+        previous_mask = _inject_masks(self, args, kwargs, expects_mask)
         saved_training = st.training
         if training is not None:
             st.training = training
@@ -567,6 +634,8 @@ class Layer(Module):
                 outputs = self.call(*args, **kwargs)
             if self._activity_regularizer is not None:
                 self._add_activity_loss(outputs)
+            if self.supports_masking:
+                _set_output_masks(self, args[0], outputs, previous_mask)
         finally:
             _autocast.swap_dtype(cast_before)
             st.depth -= 1

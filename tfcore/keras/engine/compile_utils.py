@@ -38,6 +38,22 @@ def _as_loss(identifier):
     return losses_mod.LossFunctionWrapper(loss, name=_object_name(identifier))
 
 
+def _masked_weights(mask, sample_weight, y_pred, loss):
+    """Keras's loss masking: the mask becomes (part of) the sample weights; for a mean reduction it is
+    rescaled by ``mask.size / sum(mask)`` so the loss is the mean over the unmasked entries."""
+    from ...ops import array_ops, math_ops, reduce_ops
+    m = math_ops.cast(mask, y_pred.dtype)
+    if getattr(loss, "reduction", "auto") in ("auto", "sum_over_batch_size"):
+        size = math_ops.cast(array_ops.size(m), y_pred.dtype)
+        m = m * math_ops.divide_no_nan(size, reduce_ops.reduce_sum(m))
+    if sample_weight is None:
+        return m
+    sw = math_ops.cast(sample_weight, y_pred.dtype)
+    while sw.ndim < m.ndim:
+        sw = array_ops.expand_dims(sw, -1)
+    return m * sw
+
+
 def _flat(structure):
     return nest.flatten(structure) if nest.is_nested(structure) else [structure]
 
@@ -106,6 +122,9 @@ class LossesContainer:
         for i, (loss, yt, yp, sw) in enumerate(zip(self._losses, trues, preds, weights)):
             if loss is None or yt is None:
                 continue
+            mask = getattr(yp, "_keras_mask", None)
+            if mask is not None:
+                sw = _masked_weights(mask, sw, yp, loss)
             value = loss(yt, yp, sample_weight=sw)
             if batch is None:
                 batch = float(yp.shape[0]) if isinstance(yp, Tensor) and yp.ndim else 1.0

@@ -4,7 +4,8 @@ Two kinds of input:
 - array-like: NumPy arrays, tensors, Python lists, and (nested) lists/tuples/dicts of them. They are
   held as host NumPy arrays, shuffled per epoch (``shuffle=True``) or in batch-sized blocks
   (``shuffle='batch'``), sliced into ``batch_size`` batches and converted to tensors on the device.
-- dataset-like: a ``tf.data.Dataset`` or any object with ``element_spec`` and ``__iter__``, or a
+- dataset-like: a ``tf.data.Dataset`` or any object with ``element_spec`` and ``__iter__``, a
+  ``keras.utils.PyDataset``/``Sequence`` (batches by index, shuffled by batch when ``shuffle``), or a
   Python iterator/generator, yielding ``x``, ``(x, y)`` or ``(x, y, sample_weight)``. Each epoch
   iterates it afresh, unless ``steps_per_epoch`` is given, when one iterator is shared by epochs
   (as Keras does; running dry ends training with a warning).
@@ -25,6 +26,7 @@ from ...framework import nest
 from ...framework.tensor import Tensor, is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import Variable
+from ..utils.py_dataset import PyDatasetEpochs, is_py_dataset
 
 # -- (x, y, sample_weight) packing -------------------------------------------------------------
 
@@ -213,6 +215,8 @@ class DataHandler:
         self._dataset = None
         self._shared_iter = None
         self.exhausted = False
+        if is_py_dataset(x):
+            x = PyDatasetEpochs(x, shuffle=bool(shuffle))
         if is_dataset_like(x):
             if y is not None:
                 raise ValueError("`y` argument is not supported when using dataset as input.")

@@ -15,8 +15,23 @@ from .convolutional import (
     SeparableConvolution2D,
     ZeroPadding2D,
 )
+from .attention import AdditiveAttention, Attention, MultiHeadAttention
 from .core import Activation, Dense, Dropout, Flatten, Lambda, Rescaling, Reshape
+from .einsum_dense import EinsumDense
 from .embeddings import Embedding
+from .group_normalization import GroupNormalization, RMSNormalization
+from .image_augmentation import (
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
+from .image_preprocessing import CenterCrop, Resizing
+from .lookup import IntegerLookup, StringLookup
+from .masking import Masking
 from .merging import (
     Add,
     Average,
@@ -52,7 +67,9 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from .preprocessing import CategoryEncoding, Discretization, Hashing, Normalization
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
+from .text_vectorization import TextVectorization
 from .wrappers import Bidirectional, TimeDistributed
 
 from .serialization import deserialize, register, serialize

@@ -30,6 +30,7 @@ class Dense(Layer):
         set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
         set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
+        self.supports_masking = True
 
     def build(self, input_shape):
         last = TensorShape(input_shape)[-1]
@@ -75,6 +76,7 @@ class Activation(ShapePreservingLayer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+        self.supports_masking = True
 
     def call(self, inputs):
         return self.activation(inputs)

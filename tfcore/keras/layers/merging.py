@@ -2,16 +2,30 @@
 
 import functools
 
+from ...framework import dtypes
 from ...framework.tensor_shape import TensorShape
-from ...ops import array_ops, math_ops
+from ...ops import array_ops, math_ops, reduce_ops
 from ..engine.base_layer import Layer
 
 
 class _Merge(Layer):
     """Element-wise merge of a list of same-shaped tensors (broadcasting like Keras)."""
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
     def _merge(self, inputs):
         raise NotImplementedError
+
+    def compute_mask(self, inputs, mask=None):
+        """Keras 3 (TF 2.21): the logical OR of the inputs' masks; None unless every input has one."""
+        if mask is None:
+            return None
+        masks = list(mask) if isinstance(mask, list | tuple) else [mask]
+        if any(m is None for m in masks):
+            return None
+        return functools.reduce(math_ops.logical_or, [math_ops.cast(m, dtypes.bool) for m in masks])
 
     def build(self, input_shape):
         if not isinstance(input_shape, list | tuple) or len(input_shape) < 1:
@@ -79,6 +93,22 @@ class Concatenate(_Merge):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+
+    def compute_mask(self, inputs, mask=None):
+        """Keras: each input's mask expanded to the input's shape (all True when it has none), concatenated
+        along ``axis``, then ``any`` over the last axis."""
+        if mask is None or all(m is None for m in mask):
+            return None
+        full = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                full.append(array_ops.ones_like(x, dtype=dtypes.bool))
+            else:
+                m = math_ops.cast(m, dtypes.bool)
+                if m.shape.rank < x.shape.rank:
+                    m = array_ops.broadcast_to(array_ops.expand_dims(m, -1), x.shape)
+                full.append(m)
+        return reduce_ops.reduce_any(array_ops.concat(full, axis=self.axis), axis=-1)
 
     def build(self, input_shape):
         super().build(input_shape)

@@ -2,7 +2,7 @@
 
 from ... import nn
 from ...framework.tensor_shape import TensorShape
-from ...ops import reduce_ops
+from ...ops import array_ops, math_ops, reduce_ops
 from ..engine.base_layer import InputSpec, Layer
 from .convolutional import (
     conv_output_length,
@@ -127,8 +127,26 @@ class GlobalMaxPooling2D(_GlobalPooling):
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
+    """Mean over the steps: (N, T, C) -> (N, C); with a mask (N, T), the mean of the unmasked steps."""
+
     rank = 1
     _reduce_op = "reduce_mean"
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(data_format=data_format, keepdims=keepdims, **kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        steps = 2 if self.data_format == "channels_first" else 1
+        m = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), 3 - steps)
+        total = reduce_ops.reduce_sum(inputs * m, axis=steps, keepdims=self.keepdims)
+        count = reduce_ops.reduce_sum(m, axis=steps, keepdims=self.keepdims)
+        return math_ops.divide_no_nan(total, count)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
 
 
 class GlobalMaxPooling1D(_GlobalPooling):

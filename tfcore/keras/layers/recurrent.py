@@ -225,6 +225,7 @@ class RNN(Layer):
             raise ValueError(f"Argument `cell` should have a `call` method and a `state_size` attribute. "
                              f"Received: cell={cell}")
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.cell = cell
         self.return_sequences = return_sequences
         self.return_state = return_state
@@ -254,11 +255,13 @@ class RNN(Layer):
         return [array_ops.zeros((batch, s), dtype=inputs.dtype) for s in self._state_sizes()]
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
-        if mask is not None:
-            raise NotImplementedError("RNN masking is not supported by tfcore")
         steps = array_ops.unstack(inputs, axis=0 if self.time_major else 1)
+        step_masks = [None] * len(steps)
+        if mask is not None:  # (batch, time): a masked step keeps the previous output and states (Keras)
+            step_masks = array_ops.unstack(array_ops.expand_dims(math_ops.cast(mask, dtypes.bool), -1), axis=1)
         if self.go_backwards:
             steps = steps[::-1]
+            step_masks = step_masks[::-1]
         if initial_state is None:
             states = self.get_initial_state(inputs)
         else:
@@ -271,10 +274,16 @@ class RNN(Layer):
             self.cell.reset_dropout_masks(steps[0], training)
         outputs = []
         out = None
-        for x in steps:
+        for x, m in zip(steps, step_masks):
+            prev_out, prev_states = out, states
             out, states = self.cell.call(x, states, training=training) if _takes_training(self.cell) \
                 else self.cell.call(x, states)
             states = list(states) if isinstance(states, list | tuple) else [states]
+            if m is not None:
+                if prev_out is None:
+                    prev_out = array_ops.zeros_like(out)
+                out = math_ops.where(m, out, prev_out)
+                states = [math_ops.where(m, s, p) for s, p in zip(states, prev_states)]
             if self.return_sequences:
                 outputs.append(out)
         if self.return_sequences:
@@ -284,6 +293,12 @@ class RNN(Layer):
         if self.return_state:
             return [result] + states
         return result
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        out = mask if self.return_sequences else None
+        return [out] + [None] * len(self._state_sizes()) if self.return_state else out
 
     def compute_output_shape(self, input_shape):
         if isinstance(input_shape, list):

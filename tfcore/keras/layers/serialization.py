@@ -15,14 +15,18 @@ def register(*classes):
 
 
 def serialize(layer):
-    """``{'class_name': ..., 'config': layer.get_config()}``."""
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+    """``{'class_name': ..., 'config': layer.get_config()}`` (registered classes: ``"package>name"``)."""
+    from ..utils.object_registration import get_registered_name
+
+    return {"class_name": get_registered_name(type(layer)), "config": layer.get_config()}
 
 
 def deserialize(config, custom_objects=None):
     """Recreate a layer from :func:`serialize`'s output (custom classes through ``custom_objects``)."""
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _BUILTIN.get(name)
+    from ..utils.object_registration import lookup_custom_object
+
+    cls = (custom_objects or {}).get(name) or lookup_custom_object(name) or _BUILTIN.get(name)
     if cls is None or not isinstance(cls, type):
         raise ValueError(f"Unknown layer: '{name}'. Please ensure you are using a `keras.utils.custom_object_scope` "
                          "and that this object is included in the scope.")

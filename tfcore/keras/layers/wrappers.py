@@ -37,6 +37,7 @@ class Bidirectional(Layer):
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
+        self.supports_masking = True
         if weights is not None:
             self._initial_weights = weights
 
@@ -63,8 +64,8 @@ class Bidirectional(Layer):
         if initial_state is not None:
             half = len(initial_state) // 2
             fw_state, bw_state = initial_state[:half], initial_state[half:]
-        y = self.forward_layer(inputs, training=training, initial_state=fw_state)
-        y_rev = self.backward_layer(inputs, training=training, initial_state=bw_state)
+        y = self.forward_layer(inputs, training=training, initial_state=fw_state, mask=mask)
+        y_rev = self.backward_layer(inputs, training=training, initial_state=bw_state, mask=mask)
         if self.return_state:
             states = y[1:] + y_rev[1:]
             y, y_rev = y[0], y_rev[0]
@@ -72,6 +73,15 @@ class Bidirectional(Layer):
         if self.return_state:
             return (out if isinstance(out, list) else [out]) + states
         return out
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        out = mask if self.return_sequences else None
+        if self.return_state:
+            n = len(self.forward_layer._state_sizes()) * 2
+            return ([out] if self.merge_mode is not None else [out, out]) + [None] * n
+        return out if self.merge_mode is not None else [out, out]
 
     def compute_output_shape(self, input_shape):
         shape = self.forward_layer.compute_output_shape(input_shape)

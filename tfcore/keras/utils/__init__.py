@@ -1,6 +1,33 @@
-"""``tf.keras.utils``: to_categorical, normalize, Progbar, get_file, set_random_seed."""
+"""``tf.keras.utils``: to_categorical, normalize, Progbar, get_file, set_random_seed, datasets from arrays and
+folders (timeseries, text), pad_sequences, split_dataset, PyDataset/Sequence and custom-object registration."""
 
+from ..backend import clear_session, is_keras_tensor
 from .data_utils import get_file
+from .dataset_split import split_dataset
 from .np_utils import normalize, to_categorical
+from .object_registration import (
+    CustomObjectScope,
+    custom_object_scope,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+)
 from .progbar import Progbar
+from .py_dataset import PyDataset, Sequence
+from .sequence_utils import pad_sequences
+from .text_dataset import text_dataset_from_directory
 from .tf_utils import set_random_seed
+from .timeseries_dataset import timeseries_dataset_from_array
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """``x``, ``(x, y)`` or ``(x, y, sample_weight)``: the tuple ``fit`` expects from a dataset."""
+    from ..engine import data_adapter  # imported here: keras.engine imports keras.utils
+    return data_adapter.pack_x_y_sample_weight(x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data):
+    """``(x, y, sample_weight)`` from a batch (missing parts None)."""
+    from ..engine import data_adapter
+    return data_adapter.unpack_x_y_sample_weight(data)
