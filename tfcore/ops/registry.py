@@ -147,8 +147,9 @@ class Op:
 
     ``candidates[kind]`` is the ordered list of :class:`Kernel` for a device kind: specialised
     kernels by descending priority, then the generic one. ``execute`` runs the first eligible
-    one; ``_direct[kind]`` holds the function when the first candidate has no constraints,
-    so the common case costs one dict lookup.
+    one; ``_direct[kind]`` holds the function when the first candidate has no constraints (or a
+    dispatcher built from the constraints when the list ends with generic code), so the common
+    case costs one dict lookup.
     """
 
     __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none",
@@ -333,7 +334,9 @@ def execute(op, inputs, attrs=None):
     rule = op.rule
     out_dtype = rule(op, inputs, attrs) if rule is not None else None
     b = dev.backend
-    impl = op._direct.get(b.kind)  # the kind's first candidate when it has no constraints
+    # Kernel selection: the kind's unconstrained first candidate, or the registry's dispatcher over its
+    # constrained candidates ending in the generic code; otherwise choose here (or fall back to the CPU).
+    impl = op._direct.get(b.kind)
     if impl is None:
         dev, b, impl, inputs = _select_kernel(op, dev, inputs, attrs)
     if _context.log_device_placement:

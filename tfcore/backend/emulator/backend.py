@@ -34,6 +34,7 @@ class EmulatedGPUBackend(GPUBackend):
         from ..kernel_library import emulator_library
 
         super().__init__(device_id, device_name, compute_capability, total_memory, logical_index)
+        self.xp = np  # per instance, like CudaBackend's cupy (tests swap it for a strict CuPy stand-in)
         self.kernels = emulator_library()
         self.memory_limit_bytes = memory_limit_bytes if memory_limit_bytes is not None else self.total_memory
         self.allocator = alloc_mod.BFCAllocator(self._allocator_name("EmulatedGPU"), alloc_mod.HostRegionProvider(),
