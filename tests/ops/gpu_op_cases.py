@@ -311,6 +311,25 @@ case("train.multi_tensor_adam", lambda v, m, s, g, vb, gb: training_ops.apply(
     epsilon=1e-7), V, S1, S2, G, f32(5, seed=4), f32(5, seed=5))
 
 
+# -- linalg (kerasB) ------------------------------------------------------------------------------------
+SQ = f64(2, 3, 3, seed=8) + 3.0 * np.eye(3)
+SQ32 = SQ.astype(np.float32)
+case("linalg.inv_det_slogdet", lambda a: (tf.linalg.inv(a), tf.linalg.det(a), tf.linalg.slogdet(a)[1]), SQ,
+     grad=True, tol=1e-6)
+case("linalg.solve_triangular", lambda a, b: (tf.linalg.solve(a, b), tf.linalg.triangular_solve(a, b, lower=False)),
+     SQ32, f32(2, 3, 2, seed=9), grad=True, tol=1e-4)
+case("linalg.cholesky_logdet", lambda x: (tf.linalg.cholesky(x @ tf.linalg.adjoint(x) + 3.0),
+                                          tf.linalg.logdet(x @ tf.linalg.adjoint(x) + 3.0)), SQ, grad=True)
+case("linalg.qr", lambda a: tf.abs(tf.linalg.qr(a).r), f64(4, 3, seed=10), tol=1e-6)
+case("linalg.svd_eigh", lambda a: (tf.linalg.svd(a, compute_uv=False), tf.linalg.eigvalsh(a + tf.linalg.adjoint(a))),
+     SQ, grad=True, tol=1e-6)
+case("linalg.band_diag", lambda x: (tf.linalg.band_part(x, 1, 0), tf.linalg.diag_part(x, k=1),
+                                    tf.linalg.set_diag(x, tf.linalg.diag_part(x) * 2.0),
+                                    tf.linalg.diag(tf.linalg.diag_part(x), k=-1), tf.linalg.trace(x)), SQ32, grad=True)
+case("linalg.lstsq_pinv_matvec", lambda a, b: (tf.linalg.lstsq(a, b), tf.linalg.pinv(a),
+                                               tf.linalg.matvec(a, b[:3, 0])), f64(5, 3, seed=11), f64(5, 2, seed=12),
+     grad=True, tol=1e-6)
+
 # ==================================================================================================
 # running a case
 # ==================================================================================================
