@@ -329,6 +329,23 @@ case("linalg.band_diag", lambda x: (tf.linalg.band_part(x, 1, 0), tf.linalg.diag
 case("linalg.lstsq_pinv_matvec", lambda a, b: (tf.linalg.lstsq(a, b), tf.linalg.pinv(a),
                                                tf.linalg.matvec(a, b[:3, 0])), f64(5, 3, seed=11), f64(5, 2, seed=12),
      grad=True, tol=1e-6)
+IMG01 = f32(2, 6, 7, 3, lo=0.0, hi=1.0, seed=13)
+case("image.hsv_yiq_yuv", lambda x: (tf.image.rgb_to_hsv(x), tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)),
+                                     tf.image.rgb_to_yiq(x), tf.image.yuv_to_rgb(x)), IMG01, grad=True, tol=1e-4)
+case("image.adjust_contrast_gamma_hue_saturation", lambda x: (
+    tf.image.adjust_contrast(x, 1.5), tf.image.adjust_gamma(x, 0.7), tf.image.adjust_hue(x, 0.1),
+    tf.image.adjust_saturation(x, 0.6)), IMG01, grad=True, tol=1e-4)
+case("image.psnr_ssim_tv_sobel", lambda a, b: (tf.image.psnr(a, b, 1.0), tf.image.ssim(a, b, 1.0, filter_size=3),
+                                               tf.image.total_variation(a), tf.image.sobel_edges(a),
+                                               tf.image.image_gradients(a)), IMG01, IMG01 * 0.9, grad=True,
+     tol=1e-4)
+case("image.crop_and_resize_with_pad", lambda x: (
+    tf.image.crop_and_resize(x, [[0.1, 0.2, 0.7, 0.9], [0.0, 0.0, 1.0, 1.0]], [1, 0], [3, 4]),
+    tf.image.resize_with_pad(x, 9, 9), tf.image.stateless_random_crop(x, [1, 3, 3, 3], seed=(1, 2))), IMG01,
+     grad=True, tol=1e-4)
+case("image.non_max_suppression", lambda b, s: tf.image.non_max_suppression_with_scores(b, s, 3, 0.5),
+     np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 10, 1, 11], [0, 100, 1, 101]], np.float32),
+     np.array([0.9, 0.75, 0.95, 0.3], np.float32))
 
 # ==================================================================================================
 # running a case
