@@ -11,6 +11,7 @@ import math
 
 from ..framework import dtypes
 from ..ops import array_ops, math_ops, nn_ops, reduce_ops
+from . import losses as losses_mod
 from .losses import (
     EPSILON,
     Loss,
@@ -368,3 +369,15 @@ FUNCTIONS = {
     "categorical_focal_crossentropy": categorical_focal_crossentropy, "dice": dice, "tversky": tversky,
     "circle": circle, "categorical_generalized_cross_entropy": categorical_generalized_cross_entropy, "ctc": ctc,
 }
+
+
+def _install():
+    """Publish these names in ``tf.keras.losses`` (and its by-name lookup); ``tfcore.keras`` imports this module
+    right after ``losses``, so ``losses`` itself needs no import of it (no import cycle)."""
+    for name in __all__:
+        setattr(losses_mod, name, globals()[name])
+    losses_mod._CLASSES.update({c.__name__: c for c in CLASSES})
+    losses_mod._FUNCTIONS.update(FUNCTIONS)
+
+
+_install()

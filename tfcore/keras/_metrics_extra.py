@@ -11,6 +11,7 @@ from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduce_ops
 from . import _losses_extra as lx
 from . import losses as losses_mod
+from . import metrics as metrics_mod
 from .metrics import _EPS, MeanMetricWrapper, Metric, _confusion_counts, _t, _thresholds_list
 
 __all__ = [
@@ -580,3 +581,15 @@ FUNCTIONS = {
     "categorical_focal_crossentropy": categorical_focal_crossentropy, "pearson_correlation": pearson_correlation,
     "concordance_correlation": concordance_correlation, "cosine_similarity": cosine_similarity,
 }
+
+
+def _install():
+    """Publish these names in ``tf.keras.metrics`` (and its by-name lookup); ``tfcore.keras`` imports this module
+    right after ``metrics``, so ``metrics`` itself needs no import of it (no import cycle)."""
+    for name in __all__:
+        setattr(metrics_mod, name, globals()[name])
+    metrics_mod._CLASSES.update({c.__name__: c for c in CLASSES})
+    metrics_mod._FUNCTIONS.update(FUNCTIONS)
+
+
+_install()

@@ -390,11 +390,3 @@ def is_categorical_crossentropy(loss):
         isinstance(loss, LossFunctionWrapper) and loss.fn is categorical_crossentropy) or (
         loss is categorical_crossentropy or loss == "categorical_crossentropy")
 
-
-# -- the rest of Keras' losses (hinge family, focal, Dice, Circle, CTC ...) ------------------------
-
-from . import _losses_extra  # noqa: E402
-from ._losses_extra import *  # noqa: E402,F403
-
-_CLASSES.update({c.__name__: c for c in _losses_extra.CLASSES})
-_FUNCTIONS.update(_losses_extra.FUNCTIONS)

@@ -613,13 +613,6 @@ _FUNCTIONS = {
 }
 
 
-from . import _metrics_extra  # noqa: E402
-from ._metrics_extra import *  # noqa: E402,F403
-
-_CLASSES.update({c.__name__: c for c in _metrics_extra.CLASSES})
-_FUNCTIONS.update(_metrics_extra.FUNCTIONS)
-
-
 def serialize(metric):
     if isinstance(metric, Metric):
         return {"class_name": type(metric).__name__, "config": metric.get_config()}
