@@ -270,6 +270,10 @@ CASES.update({
     "MatrixDiagV3": (lambda d: tf.linalg.diag(d, k=1), [r(2, 3)]),
     "MatrixDiagPartV3": (lambda x: tf.linalg.diag_part(x, k=-1), [r(2, 3, 4)]),
     "MatrixSetDiagV3": (lambda x, d: tf.linalg.set_diag(x, d), [r(3, 4), r(3)]),
+    # -- top-level ops (tfcore.ops.misc_ops) ---------------------------------------------------------
+    "ReverseSequence": (lambda x: tf.reverse_sequence(x, [3, 1], seq_axis=1, batch_axis=0), [r(2, 4, 2)]),
+    "TensorScatterMax": (lambda t, u: tf.tensor_scatter_nd_max(t, [[0], [2], [0]], u), [away(3, 2), away(3, 2) + 0.05]),
+    "TensorScatterMin": (lambda t, u: tf.tensor_scatter_nd_min(t, [[1], [2]], u), [away(3, 2), away(2, 2) + 0.05]),
 })
 
 def differentiable_ops():

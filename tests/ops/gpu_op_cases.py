@@ -347,6 +347,31 @@ case("image.non_max_suppression", lambda b, s: tf.image.non_max_suppression_with
      np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 10, 1, 11], [0, 100, 1, 101]], np.float32),
      np.array([0.9, 0.75, 0.95, 0.3], np.float32))
 
+# -- top-level ops (kerasB: tfcore.ops.misc_ops / math_extra_ops / bitwise_ops) ------------------------------
+case("searchsorted_histogram", lambda s, v: (tf.searchsorted(s, v), tf.searchsorted(s, v, side="right"),
+                                             tf.histogram_fixed_width(v, [0.0, 1.0], nbins=4),
+                                             tf.histogram_fixed_width_bins(v, [0.0, 1.0], nbins=4)),
+     np.sort(f32(2, 6, lo=0.0, seed=14), axis=1), f32(2, 3, lo=-0.2, hi=1.2, seed=15))
+case("reverse_sequence", lambda x: tf.reverse_sequence(x, [2, 4, 1], seq_axis=1, batch_axis=0), f32(3, 4, 2, seed=16),
+     grad=True)
+case("tensor_scatter_max_min_sub", lambda t, u: (tf.tensor_scatter_nd_max(t, [[0], [2], [0]], u),
+                                                 tf.tensor_scatter_nd_min(t, [[1], [2], [1]], u),
+                                                 tf.tensor_scatter_nd_sub(t, [[1], [2], [1]], u)),
+     f32(3, 2, seed=17), f32(3, 2, seed=18), grad=True)
+case("bitwise", lambda a, b: (tf.bitwise.bitwise_and(a, b), tf.bitwise.bitwise_or(a, b), tf.bitwise.bitwise_xor(a, b),
+                              tf.bitwise.invert(a), tf.bitwise.left_shift(a, 2), tf.bitwise.right_shift(b, 1)),
+     i32(3, 4, hi=64, seed=19), i32(3, 4, hi=64, seed=20))
+case("dynamic_partition_stitch", lambda x: tf.dynamic_stitch([[0, 2], [1, 3]], tf.dynamic_partition(
+    x, [0, 1, 0, 1], 2)), f32(4, 3, seed=21), grad=True)
+case("space_to_batch_round_trip", lambda x: tf.batch_to_space(tf.space_to_batch_nd(x, [2, 2], [[0, 0], [1, 1]]),
+                                                              [2, 2], [[0, 0], [1, 1]]), f32(2, 4, 2, 3, seed=22),
+     grad=True)
+case("math_extras", lambda x, s: (tf.math.asinh(x), tf.math.atanh(x * 0.5), tf.truncatemod(x * 5.0, 2.0),
+                                  tf.math.xlogy(x, tf.abs(x) + 0.5), tf.math.cumulative_logsumexp(x, axis=1),
+                                  tf.math.unsorted_segment_max(x, [1, 0, 1], 2),
+                                  tf.math.unsorted_segment_sqrt_n(x, [1, 0, 1], 2)),
+     f32(3, 4, seed=23), f32(3, seed=24), grad=True, tol=1e-4)
+
 # ==================================================================================================
 # running a case
 # ==================================================================================================
