@@ -372,6 +372,21 @@ case("math_extras", lambda x, s: (tf.math.asinh(x), tf.math.atanh(x * 0.5), tf.t
                                   tf.math.unsorted_segment_sqrt_n(x, [1, 0, 1], 2)),
      f32(3, 4, seed=23), f32(3, seed=24), grad=True, tol=1e-4)
 
+# -- tf.nn extras (kerasB: tfcore.ops.nn_extra_ops) -------------------------------------------------------------
+VOL = f32(1, 3, 4, 5, 2, seed=25)
+case("nn.conv3d_and_transpose", lambda x, w: (tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"),
+                                              tf.nn.conv3d_transpose(tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"), w,
+                                                                     [1, 3, 4, 5, 2], [1, 2, 1], "SAME")),
+     VOL, f32(2, 2, 2, 2, 3, seed=26), grad=True, tol=1e-4)
+case("nn.pool3d_lrn", lambda x: (tf.nn.max_pool3d(x, 2, 1, "SAME"), tf.nn.avg_pool3d(x, 2, 2, "SAME"),
+                                 tf.nn.lrn(x[0], 1, 1.0, 0.5, 0.75)), VOL, grad=True, tol=1e-4)
+case("nn.conv1d_transpose_argmax_dilation", lambda x, w, img: (
+    tf.nn.conv1d_transpose(x, w, [2, 10, 4], 2, "SAME"), tf.nn.max_pool_with_argmax(img, 2, 2, "SAME"),
+    tf.nn.dilation2d(img, img[0, :2, :2, :] * 0.1, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1])),
+     f32(2, 5, 3, seed=27), f32(3, 4, 3, seed=28), f32(2, 5, 5, 3, seed=29), grad=True, tol=1e-4)
+case("nn.ctc_loss", lambda logits: tf.nn.ctc_loss([[1, 2, 0], [2, 2, 1]], logits, [2, 3], [6, 5]),
+     f32(6, 2, 4, seed=30), grad=True, tol=1e-4)
+
 # ==================================================================================================
 # running a case
 # ==================================================================================================

@@ -10,7 +10,7 @@ reduction and ``get_config`` work as for the classic losses. Probabilities are c
 import math
 
 from ..framework import dtypes
-from ..ops import array_ops, math_ops, nn_ops, reduce_ops
+from ..ops import array_ops, math_ops, nn_extra_ops, nn_ops, reduce_ops
 from . import losses as losses_mod
 from .losses import (
     EPSILON,
@@ -221,13 +221,12 @@ def ctc(y_true, y_pred):
     if y_pred.ndim != 3:
         raise ValueError("Logits `y_pred` are expected to be a tensor of shape `(batch_size, max_length, "
                          f"num_classes)`. Received: y_pred.shape={tuple(y_pred.shape.as_list())}")
-    from ..ops import ctc_ops
-
     labels = math_ops.cast(y_true, dtypes.int32)
     label_length = reduce_ops.reduce_sum(math_ops.cast(math_ops.not_equal(labels, 0), dtypes.int32), axis=-1)
     batch, steps = y_pred.shape[0], y_pred.shape[1]
     logit_length = array_ops.fill([batch], steps)
-    return ctc_ops.ctc_loss(labels, y_pred, label_length, logit_length, logits_time_major=False, blank_index=0)
+    return nn_extra_ops.ctc_loss(labels, y_pred, label_length, logit_length, logits_time_major=False,
+                                 blank_index=0)
 
 
 mape = MAPE = mean_absolute_percentage_error
