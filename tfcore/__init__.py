@@ -36,7 +36,8 @@ def executing_eagerly():
     return True
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute
-from . import bitwise
+from . import bitwise, ragged
+from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer

@@ -386,6 +386,9 @@ case("nn.conv1d_transpose_argmax_dilation", lambda x, w, img: (
      f32(2, 5, 3, seed=27), f32(3, 4, 3, seed=28), f32(2, 5, 5, 3, seed=29), grad=True, tol=1e-4)
 case("nn.ctc_loss", lambda logits: tf.nn.ctc_loss([[1, 2, 0], [2, 2, 1]], logits, [2, 3], [6, 5]),
      f32(6, 2, 4, seed=30), grad=True, tol=1e-4)
+case("ragged.to_tensor_map_flat_values", lambda v: (
+    tf.ragged.map_flat_values(tf.square, tf.RaggedTensor.from_row_lengths(v, [1, 0, 3])).to_tensor(-1.0),
+    tf.RaggedTensor.from_tensor(tf.reshape(v, [2, 2]), lengths=[1, 2]).flat_values), f32(4, seed=31), grad=True)
 
 # ==================================================================================================
 # running a case
