@@ -32,5 +32,6 @@ from .ops.linalg_ops import (
     trace,
     triangular_solve,
 )
+from .ops.linear_operators import *
 from .ops.math_ops import einsum, matmul, tensordot
 from .ops.reduce_ops import global_norm, norm
