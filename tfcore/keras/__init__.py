@@ -7,4 +7,4 @@ from .engine.model import Model
 from .engine.sequential import Sequential
 from . import applications
 from . import callbacks, datasets, losses, metrics, optimizers, utils
-from . import _losses_extra, _metrics_extra  # noqa: F401 - they add the rest of Keras' losses and metrics
+from . import _activations_extra, _losses_extra, _metrics_extra  # noqa: F401 - they add the rest of Keras' names
