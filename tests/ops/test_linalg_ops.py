@@ -27,6 +27,9 @@ def test_inverse_determinants_solves():
     np.testing.assert_allclose(tf.linalg.solve(A, B).numpy(), np.linalg.solve(A, B), rtol=1e-9)
     np.testing.assert_allclose(tf.linalg.solve(A, B, adjoint=True).numpy(),
                                np.linalg.solve(A.transpose(0, 2, 1), B), rtol=1e-9)
+    listed = tf.linalg.solve(A[0], [[1.0], [0.0], [0.0], [0.0]])  # Python values take the matrix's dtype (TF)
+    assert listed.dtype == tf.float64
+    np.testing.assert_allclose(listed.numpy()[:, 0], np.linalg.inv(A[0])[:, 0], rtol=1e-10)
     low = np.tril(A)
     np.testing.assert_allclose(tf.linalg.triangular_solve(A, B).numpy(), np.linalg.solve(low, B), rtol=1e-9)
     np.testing.assert_allclose(tf.linalg.triangular_solve(A, B, lower=False, adjoint=True).numpy(),

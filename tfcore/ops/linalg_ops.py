@@ -13,6 +13,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
+from ..framework.tensor import Tensor
 from . import array_ops as _a
 from . import math_ops as _m
 from . import reduce_ops as _r
@@ -51,6 +52,13 @@ def _matrix_rule(square=False, rhs=False):
                                                        f"match the matrix, got {describe(ts)}")
         return None
     return rule
+
+
+def _rhs(matrix, rhs):
+    """``rhs`` as a tensor; Python and NumPy values take the matrix's dtype (TF's shared type attr)."""
+    if isinstance(rhs, Tensor) or hasattr(rhs, "_tfc_read"):
+        return as_tensor(rhs)
+    return as_tensor(rhs, matrix.dtype)
 
 
 def _t(x):
@@ -399,13 +407,14 @@ def logdet(matrix, name=None):
 
 def solve(matrix, rhs, adjoint=False, name=None):
     """``tf.linalg.solve``: ``X`` with ``matrix @ X = rhs`` (``adjoint(matrix)`` with ``adjoint=True``)."""
-    return execute(MATRIX_SOLVE, (as_tensor(matrix), as_tensor(rhs)), {"adjoint": bool(adjoint)})
+    m = as_tensor(matrix)
+    return execute(MATRIX_SOLVE, (m, _rhs(m, rhs)), {"adjoint": bool(adjoint)})
 
 
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """``tf.linalg.triangular_solve``: solve with the lower (or upper) triangle of ``matrix``."""
-    return execute(MATRIX_TRIANGULAR_SOLVE, (as_tensor(matrix), as_tensor(rhs)),
-                   {"lower": bool(lower), "adjoint": bool(adjoint)})
+    m = as_tensor(matrix)
+    return execute(MATRIX_TRIANGULAR_SOLVE, (m, _rhs(m, rhs)), {"lower": bool(lower), "adjoint": bool(adjoint)})
 
 
 def cholesky(input, name=None):  # noqa: A002
@@ -448,7 +457,8 @@ def eigvalsh(tensor, name=None):
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """``tf.linalg.lstsq``: least-squares ``X`` minimising ``||matrix @ X - rhs||^2 + l2 ||X||^2`` with the
     Cholesky-based normal equations (TF's ``fast=True`` path)."""
-    a, rhs = as_tensor(matrix), as_tensor(rhs)
+    a = as_tensor(matrix)
+    rhs = _rhs(a, rhs)
     if a.ndim < 2 or rhs.ndim < 2 or a.shape[-2] != rhs.shape[-2]:
         raise InvalidArgumentError(None, None, f"MatrixSolveLs: matrix [..., M, N] and rhs [..., M, K] must agree, "
                                                f"got {describe((a, rhs))}")
