@@ -37,6 +37,7 @@ def executing_eagerly():
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute
 from . import bitwise, ragged
+from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # TF2's top-level aliases
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
