@@ -389,6 +389,9 @@ case("nn.ctc_loss", lambda logits: tf.nn.ctc_loss([[1, 2, 0], [2, 2, 1]], logits
 case("ragged.to_tensor_map_flat_values", lambda v: (
     tf.ragged.map_flat_values(tf.square, tf.RaggedTensor.from_row_lengths(v, [1, 0, 3])).to_tensor(-1.0),
     tf.RaggedTensor.from_tensor(tf.reshape(v, [2, 2]), lengths=[1, 2]).flat_values), f32(4, seed=31), grad=True)
+case("random.stateless_gamma_poisson_binomial", lambda: (
+    tf.random.stateless_gamma([3, 2], seed=[1, 2], alpha=[1.0, 2.0]), tf.random.stateless_poisson([4], [3, 4], 2.0),
+    tf.random.stateless_binomial([4], [5, 6], 10, 0.5), tf.random.stateless_categorical([[0.0, 1.0]], 3, [7, 8])))
 
 # ==================================================================================================
 # running a case
