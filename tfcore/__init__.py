@@ -36,7 +36,7 @@ def executing_eagerly():
     return True
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute
-from . import bitwise, ragged
+from . import bitwise, ragged, version
 from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # TF2's top-level aliases
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'

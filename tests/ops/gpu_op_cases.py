@@ -392,6 +392,10 @@ case("ragged.to_tensor_map_flat_values", lambda v: (
 case("random.stateless_gamma_poisson_binomial", lambda: (
     tf.random.stateless_gamma([3, 2], seed=[1, 2], alpha=[1.0, 2.0]), tf.random.stateless_poisson([4], [3, 4], 2.0),
     tf.random.stateless_binomial([4], [5, 6], 10, 0.5), tf.random.stateless_categorical([[0.0, 1.0]], 3, [7, 8])))
+case("bitcast", lambda x: (tf.bitcast(x, tf.int32), tf.bitcast(x, tf.uint8), tf.bitcast(tf.bitcast(x, tf.uint8),
+                                                                                         tf.float32)), X)
+case("image.extract_patches", lambda x: tf.image.extract_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 1, 1], "SAME"),
+     IMG01, grad=True)
 
 # ==================================================================================================
 # running a case

@@ -194,3 +194,25 @@ def test_non_max_suppression():
     assert int(valid.numpy()) == 3
     with pytest.raises(tf.errors.InvalidArgumentError, match="iou_threshold"):
         tf.image.non_max_suppression(boxes, scores, 3, 1.5)
+
+
+def test_extract_patches_draw_boxes_combined_nms():
+    x = rng.standard_normal((2, 5, 6, 3))
+    p = tf.image.extract_patches(x, [1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID").numpy()
+    assert p.shape == (2, 2, 2, 18)
+    np.testing.assert_array_equal(p[1, 1, 0], x[1, 2:4, 0:3].reshape(-1))
+    same = tf.image.extract_patches(x, [1, 3, 3, 1], [1, 1, 1, 1], [1, 2, 2, 1], "SAME").numpy()
+    padded = np.pad(x, [(0, 0), (2, 2), (2, 2), (0, 0)])
+    np.testing.assert_array_equal(same[0, 0, 0], padded[0, 0:5:2, 0:5:2].reshape(-1))
+    canvas = tf.image.draw_bounding_boxes(np.zeros((1, 5, 5, 1), np.float32), [[[0.0, 0.0, 0.5, 0.5]]], [[1.0]])
+    np.testing.assert_array_equal(canvas.numpy()[0, :3, :3, 0], [[1, 1, 1], [1, 0, 1], [1, 1, 1]])
+    assert canvas.numpy()[0, 3:, :, 0].sum() == 0
+    boxes = np.array([[[[0, 0, 1, 1]], [[0, 0.1, 1, 1.1]], [[0, 10, 1, 11]]]], np.float32)
+    scores = np.array([[[0.9, 0.1], [0.8, 0.7], [0.3, 0.95]]], np.float32)
+    nb, ns, nc, valid = tf.image.combined_non_max_suppression(boxes, scores, 2, 4, 0.5, 0.0, clip_boxes=False)
+    np.testing.assert_allclose(ns.numpy(), [[0.95, 0.9, 0.7, 0.3]])
+    np.testing.assert_array_equal(nc.numpy(), [[1, 0, 1, 0]])
+    np.testing.assert_array_equal(nb.numpy()[0, 0], [0, 10, 1, 11])
+    assert valid.numpy().tolist() == [4]
+    clipped = tf.image.combined_non_max_suppression(boxes, scores, 2, 2, 0.5, 0.0)[0].numpy()
+    assert clipped.max() <= 1.0 and clipped.shape == (1, 2, 4)

@@ -222,3 +222,16 @@ def test_top_level_keras_aliases():
     assert tf.metrics.AUC is tf.keras.metrics.AUC
     assert tf.optimizers.Adam is tf.keras.optimizers.Adam
     assert tf.initializers.GlorotUniform is tf.keras.initializers.GlorotUniform
+
+
+def test_bitcast_name_scope_version():
+    assert tf.bitcast(tf.constant([1.0], tf.float32), tf.int32).numpy().tolist() == [1065353216]
+    assert tf.bitcast(tf.constant([1], tf.int32), tf.uint8).numpy().tolist() == [[1, 0, 0, 0]]
+    assert tf.bitcast(tf.constant([[0, 0, 128, 63]], tf.uint8), tf.float32).numpy().tolist() == [1.0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Bitcast"):
+        tf.bitcast(tf.constant([1, 2], tf.uint8), tf.float32)
+    assert tf.get_current_name_scope() == ""
+    with tf.name_scope("outer"):
+        with tf.name_scope("inner"):
+            assert tf.get_current_name_scope() == "outer/inner"
+    assert tf.version.VERSION == tf.__version__ and isinstance(tf.version.GIT_VERSION, str)

@@ -28,7 +28,8 @@ __all__ = [
     "stateless_random_hue", "stateless_random_saturation", "stateless_random_crop",
     "stateless_random_flip_left_right", "stateless_random_flip_up_down", "image_gradients", "sobel_edges",
     "total_variation", "transpose", "psnr", "ssim", "ssim_multiscale", "crop_and_resize", "resize_with_pad",
-    "non_max_suppression", "non_max_suppression_with_scores", "non_max_suppression_padded",
+    "non_max_suppression", "non_max_suppression_with_scores", "non_max_suppression_padded", "extract_patches",
+    "draw_bounding_boxes", "combined_non_max_suppression",
 ]
 
 
@@ -567,3 +568,81 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
     if pad_to_max_output_size:
         idx = _a.pad(idx, [[0, int(max_output_size) - n]])
     return idx, _convert(np.int32(n), device=idx._device)
+
+
+# -- patches, boxes ------------------------------------------------------------------------------------------------
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """``tf.image.extract_patches``: ``[batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]`` patches
+    (rows, then columns, then depth inside each patch), sampled every ``strides`` with dilation ``rates``."""
+    from .nn_extra_ops import _ints, _pads, _windows
+
+    x = as_tensor(images)
+    if x.ndim != 4:
+        raise ValueError(f"extract_patches: images must be 4-D, got shape {x.shape.as_list()}")
+    ks, st, rt = _ints(sizes, 2, "sizes"), _ints(strides, 2, "strides"), _ints(rates, 2, "rates")
+    pads = _pads(x.shape.as_list()[1:3], ks, st, rt, padding, "ExtractImagePatches")
+    if any(p != (0, 0) for p in pads):
+        x = _a.pad(x, [[0, 0]] + [list(p) for p in pads] + [[0, 0]])
+    wins = [w for _, w in _windows(x, ks, st, rt)]  # kernel offsets in row-major order
+    return _a.concat(wins, axis=-1)
+
+
+def draw_bounding_boxes(images, boxes, colors, name=None):
+    """``tf.image.draw_bounding_boxes``: a copy of float ``images`` with 1-pixel box outlines (boxes
+    ``[batch, n, 4]`` normalised ``y_min, x_min, y_max, x_max``; box ``i`` uses ``colors[i % len(colors)]``)."""
+    img = as_tensor(images)
+    if img.ndim != 4:
+        raise ValueError(f"draw_bounding_boxes: images must be 4-D, got shape {img.shape.as_list()}")
+    host = img.numpy().copy()
+    bx = np.asarray(as_tensor(boxes).numpy(), np.float64)
+    cols = np.asarray(as_tensor(colors).numpy(), host.dtype)
+    _, h, w, c = host.shape
+    for b in range(host.shape[0]):
+        for i, (y0, x0, y1, x1) in enumerate(bx[b]):
+            color = cols[i % len(cols)][:c]
+            top, bottom = int(np.floor(y0 * (h - 1))), int(np.floor(y1 * (h - 1)))
+            left, right = int(np.floor(x0 * (w - 1))), int(np.floor(x1 * (w - 1)))
+            if top > bottom or left > right or bottom < 0 or right < 0 or top >= h or left >= w:
+                continue
+            t, btm = max(top, 0), min(bottom, h - 1)
+            lft, rgt = max(left, 0), min(right, w - 1)
+            for row in (top, bottom):
+                if 0 <= row < h:
+                    host[b, row, lft:rgt + 1] = color
+            for col in (left, right):
+                if 0 <= col < w:
+                    host[b, t:btm + 1, col] = color
+    return _convert(host, device=img._device)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """``tf.image.combined_non_max_suppression``: per-class NMS over a batch, then the best ``max_total_size``
+    detections. Boxes ``[batch, n, q, 4]`` (``q`` 1 or num_classes), scores ``[batch, n, num_classes]``.
+    Returns ``(nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)``, zero-padded."""
+    bx = np.asarray(as_tensor(boxes).numpy(), np.float32)
+    sc = np.asarray(as_tensor(scores).numpy(), np.float32)
+    batch, n, q, _ = bx.shape
+    classes = sc.shape[-1]
+    total = int(max_total_size)
+    if pad_per_class:
+        total = min(total, int(max_output_size_per_class) * classes)
+    out_b = np.zeros((batch, total, 4), np.float32)
+    out_s = np.zeros((batch, total), np.float32)
+    out_c = np.zeros((batch, total), np.float32)
+    valid = np.zeros(batch, np.int32)
+    for i in range(batch):
+        found = []
+        for k in range(classes):
+            cls_boxes = bx[i, :, 0 if q == 1 else k]
+            idx, kept = non_max_suppression_with_scores(cls_boxes, sc[i, :, k], max_output_size_per_class,
+                                                        iou_threshold, score_threshold)
+            found += [(s, k, cls_boxes[j]) for j, s in zip(idx.numpy(), kept.numpy())]
+        found.sort(key=lambda t: -t[0])
+        found = found[:total]
+        valid[i] = len(found)
+        for j, (s, k, box) in enumerate(found):
+            out_b[i, j] = np.clip(box, 0.0, 1.0) if clip_boxes else box
+            out_s[i, j], out_c[i, j] = s, k
+    return tuple(_convert(a) for a in (out_b, out_s, out_c, valid))

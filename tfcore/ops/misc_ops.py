@@ -25,7 +25,8 @@ __all__ = [
     "ensure_shape", "acosh", "asinh", "atanh", "truncatediv", "truncatemod", "unravel_index", "identity_n",
     "shape_n", "broadcast_dynamic_shape", "broadcast_static_shape", "parallel_stack", "space_to_batch_nd",
     "space_to_batch", "batch_to_space", "required_space_to_batch_paddings", "guarantee_const", "no_op", "group",
-    "tuple", "is_symbolic_tensor", "timestamp", "get_logger", "AggregationMethod",
+    "tuple", "is_symbolic_tensor", "timestamp", "get_logger", "AggregationMethod", "bitcast",
+    "get_current_name_scope",
 ]
 
 
@@ -533,3 +534,43 @@ class AggregationMethod:
     EXPERIMENTAL_TREE = 1
     EXPERIMENTAL_ACCUMULATE_N = 2
 
+
+
+# -- bitcast, name scopes --------------------------------------------------------------------------------------
+
+def _bitcast_rule(op, ts, attrs):
+    src, dst = ts[0]._dtype, attrs["type"]
+    si, di = src.as_numpy_dtype().itemsize if src is not dtypes.bool else 1, np.dtype(dst.as_numpy_dtype).itemsize
+    shape = ts[0]._array.shape
+    if si < di and (not shape or shape[-1] * si != di):
+        raise InvalidArgumentError(None, None, f"Bitcast: cannot bitcast from {src.name} to {dst.name}: the last "
+                                               f"dimension must be {di // si}, got shape {list(shape)}")
+    return dst
+
+
+BITCAST = Op("Bitcast", rule=_bitcast_rule)
+
+
+@BITCAST.kernel()
+def _bitcast(b, x, *, type):  # noqa: A002 - TF's attr name
+    dst = np.dtype(type.as_numpy_dtype)
+    src = x.dtype
+    x = b.xp.ascontiguousarray(x)
+    if dst.itemsize == src.itemsize:
+        return x.view(dst)
+    if dst.itemsize < src.itemsize:
+        return x.reshape(x.shape + (1,)).view(dst)  # a new last dimension of src/dst elements
+    return x.view(dst).reshape(x.shape[:-1])
+
+
+def bitcast(input, type, name=None):  # noqa: A002
+    """``tf.bitcast``: reinterpret the bytes of ``input`` as ``type`` (a smaller type adds a last dimension,
+    a larger one consumes it)."""
+    return execute(BITCAST, (as_tensor(input),), {"type": dtypes.as_dtype(type)})
+
+
+def get_current_name_scope():
+    """``tf.get_current_name_scope``: the ``tf.name_scope`` path in effect (``''`` at the top)."""
+    from ..framework import context as _ctx
+
+    return _ctx.current_name_scope()
