@@ -231,7 +231,6 @@ def test_bitcast_name_scope_version():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Bitcast"):
         tf.bitcast(tf.constant([1, 2], tf.uint8), tf.float32)
     assert tf.get_current_name_scope() == ""
-    with tf.name_scope("outer"):
-        with tf.name_scope("inner"):
-            assert tf.get_current_name_scope() == "outer/inner"
-    assert tf.version.VERSION == tf.__version__ and isinstance(tf.version.GIT_VERSION, str)
+    with tf.name_scope("outer"), tf.name_scope("inner"):
+        assert tf.get_current_name_scope() == "outer/inner"
+    assert tf.__version__ == tf.version.VERSION and isinstance(tf.version.GIT_VERSION, str)
