@@ -96,6 +96,17 @@ from .misc_extra import (
     UnitNormalization,
     dot,
 )
+from .pooling_extra import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+    SpectralNormalization,
+    ThresholdedReLU,
+    Wrapper,
+)
 from .recurrent_extra import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
 
