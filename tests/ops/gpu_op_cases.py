@@ -396,6 +396,8 @@ case("bitcast", lambda x: (tf.bitcast(x, tf.int32), tf.bitcast(x, tf.uint8), tf.
                                                                                          tf.float32)), X)
 case("image.extract_patches", lambda x: tf.image.extract_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 1, 1], "SAME"),
      IMG01, grad=True)
+case("math.special", lambda x: (tf.math.lgamma(x * 3.0), tf.math.digamma(x * 3.0), tf.math.erfinv(x * 0.9),
+                                tf.math.ndtri(x * 0.4 + 0.5)), f64(3, 4, seed=32), grad=True, tol=1e-8)
 
 # ==================================================================================================
 # running a case

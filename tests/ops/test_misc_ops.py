@@ -234,3 +234,24 @@ def test_bitcast_name_scope_version():
     with tf.name_scope("outer"), tf.name_scope("inner"):
         assert tf.get_current_name_scope() == "outer/inner"
     assert tf.__version__ == tf.version.VERSION and isinstance(tf.version.GIT_VERSION, str)
+
+
+def test_special_functions():
+    from math import erf, lgamma
+
+    x = np.array([-2.5, -0.3, 0.1, 0.5, 1.0, 2.0, 3.7, 10.0, 150.0])
+    np.testing.assert_allclose(tf.math.lgamma(x).numpy(), [lgamma(v) for v in x], rtol=1e-10, atol=1e-11)
+    h = 1e-6
+    fd = [(lgamma(v + h) - lgamma(v - h)) / (2 * h) for v in x]
+    np.testing.assert_allclose(tf.math.digamma(x).numpy(), fd, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(tf.math.digamma(np.array([1.0])).numpy(), [-0.5772156649015329], rtol=1e-10)
+    v = tf.Variable([0.7, 3.0])
+    with tf.GradientTape() as tape:
+        s = tf.reduce_sum(tf.math.lgamma(v))
+    np.testing.assert_allclose(tape.gradient(s, v).numpy(), tf.math.digamma(v).numpy(), rtol=1e-5)
+    y = np.linspace(-0.999, 0.999, 21)
+    np.testing.assert_allclose([erf(t) for t in tf.math.erfinv(y).numpy()], y, atol=1e-14)
+    np.testing.assert_allclose(tf.math.ndtri(np.array([0.5, 0.975, 0.025])).numpy(), [0.0, 1.959963984540054,
+                                                                                       -1.959963984540054], atol=1e-12)
+    np.testing.assert_allclose(tf.math.lbeta(np.array([[1.0, 2.0], [2.0, 3.0]])).numpy(),
+                               [np.log(0.5), np.log(1 / 12)], rtol=1e-10)
