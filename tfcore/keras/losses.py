@@ -389,4 +389,3 @@ def is_categorical_crossentropy(loss):
     return isinstance(loss, CategoricalCrossentropy) or (
         isinstance(loss, LossFunctionWrapper) and loss.fn is categorical_crossentropy) or (
         loss is categorical_crossentropy or loss == "categorical_crossentropy")
-
