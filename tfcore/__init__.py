@@ -22,7 +22,10 @@ from .ops.math_ops import abs, pow, round
 from .ops.reduce_ops import *
 from .ops.logging_ops import print
 from .ops.tensor_array_ops import TensorArray
+from .ops.misc_ops import *
+from .ops.script_ops import numpy_function, py_function, vectorized_map
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, gradients
+from .autodiff.gradient_utils import grad_pass_through, no_gradient, recompute_grad
 from .module import Module
 from . import errors, math, dtypes, nest
 
@@ -34,6 +37,10 @@ def executing_eagerly():
     return True
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute
+from . import bitwise, ragged, version
+from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # TF2's top-level aliases
+from .ragged import RaggedTensor, RaggedTensorSpec
+from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer
 from .keras.initializers import RandomUniform as random_uniform_initializer

@@ -125,3 +125,102 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's pub
     if not bool(np.all(_host(condition))):
         parts = [format_array(_host(d), summarize or 3) if not isinstance(d, str) else d for d in data]
         raise InvalidArgumentError(None, None, "assertion failed: [" + "] [".join(parts) + "]")
+
+
+# -- more of TF's assertions (eager: check now, return None) ------------------------------------------
+
+def assert_non_positive(x, message=None, summarize=None, name=None):
+    """Raise InvalidArgumentError unless every element of ``x`` is <= 0."""
+    _compare(x, 0, np.less_equal, "<=", message, summarize)
+
+
+def assert_integer(x, message=None, name=None):
+    """Raise TypeError unless ``x`` has an integer dtype."""
+    t = as_tensor(x)
+    if not t.dtype.is_integer:
+        raise TypeError(f"{message + ' ' if message else ''}Expected integer dtype for x, got {t.dtype.name}.")
+
+
+def assert_scalar(tensor, message=None, name=None):
+    """Raise ValueError unless ``tensor`` has rank 0."""
+    t = as_tensor(tensor)
+    if t.shape.rank != 0:
+        raise ValueError(f"{message + ' ' if message else ''}Expected scalar shape, saw shape: {t.shape}.")
+    return t
+
+
+def assert_rank_at_least(x, rank, message=None, name=None):
+    """Raise ValueError unless ``x`` has rank >= ``rank``."""
+    t = as_tensor(x)
+    if t.shape.rank < int(rank):
+        raise ValueError(f"{message + ' ' if message else ''}Tensor must have rank at least {rank}. Received "
+                         f"rank {t.shape.rank}, shape {t.shape}")
+
+
+def assert_rank_in(x, ranks, message=None, name=None):
+    """Raise ValueError unless the rank of ``x`` is one of ``ranks``."""
+    t = as_tensor(x)
+    ranks = [int(r) for r in ranks]
+    if t.shape.rank not in ranks:
+        raise ValueError(f"{message + ' ' if message else ''}Tensor rank {t.shape.rank} (shape {t.shape}) is not in "
+                         f"{ranks}")
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The common floating dtype of ``tensors`` (and ``dtype``); ValueError if they differ or are not floating."""
+    from .framework import dtypes as _dtypes
+
+    found = _dtypes.as_dtype(dtype) if dtype is not None else None
+    for t in tensors or []:
+        d = as_tensor(t).dtype
+        if found is not None and d is not found:
+            raise ValueError(f"Expected dtype {found.name}, got {d.name}")
+        found = d
+    if found is None:
+        return _dtypes.float32
+    if not found.is_floating:
+        raise ValueError(f"Expected floating point type, got {found.name}.")
+    return found
+
+
+def assert_proper_iterable(values):
+    """Raise TypeError if ``values`` is a tensor, an array or a string rather than a Python iterable."""
+    if isinstance(values, str | bytes) or hasattr(values, "numpy") or isinstance(values, np.ndarray):
+        raise TypeError(f"Expected argument 'values' to be a 'proper' iterable. Found: {type(values)}")
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f"Expected argument 'values' to be iterable. Found: {type(values)}")
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """Check ``[(tensor, ('N', 'D')), ...]``: ranks match and each symbolic dimension name has one size
+    across all tensors (ints must match exactly; ``None``/``'.'`` match anything)."""
+    sizes = {}
+    for x, spec in shapes:
+        t = as_tensor(x)
+        dims = t.shape.as_list()
+        spec = list(spec) if not isinstance(spec, str) else list(spec)
+        if len(spec) != len(dims) and not (spec and spec[0] == "..."):
+            raise ValueError(f"{message + ' ' if message else ''}Specified by tensor {t.shape} dimension rank "
+                             f"{len(dims)} but the assertion expects rank {len(spec)} ({spec})")
+        if spec and spec[0] == "...":
+            spec, dims = spec[1:], dims[len(dims) - len(spec) + 1:]
+        for want, got in zip(spec, dims):
+            if want is None or want == ".":
+                continue
+            if isinstance(want, int):
+                if got != want:
+                    raise ValueError(f"{message + ' ' if message else ''}Dimension of size {got} does not match "
+                                     f"the expected {want} in shape {t.shape}")
+            elif sizes.setdefault(want, got) != got:
+                raise ValueError(f"{message + ' ' if message else ''}Dimension '{want}' has size {got} here but "
+                                 f"{sizes[want]} elsewhere")
+
+
+def is_numeric_tensor(tensor):
+    """True for a tensor of a numeric (integer, floating or complex) dtype."""
+    from .framework.tensor import Tensor
+
+    if not isinstance(tensor, Tensor):
+        return False
+    d = tensor.dtype
+    return d.is_integer or d.is_floating or d.is_complex

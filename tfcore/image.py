@@ -1,3 +1,5 @@
-"""``tf.image``: resizing, flips, rotations, dtype conversion and crops (NHWC)."""
+"""``tf.image``: resizing, flips, rotations, dtype conversion, crops, colour adjustments, quality measures
+and non-max suppression (NHWC)."""
 
+from .ops.image_adjust_ops import *
 from .ops.image_ops import *

@@ -1,7 +1,8 @@
 """``tf.math``: element-wise math, reductions, arg-reductions, segment ops, top-k and counting."""
 
+from .ops.math_extra_ops import *
 from .ops.math_ops import *
-from .ops.nn_ops import l2_normalize, softplus
+from .ops.nn_ops import l2_normalize, log_softmax, softmax, softplus
 from .ops.reduce_ops import *
 from .ops.reduce_ops import (
     bincount,

@@ -23,6 +23,7 @@ from .ops.loss_ops import (
     weighted_cross_entropy_with_logits,
 )
 from .ops.math_ops import sigmoid, softplus, softsign, tanh
+from .ops.nn_extra_ops import *
 from .ops.nn_ops import (
     batch_normalization,
     bias_add,

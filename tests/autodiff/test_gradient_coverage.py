@@ -235,6 +235,48 @@ CASES = {
 }
 
 
+
+def _well_conditioned(*shape):
+    return r(*shape) + 3.0 * np.eye(shape[-2], shape[-1])
+
+
+def _sym(x):
+    return x + tf.linalg.matrix_transpose(x)
+
+
+def _svd_parts(a):
+    s, u, v = tf.linalg.svd(a)
+    return tf.concat([s, tf.reshape(u * v, [-1])], axis=0)  # u[:, i] * v[:, i] is sign-invariant
+
+
+def _eigh_parts(x):
+    e, v = tf.linalg.eigh(_sym(x))
+    return tf.concat([e, tf.reshape(v * v, [-1])], axis=0)
+
+
+# -- linalg (tfcore.ops.linalg_ops) ------------------------------------------------------------------
+CASES.update({
+    "MatrixInverse": (tf.linalg.inv, [_well_conditioned(2, 3, 3)]),
+    "MatrixDeterminant": (tf.linalg.det, [_well_conditioned(2, 3, 3)]),
+    "LogMatrixDeterminant": (lambda a: tf.linalg.slogdet(a)[1], [_well_conditioned(3, 3)]),
+    "MatrixSolve": (lambda a, b: tf.linalg.solve(a, b, adjoint=True), [_well_conditioned(3, 3), r(3, 2)]),
+    "MatrixTriangularSolve": (lambda a, b: tf.linalg.triangular_solve(a, b, lower=False),
+                              [_well_conditioned(3, 3), r(3, 2)]),
+    "Cholesky": (lambda x: tf.linalg.cholesky(tf.matmul(x, x, transpose_b=True) + 3.0 * tf.eye(3, dtype=tf.float64)),
+                 [r(3, 3)]),
+    "Qr": (lambda a: sum(tf.reshape(t, [-1])[:4] for t in tf.linalg.qr(a)), [_well_conditioned(4, 3)]),
+    "Svd": (_svd_parts, [r(3, 3) + np.diag([3.0, 1.5, 0.5])]),
+    "SelfAdjointEigV2": (_eigh_parts, [r(3, 3) + np.diag([3.0, 1.0, -1.0])]),
+    "MatrixBandPart": (lambda x: tf.linalg.band_part(x, 1, 0), [r(2, 3, 4)]),
+    "MatrixDiagV3": (lambda d: tf.linalg.diag(d, k=1), [r(2, 3)]),
+    "MatrixDiagPartV3": (lambda x: tf.linalg.diag_part(x, k=-1), [r(2, 3, 4)]),
+    "MatrixSetDiagV3": (lambda x, d: tf.linalg.set_diag(x, d), [r(3, 4), r(3)]),
+    # -- top-level ops (tfcore.ops.misc_ops) ---------------------------------------------------------
+    "ReverseSequence": (lambda x: tf.reverse_sequence(x, [3, 1], seq_axis=1, batch_axis=0), [r(2, 4, 2)]),
+    "TensorScatterMax": (lambda t, u: tf.tensor_scatter_nd_max(t, [[0], [2], [0]], u), [away(3, 2), away(3, 2) + 0.05]),
+    "TensorScatterMin": (lambda t, u: tf.tensor_scatter_nd_min(t, [[1], [2]], u), [away(3, 2), away(2, 2) + 0.05]),
+})
+
 def differentiable_ops():
     return sorted(name for name, op in REGISTRY.items() if op.grad is not None)
 

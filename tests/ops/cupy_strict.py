@@ -69,6 +69,8 @@ def wrap(a):
     if isinstance(a, np.generic):
         return np.asarray(a).view(StrictArray)
     if isinstance(a, tuple | list) and any(isinstance(x, np.ndarray | np.generic) for x in a):
+        if hasattr(a, "_fields"):  # NumPy's result namedtuples (QRResult, SVDResult ...): CuPy returns tuples
+            return tuple(wrap(x) for x in a)
         return type(a)(wrap(x) for x in a)
     return a
 
@@ -97,8 +99,12 @@ class StrictArray(np.ndarray):
 
     def __array_function__(self, func, types_, args, kwargs):
         name = func.__name__
-        if _cupy is not None and not hasattr(_cupy, name):
-            raise CupyIncompatible(f"numpy.{name} on a device array: CuPy has no {name}")
+        # numpy.linalg.inv is checked against cupy.linalg; every other function against cupy's top level
+        sub = "linalg" if (getattr(func, "__module__", None) or "").startswith("numpy.linalg") else None
+        space = getattr(_cupy, sub) if _cupy is not None and sub else _cupy
+        if _cupy is not None and not hasattr(space, name):
+            where = f"cupy.{sub}" if sub else "CuPy"
+            raise CupyIncompatible(f"numpy.{name} on a device array: {where} has no {name}")
         _reject_host(f"numpy.{name}", args, kwargs)
         return wrap(func(*_unwrap(args), **_unwrap(kwargs)))
 

@@ -311,6 +311,94 @@ case("train.multi_tensor_adam", lambda v, m, s, g, vb, gb: training_ops.apply(
     epsilon=1e-7), V, S1, S2, G, f32(5, seed=4), f32(5, seed=5))
 
 
+# -- linalg (kerasB) ------------------------------------------------------------------------------------
+SQ = f64(2, 3, 3, seed=8) + 3.0 * np.eye(3)
+SQ32 = SQ.astype(np.float32)
+case("linalg.inv_det_slogdet", lambda a: (tf.linalg.inv(a), tf.linalg.det(a), tf.linalg.slogdet(a)[1]), SQ,
+     grad=True, tol=1e-6)
+case("linalg.solve_triangular", lambda a, b: (tf.linalg.solve(a, b), tf.linalg.triangular_solve(a, b, lower=False)),
+     SQ32, f32(2, 3, 2, seed=9), grad=True, tol=1e-4)
+case("linalg.cholesky_logdet", lambda x: (tf.linalg.cholesky(x @ tf.linalg.adjoint(x) + 3.0),
+                                          tf.linalg.logdet(x @ tf.linalg.adjoint(x) + 3.0)), SQ, grad=True)
+case("linalg.qr", lambda a: tf.abs(tf.linalg.qr(a).r), f64(4, 3, seed=10), tol=1e-6)
+case("linalg.svd_eigh", lambda a: (tf.linalg.svd(a, compute_uv=False), tf.linalg.eigvalsh(a + tf.linalg.adjoint(a))),
+     SQ, grad=True, tol=1e-6)
+case("linalg.band_diag", lambda x: (tf.linalg.band_part(x, 1, 0), tf.linalg.diag_part(x, k=1),
+                                    tf.linalg.set_diag(x, tf.linalg.diag_part(x) * 2.0),
+                                    tf.linalg.diag(tf.linalg.diag_part(x), k=-1), tf.linalg.trace(x)), SQ32, grad=True)
+case("linalg.lstsq_pinv_matvec", lambda a, b: (tf.linalg.lstsq(a, b), tf.linalg.pinv(a),
+                                               tf.linalg.matvec(a, b[:3, 0])), f64(5, 3, seed=11), f64(5, 2, seed=12),
+     grad=True, tol=1e-6)
+IMG01 = f32(2, 6, 7, 3, lo=0.0, hi=1.0, seed=13)
+case("image.hsv_yiq_yuv", lambda x: (tf.image.rgb_to_hsv(x), tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)),
+                                     tf.image.rgb_to_yiq(x), tf.image.yuv_to_rgb(x)), IMG01, grad=True, tol=1e-4)
+case("image.adjust_contrast_gamma_hue_saturation", lambda x: (
+    tf.image.adjust_contrast(x, 1.5), tf.image.adjust_gamma(x, 0.7), tf.image.adjust_hue(x, 0.1),
+    tf.image.adjust_saturation(x, 0.6)), IMG01, grad=True, tol=1e-4)
+case("image.psnr_ssim_tv_sobel", lambda a, b: (tf.image.psnr(a, b, 1.0), tf.image.ssim(a, b, 1.0, filter_size=3),
+                                               tf.image.total_variation(a), tf.image.sobel_edges(a),
+                                               tf.image.image_gradients(a)), IMG01, IMG01 * 0.9, grad=True,
+     tol=1e-4)
+case("image.crop_and_resize_with_pad", lambda x: (
+    tf.image.crop_and_resize(x, [[0.1, 0.2, 0.7, 0.9], [0.0, 0.0, 1.0, 1.0]], [1, 0], [3, 4]),
+    tf.image.resize_with_pad(x, 9, 9), tf.image.stateless_random_crop(x, [1, 3, 3, 3], seed=(1, 2))), IMG01,
+     grad=True, tol=1e-4)
+case("image.non_max_suppression", lambda b, s: tf.image.non_max_suppression_with_scores(b, s, 3, 0.5),
+     np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 10, 1, 11], [0, 100, 1, 101]], np.float32),
+     np.array([0.9, 0.75, 0.95, 0.3], np.float32))
+
+# -- top-level ops (kerasB: tfcore.ops.misc_ops / math_extra_ops / bitwise_ops) ------------------------------
+case("searchsorted_histogram", lambda s, v: (tf.searchsorted(s, v), tf.searchsorted(s, v, side="right"),
+                                             tf.histogram_fixed_width(v, [0.0, 1.0], nbins=4),
+                                             tf.histogram_fixed_width_bins(v, [0.0, 1.0], nbins=4)),
+     np.sort(f32(2, 6, lo=0.0, seed=14), axis=1), f32(2, 3, lo=-0.2, hi=1.2, seed=15))
+case("reverse_sequence", lambda x: tf.reverse_sequence(x, [2, 4, 1], seq_axis=1, batch_axis=0), f32(3, 4, 2, seed=16),
+     grad=True)
+case("tensor_scatter_max_min_sub", lambda t, u: (tf.tensor_scatter_nd_max(t, [[0], [2], [0]], u),
+                                                 tf.tensor_scatter_nd_min(t, [[1], [2], [1]], u),
+                                                 tf.tensor_scatter_nd_sub(t, [[1], [2], [1]], u)),
+     f32(3, 2, seed=17), f32(3, 2, seed=18), grad=True)
+case("bitwise", lambda a, b: (tf.bitwise.bitwise_and(a, b), tf.bitwise.bitwise_or(a, b), tf.bitwise.bitwise_xor(a, b),
+                              tf.bitwise.invert(a), tf.bitwise.left_shift(a, 2), tf.bitwise.right_shift(b, 1)),
+     i32(3, 4, hi=64, seed=19), i32(3, 4, hi=64, seed=20))
+case("dynamic_partition_stitch", lambda x: tf.dynamic_stitch([[0, 2], [1, 3]], tf.dynamic_partition(
+    x, [0, 1, 0, 1], 2)), f32(4, 3, seed=21), grad=True)
+case("space_to_batch_round_trip", lambda x: tf.batch_to_space(tf.space_to_batch_nd(x, [2, 2], [[0, 0], [1, 1]]),
+                                                              [2, 2], [[0, 0], [1, 1]]), f32(2, 4, 2, 3, seed=22),
+     grad=True)
+case("math_extras", lambda x, s: (tf.math.asinh(x), tf.math.atanh(x * 0.5), tf.truncatemod(x * 5.0, 2.0),
+                                  tf.math.xlogy(x, tf.abs(x) + 0.5), tf.math.cumulative_logsumexp(x, axis=1),
+                                  tf.math.unsorted_segment_max(x, [1, 0, 1], 2),
+                                  tf.math.unsorted_segment_sqrt_n(x, [1, 0, 1], 2)),
+     f32(3, 4, seed=23), f32(3, seed=24), grad=True, tol=1e-4)
+
+# -- tf.nn extras (kerasB: tfcore.ops.nn_extra_ops) -------------------------------------------------------------
+VOL = f32(1, 3, 4, 5, 2, seed=25)
+case("nn.conv3d_and_transpose", lambda x, w: (tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"),
+                                              tf.nn.conv3d_transpose(tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"), w,
+                                                                     [1, 3, 4, 5, 2], [1, 2, 1], "SAME")),
+     VOL, f32(2, 2, 2, 2, 3, seed=26), grad=True, tol=1e-4)
+case("nn.pool3d_lrn", lambda x: (tf.nn.max_pool3d(x, 2, 1, "SAME"), tf.nn.avg_pool3d(x, 2, 2, "SAME"),
+                                 tf.nn.lrn(x[0], 1, 1.0, 0.5, 0.75)), VOL, grad=True, tol=1e-4)
+case("nn.conv1d_transpose_argmax_dilation", lambda x, w, img: (
+    tf.nn.conv1d_transpose(x, w, [2, 10, 4], 2, "SAME"), tf.nn.max_pool_with_argmax(img, 2, 2, "SAME"),
+    tf.nn.dilation2d(img, img[0, :2, :2, :] * 0.1, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1])),
+     f32(2, 5, 3, seed=27), f32(3, 4, 3, seed=28), f32(2, 5, 5, 3, seed=29), grad=True, tol=1e-4)
+case("nn.ctc_loss", lambda logits: tf.nn.ctc_loss([[1, 2, 0], [2, 2, 1]], logits, [2, 3], [6, 5]),
+     f32(6, 2, 4, seed=30), grad=True, tol=1e-4)
+case("ragged.to_tensor_map_flat_values", lambda v: (
+    tf.ragged.map_flat_values(tf.square, tf.RaggedTensor.from_row_lengths(v, [1, 0, 3])).to_tensor(-1.0),
+    tf.RaggedTensor.from_tensor(tf.reshape(v, [2, 2]), lengths=[1, 2]).flat_values), f32(4, seed=31), grad=True)
+case("random.stateless_gamma_poisson_binomial", lambda: (
+    tf.random.stateless_gamma([3, 2], seed=[1, 2], alpha=[1.0, 2.0]), tf.random.stateless_poisson([4], [3, 4], 2.0),
+    tf.random.stateless_binomial([4], [5, 6], 10, 0.5), tf.random.stateless_categorical([[0.0, 1.0]], 3, [7, 8])))
+case("bitcast", lambda x: (tf.bitcast(x, tf.int32), tf.bitcast(x, tf.uint8), tf.bitcast(tf.bitcast(x, tf.uint8),
+                                                                                         tf.float32)), X)
+case("image.extract_patches", lambda x: tf.image.extract_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 1, 1], "SAME"),
+     IMG01, grad=True)
+case("math.special", lambda x: (tf.math.lgamma(x * 3.0), tf.math.digamma(x * 3.0), tf.math.erfinv(x * 0.9),
+                                tf.math.ndtri(x * 0.4 + 0.5)), f64(3, 4, seed=32), grad=True, tol=1e-8)
+
 # ==================================================================================================
 # running a case
 # ==================================================================================================

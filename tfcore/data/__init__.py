@@ -7,7 +7,7 @@ background threads in ``threads``; the Python iterator in ``iterators``.
 
 from . import experimental
 from . import (dataset_ops, readers, sources, transform_basic, transform_batch, transform_cache, transform_map,
-               transform_shuffle)
+               transform_ragged, transform_shuffle)
 from .dataset_ops import Dataset, DatasetV2
 from .iterators import OwnedIterator as Iterator
 from .options import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Options, ThreadingOptions
@@ -15,7 +15,7 @@ from .readers import TextLineDataset
 from .structure import DatasetSpec
 
 dataset_ops.register_implementations(sources, readers, transform_basic, transform_batch, transform_cache,
-                                     transform_map, transform_shuffle)
+                                     transform_map, transform_ragged, transform_shuffle)
 
 __all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "ThreadingOptions", "TextLineDataset", "AUTOTUNE",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

@@ -234,6 +234,12 @@ class DatasetV2:
 
         return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        """Batch elements of different shapes: statically unknown shapes become ``tf.RaggedTensor``s."""
+        RaggedBatchDataset = _impl("RaggedBatchDataset")
+
+        return RaggedBatchDataset(self, batch_size, drop_remainder)
+
     def unbatch(self, name=None):
         """Split each element's leading dimension into separate elements."""
         UnbatchDataset = _impl("UnbatchDataset")

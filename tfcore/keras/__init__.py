@@ -8,3 +8,4 @@ from .engine.sequential import Sequential
 from . import applications
 from . import callbacks, datasets, losses, metrics, optimizers, utils
 from . import mixed_precision
+from . import _activations_extra, _losses_extra, _metrics_extra  # noqa: F401 - they add the rest of Keras' names

@@ -466,8 +466,6 @@ class AUC(Metric):
         if summation_method not in ("interpolation", "minoring", "majoring"):
             raise ValueError(f'Invalid AUC summation method value: "{summation_method}". Expected values are '
                              '["interpolation", "majoring", "minoring"]')
-        if multi_label:
-            raise ValueError("AUC(multi_label=True) is not supported by tfcore; use one AUC per label")
         if thresholds is not None:
             inner = sorted(float(t) for t in thresholds)
             num_thresholds = len(inner) + 2
@@ -483,16 +481,33 @@ class AUC(Metric):
         self.multi_label = multi_label
         self.from_logits = from_logits
         self.label_weights = label_weights
-        self.true_positives = self.add_weight("true_positives", shape=(num_thresholds,))
-        self.true_negatives = self.add_weight("true_negatives", shape=(num_thresholds,))
-        self.false_positives = self.add_weight("false_positives", shape=(num_thresholds,))
-        self.false_negatives = self.add_weight("false_negatives", shape=(num_thresholds,))
+        self.num_labels = num_labels
+        self._counts_built = False
+        if not multi_label or num_labels is not None:
+            self._build_counts(num_labels)
+
+    def _build_counts(self, num_labels):
+        """Counts per threshold (and per label with ``multi_label``: shape ``(num_thresholds, num_labels)``)."""
+        shape = (self.num_thresholds, num_labels) if self.multi_label else (self.num_thresholds,)
+        self.num_labels = num_labels
+        for name in ("true_positives", "true_negatives", "false_positives", "false_negatives"):
+            setattr(self, name, self.add_weight(name, shape=shape))
+        self._counts_built = True
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_pred = _t(y_pred, dtypes.float32)
         if self.from_logits:
             y_pred = math_ops.sigmoid(y_pred)
-        c = _confusion_counts(y_true, y_pred, self.thresholds, sample_weight, want=("tp", "fp", "tn", "fn"))
+        if self.multi_label:
+            if not self._counts_built:
+                self._build_counts(y_pred.shape[-1])
+            c = _per_label_counts(y_true, y_pred, self.thresholds, sample_weight)
+        else:
+            if self.label_weights is not None:
+                lw = _t(self.label_weights, dtypes.float32)
+                sw = lw if sample_weight is None else math_ops.multiply(_t(sample_weight, dtypes.float32), lw)
+                sample_weight = array_ops.broadcast_to(sw, y_pred.shape.as_list()) if sample_weight is None else sw
+            c = _confusion_counts(y_true, y_pred, self.thresholds, sample_weight, want=("tp", "fp", "tn", "fn"))
         self.true_positives.assign_add(c["tp"])
         self.false_positives.assign_add(c["fp"])
         self.true_negatives.assign_add(c["tn"])
@@ -500,6 +515,9 @@ class AUC(Metric):
 
     def _interpolate_pr_auc(self, tp, fp, fn):
         n = self.num_thresholds
+        if tp.ndim == 2:
+            per_label = [self._interpolate_pr_auc(tp[:, i], fp[:, i], fn[:, i]) for i in range(tp.shape[1])]
+            return self._average_labels(array_ops.stack(per_label))
         dtp = math_ops.subtract(tp[: n - 1], tp[1:])
         p = math_ops.add(tp, fp)
         dp = math_ops.subtract(p[: n - 1], p[1:])
@@ -513,11 +531,26 @@ class AUC(Metric):
             math_ops.maximum(math_ops.add(tp[1:], fn[1:]), 0.0))
         return reduce_ops.reduce_sum(inc)
 
+    def _average_labels(self, per_label):
+        """Mean of per-label AUCs (weighted by ``label_weights`` when given)."""
+        if self.label_weights is None:
+            return reduce_ops.reduce_mean(per_label)
+        w = _t(self.label_weights, dtypes.float32)
+        return math_ops.divide_no_nan(reduce_ops.reduce_sum(math_ops.multiply(per_label, w)), reduce_ops.reduce_sum(w))
+
     def result(self):
+        if not self._counts_built:
+            return array_ops.zeros([], dtypes.float32)
         tp, fp = self.true_positives.value(), self.false_positives.value()
         tn, fn = self.true_negatives.value(), self.false_negatives.value()
+        if self.multi_label and not (self.curve == "PR" and self.summation_method == "interpolation"):
+            return self._average_labels(array_ops.stack([
+                self._riemann(tp[:, i], fp[:, i], tn[:, i], fn[:, i]) for i in range(tp.shape[1])]))
         if self.curve == "PR" and self.summation_method == "interpolation":
             return self._interpolate_pr_auc(tp, fp, fn)
+        return self._riemann(tp, fp, tn, fn)
+
+    def _riemann(self, tp, fp, tn, fn):
         recall = math_ops.divide_no_nan(tp, math_ops.add(tp, fn))
         if self.curve == "ROC":
             x, y = math_ops.divide_no_nan(fp, math_ops.add(fp, tn)), recall
@@ -535,9 +568,34 @@ class AUC(Metric):
     def get_config(self):
         config = {"num_thresholds": self.num_thresholds, "curve": self.curve,
                   "summation_method": self.summation_method, "multi_label": self.multi_label,
-                  "from_logits": self.from_logits}
+                  "num_labels": self.num_labels, "label_weights": self.label_weights, "from_logits": self.from_logits}
         config.update(super().get_config())
         return config
+
+
+def _per_label_counts(y_true, y_pred, thresholds, sample_weight):
+    """``{tp, fp, tn, fn}`` of shape ``(thresholds, labels)`` for ``(batch, labels)`` inputs (multi-label AUC)."""
+    labels = y_pred.shape[-1]
+    pred = array_ops.reshape(y_pred, (-1, 1, labels))
+    truth = math_ops.cast(array_ops.reshape(_t(y_true, dtypes.float32), (-1, 1, labels)), dtypes.bool)
+    thr = convert_to_tensor(np.asarray(thresholds, np.float32).reshape(1, -1, 1))
+    pred_pos = math_ops.greater(pred, thr)
+    weight = None
+    if sample_weight is not None:
+        sw = _t(sample_weight, dtypes.float32)
+        if sw.ndim == 1:
+            sw = array_ops.expand_dims(sw, -1)
+        weight = array_ops.reshape(array_ops.broadcast_to(sw, y_pred.shape.as_list()), (-1, 1, labels))
+    cases = {"tp": (truth, pred_pos), "fp": (math_ops.logical_not(truth), pred_pos),
+             "tn": (math_ops.logical_not(truth), math_ops.logical_not(pred_pos)),
+             "fn": (truth, math_ops.logical_not(pred_pos))}
+    out = {}
+    for name, (lab, pr) in cases.items():
+        hits = math_ops.cast(math_ops.logical_and(lab, pr), dtypes.float32)
+        if weight is not None:
+            hits = math_ops.multiply(hits, weight)
+        out[name] = reduce_ops.reduce_sum(hits, axis=0)
+    return out
 
 
 # -- lookup ---------------------------------------------------------------------------------------

@@ -70,6 +70,61 @@ from .pooling import (
 from .preprocessing import CategoryEncoding, Discretization, Hashing, Normalization
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
 from .text_vectorization import TextVectorization
+from .convolutional_extra import (
+    AveragePooling3D,
+    AvgPool3D,
+    Conv1DTranspose,
+    Conv3D,
+    Conv3DTranspose,
+    Convolution1DTranspose,
+    Convolution3D,
+    Convolution3DTranspose,
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    DepthwiseConv1D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool3D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling3D,
+    MaxPool3D,
+    MaxPooling3D,
+    SeparableConv1D,
+    SeparableConvolution1D,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding3D,
+)
+from .misc_extra import (
+    ActivityRegularization,
+    AlphaDropout,
+    Dot,
+    GaussianDropout,
+    GaussianNoise,
+    Identity,
+    Permute,
+    PReLU,
+    RepeatVector,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+    UnitNormalization,
+    dot,
+)
+from .pooling_extra import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+    SpectralNormalization,
+    ThresholdedReLU,
+    Wrapper,
+)
+from .recurrent_extra import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
 
 from .serialization import deserialize, register, serialize

@@ -65,7 +65,7 @@ class AutoCastVariable(Variable):
         return object.__new__(cls)  # not through tf.Variable's creator stack: the variable exists already
 
     def __init__(self, variable):
-        if not hasattr(variable, "_tfc_read") or not hasattr(variable, "assign"):
+        if not isinstance(variable, Variable):
             raise ValueError(f"variable must be of type tf.Variable, but got: {variable!r}")
         if not variable.dtype.is_floating:
             raise ValueError(f"variable must be a floating point variable but has type: {variable.dtype.name}")

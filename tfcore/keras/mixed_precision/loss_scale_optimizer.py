@@ -102,7 +102,7 @@ class LossScaleOptimizer(Optimizer):
     @property
     def loss_scale(self):
         """The current loss scale as a float32 scalar tensor."""
-        return self._loss_scale._tfc_read()
+        return self._loss_scale.value()
 
     @property
     def dynamic_counter(self):
@@ -127,13 +127,13 @@ class LossScaleOptimizer(Optimizer):
         if callable(loss) and not isinstance(loss, Tensor):
             return lambda: self.get_scaled_loss(loss())
         loss = loss if isinstance(loss, Tensor) else convert_to_tensor(loss)
-        return math_ops.multiply(loss, math_ops.cast(self._loss_scale._tfc_read(), loss.dtype))
+        return math_ops.multiply(loss, math_ops.cast(self._loss_scale.value(), loss.dtype))
 
     scale_loss = get_scaled_loss  # Keras 3's name
 
     def get_unscaled_gradients(self, grads):
         """Each gradient divided by the loss scale (None stays None)."""
-        reciprocal = math_ops.reciprocal(self._loss_scale._tfc_read())
+        reciprocal = math_ops.reciprocal(self._loss_scale.value())
         return [None if g is None else math_ops.multiply(g, math_ops.cast(reciprocal, g.dtype)) for g in grads]
 
     # -- the optimizer protocol ----------------------------------------------------------------------

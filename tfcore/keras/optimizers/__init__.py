@@ -1,13 +1,23 @@
-"""``tf.keras.optimizers``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, schedules, get/serialize."""
+"""``tf.keras.optimizers``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, Adamax, Ftrl,
+Lamb, Lion, Nadam, schedules, get/serialize."""
 
 from . import schedules
+from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
+from .ftrl import Ftrl
+from .lamb import Lamb
+from .lion import Lion
+from .nadam import Nadam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad,
+            "adadelta": Adadelta, "adafactor": Adafactor, "adamax": Adamax, "ftrl": Ftrl, "lamb": Lamb,
+            "lion": Lion, "nadam": Nadam}
 
 
 def serialize(optimizer):

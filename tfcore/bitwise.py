@@ -1,0 +1,3 @@
+"""``tf.bitwise``."""
+
+from .ops.bitwise_ops import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift  # noqa: F401

@@ -1,0 +1,84 @@
+"""``Dataset.ragged_batch``: batch elements whose shapes differ into ``tf.RaggedTensor`` components."""
+
+import numpy as np
+
+from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_spec import TensorSpec
+from ..ops import array_ops
+from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from . import structure
+from .dataset_ops import UnaryDataset, check_scalar_int
+from .threads import close_iterator
+
+
+def _is_dense(spec):
+    return spec.shape.rank == 0
+
+
+class RaggedBatchDataset(UnaryDataset):
+    """Scalar components are stacked; every component of rank >= 1 becomes a RaggedTensor whose first
+    dimension is the batch and whose second is the elements' (possibly varying) first dimension.
+
+    (TF keeps a component dense when its static shape is fully known; tfcore's element specs come
+    from the first element, so their shapes cannot tell, and every non-scalar component is ragged.)"""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder=False):
+        super().__init__(input_dataset)
+        self._batch_size = check_scalar_int(batch_size, "batch_size")
+        if self._batch_size <= 0:
+            raise ValueError(f"batch_size must be greater than zero, got {self._batch_size}")
+        self._drop = bool(drop_remainder)
+
+    @property
+    def element_spec(self):
+        batch = self._batch_size if self._drop else None
+
+        def leaf(x):
+            if _is_dense(x):
+                return TensorSpec(TensorShape([batch] + x.shape.as_list()), x.dtype)
+            rank = x.shape.rank if x.shape.rank is not None else 1
+            return RaggedTensorSpec(TensorShape([batch] + [None] * rank), x.dtype, ragged_rank=1)
+
+        return structure.map_structure(leaf, self._input.element_spec)
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._batch_size if self._drop else -(-n // self._batch_size)
+
+    def _make_iter(self, ctx):
+        dense = [_is_dense(s) for s in structure.flatten(self._input.element_spec)]
+        return _RaggedBatchIterator(self._input._make_iter(ctx), self._batch_size, self._drop, dense)
+
+
+class _RaggedBatchIterator:
+    def __init__(self, it, b, drop, dense):
+        self._up, self._b, self._drop, self._dense = it, b, drop, dense
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        xs = []
+        try:
+            while len(xs) < self._b:
+                xs.append(next(self._up))
+        except StopIteration:
+            pass
+        if not xs or (self._drop and len(xs) < self._b):
+            raise StopIteration
+        flats = [structure.flatten(x) for x in xs]
+        out = []
+        for k, dense in enumerate(self._dense):
+            col = [f[k] for f in flats]
+            if dense:
+                out.append(array_ops.stack(col, axis=0))
+                continue
+            lengths = np.asarray([c.shape[0] if c.ndim else 1 for c in col], np.int64)
+            values = array_ops.concat([array_ops.reshape(c, [-1]) if c.ndim == 0 else c for c in col], axis=0)
+            out.append(RaggedTensor.from_row_lengths(values, lengths, validate=False))
+        return structure.pack_as(xs[0], out)
+
+    def close(self):
+        close_iterator(self._up)

@@ -1,0 +1,53 @@
+"""``tf.keras.optimizers.Nadam``: Adam with Nesterov momentum (Dozat, 2015), Keras' momentum schedule."""
+
+from ...ops import math_ops
+from .optimizer import Optimizer
+
+
+class Nadam(Optimizer):
+    """Keras' Nadam: momentum ``u_t = beta_1 * (1 - 0.5 * 0.96 ** (0.004 * t))`` and its running product::
+
+        m = beta_1 * m + (1 - beta_1) * g;  v = beta_2 * v + (1 - beta_2) * g*g
+        m_hat = u_{t+1} * m / (1 - prod_{t+1}) + (1 - u_t) * g / (1 - prod_t)
+        w -= lr * m_hat / (sqrt(v / (1 - beta_2**t)) + epsilon)
+    """
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, jit_compile=True, name="Nadam", **kwargs):
+        super().__init__(name=name, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency, jit_compile=jit_compile, **kwargs)
+        self._learning_rate = self._build_learning_rate(kwargs.get("lr", learning_rate))
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self._slot_names = ("m", "v")
+        self._u_products = [1.0]  # prod_{s<=t} u_s for t = 0, 1, ...
+
+    def _u(self, t):
+        return float(self.beta_1) * (1.0 - 0.5 * 0.96 ** (0.004 * t))
+
+    def _u_product(self, t):
+        while len(self._u_products) <= t:
+            self._u_products.append(self._u_products[-1] * self._u(len(self._u_products)))
+        return self._u_products[t]
+
+    def _compute_update(self, grad, value, slots, lr, step):
+        m, v = slots
+        b1, b2 = float(self.beta_1), float(self.beta_2)
+        u_t, u_next = self._u(step), self._u(step + 1)
+        prod_t = self._u_product(step)
+        prod_next = prod_t * u_next
+        m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m), 1.0 - b1))
+        v = math_ops.add(v, math_ops.multiply(math_ops.subtract(math_ops.square(grad), v), 1.0 - b2))
+        m_hat = math_ops.add(math_ops.multiply(m, u_next / (1.0 - prod_next)),
+                             math_ops.multiply(grad, (1.0 - u_t) / (1.0 - prod_t)))
+        denom = math_ops.add(math_ops.sqrt(math_ops.multiply(v, 1.0 / (1.0 - b2 ** step))), float(self.epsilon))
+        value = math_ops.subtract(value, math_ops.divide(math_ops.multiply(m_hat, lr), denom))
+        return value, m, v
+
+    def _hyper_config(self):
+        return {"beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon}
+
+

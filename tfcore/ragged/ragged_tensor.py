@@ -1,0 +1,520 @@
+"""``tf.RaggedTensor``: rows of different lengths as ``values`` plus ``row_splits`` (TF's encoding).
+
+A ragged tensor of ragged rank ``r`` is a flat-values tensor wrapped ``r`` times in row partitions:
+``rt.values`` is a Tensor (rank 1) or a RaggedTensor, ``rt.row_splits[i]:rt.row_splits[i + 1]`` are
+row ``i``'s rows of ``values``. Element-wise ops work through :func:`map_flat_values`; ``to_tensor``
+pads to the bounding shape, ``from_tensor`` strips padding. Values are tensors, so gradients flow
+through ``from_row_splits`` / ``to_tensor`` / ``map_flat_values`` to the flat values.
+"""
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
+from ..framework.tensor import Tensor
+from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from ..ops import array_ops as _a
+from ..ops import math_ops as _m
+
+__all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range", "row_splits_to_segment_ids",
+           "segment_ids_to_row_splits", "stack", "boolean_mask"]
+
+_range = __builtins__["range"] if isinstance(__builtins__, dict) else __builtins__.range
+
+
+def _splits(x, dtype=dtypes.int64):
+    t = convert_to_tensor(x)
+    if not t.dtype.is_integer:
+        raise TypeError(f"row partition tensors must be int32 or int64, got {t.dtype.name}")
+    return t if t.dtype is dtype else _m.cast(t, dtype)
+
+
+def _host(t):
+    return np.asarray(t.numpy())
+
+
+class RaggedTensor:
+    """A tensor whose dimension 1 (and further ragged dimensions) has rows of different lengths."""
+
+    __slots__ = ("_values", "_row_splits")
+
+    def __init__(self, values, row_splits, internal=False):
+        if not internal:
+            raise ValueError("RaggedTensor constructor is private; use a factory method such as "
+                             "tf.RaggedTensor.from_row_splits() or tf.ragged.constant().")
+        self._values = values
+        self._row_splits = row_splits
+
+    # -- factories --------------------------------------------------------------------------------------------
+    @classmethod
+    def from_row_splits(cls, values, row_splits, name=None, validate=True):
+        """Rows ``values[row_splits[i]:row_splits[i + 1]]``."""
+        values = values if isinstance(values, RaggedTensor) else convert_to_tensor(values)
+        splits = _splits(row_splits)
+        if validate:
+            s = _host(splits)
+            nvals = values.nrows() if isinstance(values, RaggedTensor) else values.shape[0]
+            if isinstance(nvals, Tensor):
+                nvals = int(nvals.numpy())
+            if s.ndim != 1 or s.size < 1 or s[0] != 0 or np.any(np.diff(s) < 0) or s[-1] != nvals:
+                raise InvalidArgumentError(None, None, f"Arguments to from_row_splits do not form a valid "
+                                                       f"RaggedTensor: row_splits {s.tolist()} for {nvals} values")
+        return cls(values, splits, internal=True)
+
+    @classmethod
+    def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+        """Rows of the given lengths, in order."""
+        lengths = _host(_splits(row_lengths))
+        if validate and np.any(lengths < 0):
+            raise InvalidArgumentError(None, None, "Arguments to from_row_lengths do not form a valid RaggedTensor: "
+                                                   "negative row length")
+        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+                                   validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        """Row ``i`` holds the values whose ``value_rowids`` entry is ``i`` (sorted ids)."""
+        ids = _host(_splits(value_rowids))
+        n = int(ids[-1]) + 1 if nrows is None and ids.size else int(nrows or 0)
+        if validate and ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0 or ids[-1] >= n):
+            raise InvalidArgumentError(None, None, "Arguments to from_value_rowids do not form a valid RaggedTensor")
+        return cls.from_row_lengths(values, np.bincount(ids, minlength=n), validate=validate)
+
+    @classmethod
+    def from_row_starts(cls, values, row_starts, name=None, validate=True):
+        """Rows starting at ``row_starts`` (the last runs to the end of ``values``)."""
+        starts = _host(_splits(row_starts))
+        nvals = values.nrows() if isinstance(values, RaggedTensor) else convert_to_tensor(values).shape[0]
+        nvals = int(nvals.numpy()) if isinstance(nvals, Tensor) else nvals
+        return cls.from_row_splits(values, np.concatenate([starts, [nvals]]).astype(np.int64), validate=validate)
+
+    @classmethod
+    def from_row_limits(cls, values, row_limits, name=None, validate=True):
+        """Rows ending at ``row_limits``."""
+        limits = _host(_splits(row_limits))
+        return cls.from_row_splits(values, np.concatenate([[0], limits]).astype(np.int64), validate=validate)
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+        result = flat_values
+        for splits in reversed(list(nested_row_splits)):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
+        result = flat_values
+        for lengths in reversed(list(nested_row_lengths)):
+            result = cls.from_row_lengths(result, lengths, validate=validate)
+        return result
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=dtypes.int64):
+        """A ragged tensor from a dense one: rows cut to ``lengths``, or trailing ``padding`` values stripped
+        (``ragged_rank`` > 1 makes further dimensions ragged too)."""
+        t = convert_to_tensor(tensor)
+        if t.ndim < ragged_rank + 1:
+            raise ValueError(f"ragged_rank must be less than the tensor's rank {t.ndim}, got {ragged_rank}")
+        if lengths is not None and padding is not None:
+            raise ValueError("Specify lengths or padding, but not both")
+        rows, width = t.shape[0], t.shape[1]
+        if lengths is not None:
+            lens = _host(_splits(lengths)).reshape(-1)
+        elif padding is not None:
+            pad = convert_to_tensor(padding, dtype=t.dtype).numpy()
+            host = t.numpy()
+            is_pad = np.all((host == pad).reshape(rows, width, -1), axis=-1)
+            keep = ~is_pad[:, ::-1]
+            lens = np.where(keep.any(axis=1), width - np.argmax(keep, axis=1), 0)
+        else:
+            lens = np.full(rows, width, np.int64)
+        lens = np.minimum(lens, width)
+        mask = np.arange(width)[None, :] < lens[:, None]
+        values = _a.boolean_mask(t, convert_to_tensor(mask))
+        if ragged_rank > 1:
+            inner_shape = [int(lens.sum())] + t.shape.as_list()[2:]
+            values = cls.from_tensor(_a.reshape(values, inner_shape), ragged_rank=ragged_rank - 1)
+        return cls.from_row_lengths(values, lens)
+
+    # -- structure ----------------------------------------------------------------------------------------------
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def row_splits(self):
+        return self._row_splits
+
+    @property
+    def flat_values(self):
+        v = self._values
+        while isinstance(v, RaggedTensor):
+            v = v.values
+        return v
+
+    @property
+    def nested_row_splits(self):
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt.row_splits)
+            rt = rt.values
+        return tuple(out)
+
+    @property
+    def ragged_rank(self):
+        return 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor) else 0)
+
+    @property
+    def dtype(self):
+        return self.flat_values.dtype
+
+    @property
+    def row_splits_dtype(self):
+        return self._row_splits.dtype
+
+    @property
+    def shape(self):
+        inner = self._values.shape.as_list()[1:]
+        return TensorShape([self.nrows_int(), None] + inner)
+
+    @property
+    def ndim(self):
+        return self.shape.rank
+
+    def nrows_int(self):
+        return int(self._row_splits.shape[0]) - 1
+
+    def nrows(self, out_type=None, name=None):
+        n = convert_to_tensor(np.int64(self.nrows_int()))
+        return n if out_type is None else _m.cast(n, out_type)
+
+    def row_lengths(self, axis=1, name=None):
+        """Lengths of the rows (``axis=1``) or of a deeper ragged dimension."""
+        if axis == 1:
+            return _m.subtract(self._row_splits[1:], self._row_splits[:-1])
+        if not isinstance(self._values, RaggedTensor):
+            raise ValueError(f"axis={axis} is not a ragged dimension")
+        return self.with_values(self._values.row_lengths(axis - 1))
+
+    def row_starts(self, name=None):
+        return self._row_splits[:-1]
+
+    def row_limits(self, name=None):
+        return self._row_splits[1:]
+
+    def value_rowids(self, name=None):
+        lens = _host(self.row_lengths())
+        return convert_to_tensor(np.repeat(np.arange(lens.size, dtype=np.int64), lens))
+
+    def nested_row_lengths(self, name=None):
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt.row_lengths())
+            rt = rt.values
+        return tuple(out)
+
+    def bounding_shape(self, axis=None, name=None, out_type=None):
+        """The smallest dense shape that holds every row."""
+        lens = _host(self.row_lengths())
+        inner = self._values.bounding_shape().numpy().tolist()[1:] if isinstance(self._values, RaggedTensor) \
+            else self._values.shape.as_list()[1:]
+        shape = np.asarray([self.nrows_int(), int(lens.max()) if lens.size else 0] + inner, np.int64)
+        out = convert_to_tensor(shape if axis is None else shape[axis])
+        return out if out_type is None else _m.cast(out, out_type)
+
+    def with_values(self, new_values):
+        return RaggedTensor(new_values, self._row_splits, internal=True)
+
+    def with_flat_values(self, new_values):
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.with_flat_values(new_values))
+        return self.with_values(convert_to_tensor(new_values))
+
+    def with_row_splits_dtype(self, dtype):
+        dt = dtypes.as_dtype(dtype)
+        vals = self._values.with_row_splits_dtype(dt) if isinstance(self._values, RaggedTensor) else self._values
+        return RaggedTensor(vals, _m.cast(self._row_splits, dt), internal=True)
+
+    # -- conversion ---------------------------------------------------------------------------------------------
+    def to_tensor(self, default_value=None, name=None, shape=None):
+        """Pad every row (``default_value``, zeros by default) to the bounding shape (or to ``shape``)."""
+        vals = self._values.to_tensor(default_value) if isinstance(self._values, RaggedTensor) else self._values
+        lens = _host(self.row_lengths())
+        n = self.nrows_int()
+        width = int(lens.max()) if lens.size else 0
+        if shape is not None:
+            want = TensorShape(shape).as_list()
+            if want[1] is not None:
+                width = want[1]
+        inner = vals.shape.as_list()[1:]
+        if shape is not None:
+            inner = [w if w is not None else d for w, d in zip(want[2:], inner)] if len(want) > 2 else inner
+            if vals.shape.as_list()[1:] != inner:
+                vals = _pad_or_crop(vals, inner, default_value)
+        starts = _host(self._row_splits)[:-1]
+        pos = np.arange(width)[None, :]
+        inside = pos < lens[:, None]
+        index = np.where(inside, starts[:, None] + pos, 0).reshape(-1)
+        if vals.shape[0] == 0:
+            vals = _a.zeros([1] + inner, dtype=vals.dtype)
+        gathered = _a.reshape(_a.gather(vals, convert_to_tensor(index)), [n, width] + inner)
+        fill = _a.zeros_like(gathered) if default_value is None else \
+            _m.add(_a.zeros_like(gathered), convert_to_tensor(default_value, dtype=gathered.dtype))
+        mask = convert_to_tensor(inside.reshape([n, width] + [1] * len(inner)))
+        return _m.where(_a.broadcast_to(mask, gathered.shape.as_list()), gathered, fill)
+
+    def to_list(self):
+        """Nested Python lists of the values."""
+        splits = _host(self._row_splits)
+        inner = self._values.to_list() if isinstance(self._values, RaggedTensor) else self._values.numpy().tolist()
+        return [inner[splits[i]:splits[i + 1]] for i in _range(len(splits) - 1)]
+
+    def numpy(self):
+        """A 1-D object array of NumPy rows (TF's eager ``RaggedTensor.numpy()``)."""
+        splits = _host(self._row_splits)
+        vals = self._values.numpy() if isinstance(self._values, RaggedTensor) else self._values.numpy()
+        out = np.empty(len(splits) - 1, dtype=object)
+        for i in _range(len(splits) - 1):
+            out[i] = vals[splits[i]:splits[i + 1]]
+        return out
+
+    # -- python protocol -----------------------------------------------------------------------------------------
+    def __getitem__(self, key):
+        if isinstance(key, int | np.integer):
+            n = self.nrows_int()
+            if not -n <= key < n:
+                raise IndexError(f"row index {key} out of range for {n} rows")
+            key %= n
+            s = _host(self._row_splits)
+            return self._values[int(s[key]):int(s[key + 1])]
+        if isinstance(key, slice):
+            rows = np.arange(self.nrows_int())[key]
+            s = _host(self._row_splits)
+            lens = s[rows + 1] - s[rows]
+            parts = [self._values[int(s[r]):int(s[r + 1])] for r in rows]
+            if isinstance(self._values, RaggedTensor):
+                vals = _concat_ragged(parts) if parts else self._values[0:0]
+            else:
+                vals = _a.concat(parts, axis=0) if parts else self._values[0:0]
+            return RaggedTensor.from_row_lengths(vals, lens.astype(np.int64), validate=False)
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int | np.integer):
+            return self[key[0]][key[1]]
+        raise TypeError(f"RaggedTensor indices must be an int, a slice, or (int, index); got {key!r}")
+
+    def __iter__(self):
+        for i in _range(self.nrows_int()):
+            yield self[i]
+
+    def __len__(self):
+        return self.nrows_int()
+
+    def __repr__(self):
+        return f"<tf.RaggedTensor {self.to_list()}>"
+
+    def _binary(self, other, fn, reverse=False):
+        if isinstance(other, RaggedTensor):
+            same = all(np.array_equal(_host(a), _host(b))
+                       for a, b in zip(self.nested_row_splits, other.nested_row_splits))
+            if other.ragged_rank != self.ragged_rank or not same:
+                raise InvalidArgumentError(None, None, "Ragged tensors in an element-wise op must have the same "
+                                                       "row partitions")
+            other = other.flat_values
+        a, b = self.flat_values, other
+        return self.with_flat_values(fn(b, a) if reverse else fn(a, b))
+
+    def __add__(self, other):
+        return self._binary(other, _m.add)
+
+    def __radd__(self, other):
+        return self._binary(other, _m.add, True)
+
+    def __sub__(self, other):
+        return self._binary(other, _m.subtract)
+
+    def __rsub__(self, other):
+        return self._binary(other, _m.subtract, True)
+
+    def __mul__(self, other):
+        return self._binary(other, _m.multiply)
+
+    def __rmul__(self, other):
+        return self._binary(other, _m.multiply, True)
+
+    def __truediv__(self, other):
+        return self._binary(other, _m.divide)
+
+    def __neg__(self):
+        return self.with_flat_values(_m.negative(self.flat_values))
+
+    def __eq__(self, other):
+        return self._binary(other, _m.equal)
+
+    __hash__ = object.__hash__
+
+
+def _pad_or_crop(vals, inner, default_value):
+    cur = vals.shape.as_list()[1:]
+    sl = [slice(None)] + [slice(0, min(c, w)) for c, w in zip(cur, inner)]
+    vals = vals[tuple(sl)]
+    pads = [[0, 0]] + [[0, max(w - c, 0)] for c, w in zip(cur, inner)]
+    return _a.pad(vals, pads, constant_values=0 if default_value is None else default_value)
+
+
+def _concat_ragged(parts):
+    lens = np.concatenate([_host(p.row_lengths()) for p in parts])
+    if isinstance(parts[0].values, RaggedTensor):
+        vals = _concat_ragged([p.values for p in parts])
+    else:
+        vals = _a.concat([p.values for p in parts], axis=0)
+    return RaggedTensor.from_row_lengths(vals, lens.astype(np.int64), validate=False)
+
+
+class RaggedTensorSpec:
+    """``tf.RaggedTensorSpec``: the type of a RaggedTensor (shape with None ragged dims, dtype, ragged_rank)."""
+
+    def __init__(self, shape=None, dtype=dtypes.float32, ragged_rank=None, row_splits_dtype=dtypes.int64,
+                 flat_values_spec=None):
+        self._shape = TensorShape(shape)
+        self._dtype = dtypes.as_dtype(dtype)
+        rank = self._shape.rank
+        self._ragged_rank = ragged_rank if ragged_rank is not None else (rank - 1 if rank is not None else 1)
+        self._row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    ragged_rank = property(lambda self: self._ragged_rank)
+    row_splits_dtype = property(lambda self: self._row_splits_dtype)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
+
+    def is_compatible_with(self, other):
+        if isinstance(other, RaggedTensor):
+            other = RaggedTensorSpec.from_value(other)
+        return isinstance(other, RaggedTensorSpec) and other.dtype is self.dtype and \
+            self._shape.is_compatible_with(other.shape) and other.ragged_rank == self.ragged_rank
+
+    def __eq__(self, other):
+        return isinstance(other, RaggedTensorSpec) and self.shape.as_list() == other.shape.as_list() and \
+            self.dtype is other.dtype and self.ragged_rank == other.ragged_rank
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"RaggedTensorSpec(TensorShape({self.shape.as_list()}), tf.{self.dtype.name}, {self.ragged_rank}, " \
+               f"tf.{self.row_splits_dtype.name})"
+
+
+# -- tf.ragged ------------------------------------------------------------------------------------------------------
+
+def _depth(x):
+    return 1 + max((_depth(v) for v in x), default=0) if isinstance(x, list | tuple) else 0
+
+
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
+    """``tf.ragged.constant``: a RaggedTensor from nested Python lists of varying lengths (uniform innermost
+    dimensions beyond ``ragged_rank`` become dense dimensions of the flat values)."""
+    depth = _depth(pylist)
+    if depth == 0:
+        raise ValueError("tf.ragged.constant needs a (nested) list")
+    rr = depth - 1 if ragged_rank is None else int(ragged_rank)
+    if inner_shape is not None and ragged_rank is None:
+        rr = depth - 1 - len(inner_shape)
+    if rr < 1:
+        raise ValueError(f"ragged_rank must be at least 1, got {rr}")
+    level = list(pylist)
+    splits = []
+    for _ in _range(rr):
+        lens = [len(row) for row in level]
+        splits.append(np.concatenate([[0], np.cumsum(lens)]).astype(row_splits_dtype.as_numpy_dtype
+                                                                     if hasattr(row_splits_dtype, "as_numpy_dtype")
+                                                                     else np.int64))
+        level = [v for row in level for v in row]
+    arr = np.asarray(level, dtype=None if dtype is None else dtypes.as_dtype(dtype).as_numpy_dtype)
+    if dtype is None and arr.dtype == np.float64:
+        arr = arr.astype(np.float32)  # Python floats -> float32, ints -> int32, as tf.constant
+    if dtype is None and arr.dtype == np.int64:
+        arr = arr.astype(np.int32)
+    if arr.size == 0 and arr.ndim == 1 and dtype is None:
+        arr = arr.astype(np.float32)
+    values = convert_to_tensor(arr) if dtype is None else convert_to_tensor(arr, dtype=dtypes.as_dtype(dtype))
+    if inner_shape is not None:
+        values = _a.reshape(values, [-1] + list(inner_shape))
+    return RaggedTensor.from_nested_row_splits(values, splits, validate=False)
+
+
+def map_flat_values(op, *args, **kwargs):
+    """``tf.ragged.map_flat_values``: ``op`` applied to the flat values of the ragged arguments (which must
+    share row partitions); the result keeps their partitions."""
+    ragged = [a for a in list(args) + list(kwargs.values()) if isinstance(a, RaggedTensor)]
+    if not ragged:
+        return op(*args, **kwargs)
+    first = ragged[0]
+    for r in ragged[1:]:
+        if r.ragged_rank != first.ragged_rank or not all(
+                np.array_equal(_host(a), _host(b)) for a, b in zip(r.nested_row_splits, first.nested_row_splits)):
+            raise ValueError("Inputs must have identical ragged splits")
+
+    def flat(a):
+        return a.flat_values if isinstance(a, RaggedTensor) else a
+
+    out = op(*[flat(a) for a in args], **{k: flat(v) for k, v in kwargs.items()})
+    return first.with_flat_values(out)
+
+
+def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=dtypes.int64):  # noqa: A001
+    """``tf.ragged.range``: row ``i`` is ``range(starts[i], limits[i], deltas[i])``."""
+    if limits is None:
+        starts, limits = 0, starts
+    s, lim, d = (np.atleast_1d(np.asarray(v.numpy() if hasattr(v, "numpy") else v)) for v in (starts, limits, deltas))
+    s, lim, d = np.broadcast_arrays(s, lim, d)
+    rows = [np.arange(a, b, c) for a, b, c in zip(s, lim, d)]
+    out_dt = dtype or (dtypes.int32 if all(np.issubdtype(np.asarray(v).dtype, np.integer) for v in (s, lim, d))
+                       else dtypes.float32)
+    flat = np.concatenate(rows) if rows else np.zeros(0)
+    return RaggedTensor.from_row_lengths(convert_to_tensor(flat.astype(dtypes.as_dtype(out_dt).as_numpy_dtype)),
+                                         np.asarray([len(r) for r in rows], np.int64))
+
+
+def row_splits_to_segment_ids(splits, name=None, out_type=None):
+    """``tf.ragged.row_splits_to_segment_ids``."""
+    s = _host(_splits(splits))
+    ids = np.repeat(np.arange(len(s) - 1), np.diff(s)).astype(np.int64)
+    out = convert_to_tensor(ids)
+    return out if out_type is None else _m.cast(out, out_type)
+
+
+def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
+    """``tf.ragged.segment_ids_to_row_splits``."""
+    ids = _host(_splits(segment_ids))
+    n = int(ids.max()) + 1 if num_segments is None and ids.size else int(num_segments or 0)
+    splits = np.concatenate([[0], np.cumsum(np.bincount(ids, minlength=n))]).astype(np.int64)
+    out = convert_to_tensor(splits)
+    return out if out_type is None else _m.cast(out, out_type)
+
+
+def stack(values, axis=0, name=None):
+    """``tf.ragged.stack`` along axis 0: each input (dense or ragged) becomes one row."""
+    if axis != 0:
+        raise ValueError("tf.ragged.stack: only axis=0 is supported by tfcore")
+    rows = [v if isinstance(v, RaggedTensor) else convert_to_tensor(v) for v in values]
+    if all(isinstance(r, Tensor) for r in rows):
+        lens = [r.shape[0] for r in rows]
+        return RaggedTensor.from_row_lengths(_a.concat(rows, axis=0), np.asarray(lens, np.int64))
+    parts = [r if isinstance(r, RaggedTensor) else RaggedTensor.from_tensor(r) for r in rows]
+    inner = _concat_ragged(parts)
+    return RaggedTensor.from_row_lengths(inner, np.asarray([p.nrows_int() for p in parts], np.int64))
+
+
+def boolean_mask(data, mask, name=None):
+    """``tf.ragged.boolean_mask``: keep ``data[i][j]`` where ``mask[i][j]``; rows become ragged."""
+    d = data if isinstance(data, RaggedTensor) else convert_to_tensor(data)
+    m = mask if isinstance(mask, RaggedTensor) else convert_to_tensor(mask)
+    if isinstance(d, RaggedTensor):
+        keep = m.flat_values if isinstance(m, RaggedTensor) else m
+        lens = [int(np.sum(_host(row))) for row in (m if isinstance(m, RaggedTensor) else [keep])]
+        return RaggedTensor.from_row_lengths(_a.boolean_mask(d.flat_values, keep), np.asarray(lens, np.int64))
+    host = _host(m)
+    return RaggedTensor.from_row_lengths(_a.boolean_mask(d, m), host.reshape(host.shape[0], -1).sum(axis=1))
