@@ -9,8 +9,9 @@ from . import experimental
 from .dataset_ops import Dataset, DatasetV2
 from .iterators import OwnedIterator as Iterator
 from .options import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Options, ThreadingOptions
-from .readers import TextLineDataset
+from .readers import TextLineDataset, TFRecordDataset
 from .structure import DatasetSpec
 
-__all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "ThreadingOptions", "TextLineDataset", "AUTOTUNE",
+__all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "ThreadingOptions", "TextLineDataset", "TFRecordDataset",
+           "AUTOTUNE",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

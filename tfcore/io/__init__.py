@@ -1,0 +1,11 @@
+"""``tf.io``: TFRecord files, Example parsing, tensor serialization, file and image I/O.
+
+See README "TFRecord files and tf.train.Example". Optional packages: protobuf and a CRC32C
+library for TFRecord/Example (``pip install 'tfcore[tfrecord]'``), Pillow for decoding images
+(``tfcore[images]``).
+"""
+
+from .parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, parse_example,
+                          parse_single_example)
+from .tensor_serialization import parse_tensor, serialize_tensor
+from .tf_record import TFRecordCompressionType, TFRecordOptions, TFRecordWriter

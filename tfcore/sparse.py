@@ -1,0 +1,3 @@
+"""``tf.sparse``: SparseTensor and the basic sparse ops."""
+
+from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
