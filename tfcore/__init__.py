@@ -33,7 +33,8 @@ def executing_eagerly():
     return True
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute
-from . import io, train, sparse, summary
+from . import io, train, sparse, summary, strings
+from .framework.ragged_tensor import RaggedTensor
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer

@@ -118,6 +118,8 @@ def decode_array(data, channels, dtype, what, expect=None, expand_animations=Tru
     image_mod = _deps.pil_image()
     try:
         img = image_mod.open(_pyio.BytesIO(data))
+        if kind == "jpeg" and channels == 1:
+            img.draft("L", img.size)  # libjpeg's own grayscale output (the Y channel), as TF decodes it
         img.load()
     except Exception as e:  # Pillow raises OSError/SyntaxError/ValueError on damaged files
         raise InvalidArgumentError(None, None, f"{what}: invalid {kind.upper()} data: {e}") from e
@@ -205,3 +207,33 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_
 
         out = convert_image_dtype(out, dt)
     return out
+
+
+def _encode_jpeg_kernel(b, image, quality):
+    image_mod = _deps.pil_image()
+    arr = np.asarray(image)
+    img = image_mod.fromarray(arr[..., 0] if arr.shape[2] == 1 else arr, "L" if arr.shape[2] == 1 else "RGB")
+    buf = _pyio.BytesIO()
+    img.save(buf, format="JPEG", quality=int(quality))
+    return _scalar_bytes(buf.getvalue())
+
+
+def _encode_jpeg_rule(op, inputs, attrs):
+    t = inputs[0]
+    if t._dtype is not dtypes.uint8 or t._array.ndim != 3 or t._array.shape[2] not in (1, 3):
+        raise InvalidArgumentError(None, None, f"EncodeJpeg: image must be a uint8 [h, w, 1 or 3] tensor, got "
+                                               f"{t._dtype.name}{list(t._array.shape)}")
+    return dtypes.string
+
+
+_ENCODE_JPEG = Op("EncodeJpeg", rule=_encode_jpeg_rule)
+_ENCODE_JPEG.kernel("cpu")(_encode_jpeg_kernel)
+
+
+def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002
+                chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
+                name=None):
+    """``tf.io.encode_jpeg``: JPEG-encode a uint8 ``[h, w, 1 or 3]`` image (Pillow)."""
+    if not 0 <= int(quality) <= 100:
+        raise InvalidArgumentError(None, None, f"EncodeJpeg: quality must be in [0, 100], got {quality}")
+    return execute(_ENCODE_JPEG, (convert_to_tensor(image),), {"quality": int(quality)})
