@@ -138,10 +138,20 @@ def decode_array(data, channels, dtype, what, expect=None, expand_animations=Tru
         arr = np.asarray(img, dtype=np.uint16)
         arr = arr[..., None] if arr.ndim == 2 else arr
         return np.repeat(arr, channels, axis=2) if channels in (3, 4) and arr.shape[2] == 1 else arr
-    arr = _to_array(img, channels, np.uint8)
+    if kind == "png" and channels in (1, 2) and img.mode not in ("L", "LA", "1", "I;16", "I;16B", "I"):
+        arr = _png_gray(np.asarray(img.convert("RGBA")), channels)
+    else:
+        arr = _to_array(img, channels, np.uint8)
     if dtype is dtypes.uint16:
         arr = arr.astype(np.uint16) * 257
     return arr
+
+
+def _png_gray(rgba, channels):
+    """libpng's rgb_to_gray as TF calls it: (9798 R + 19235 G + 3735 B) >> 15, truncated."""
+    a = rgba.astype(np.int64)
+    gray = ((9798 * a[..., 0] + 19235 * a[..., 1] + 3735 * a[..., 2]) >> 15).astype(np.uint8)
+    return gray[..., None] if channels == 1 else np.stack([gray, rgba[..., 3]], axis=-1)
 
 
 def _to_array(img, channels, np_dt):
