@@ -7,6 +7,7 @@ become ``tf.sparse.SparseTensor``s. Semantics and error messages follow TF's op.
 """
 
 import collections
+import math
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def _default_array(value, shape, dt, key):
         return None
     np_dt = object if dt is dtypes.string else dt.as_numpy_dtype
     arr = np.asarray(convert_to_tensor(value, dtype=dt).numpy(), dtype=np_dt)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     if arr.size == n:
         return arr.reshape(shape)
     if arr.size == 1:
@@ -73,8 +74,38 @@ def _default_array(value, shape, dt, key):
     raise ValueError(f"default_value of feature {key!r} has {arr.size} values; its shape {list(shape)} needs {n}")
 
 
+_SPEC_CACHE = {}
+
+
+def _freeze(x):
+    if isinstance(x, list | tuple):
+        return tuple(_freeze(v) for v in x)
+    if isinstance(x, TensorShape):
+        return ("shape", tuple(x.as_list()) if x.rank is not None else None)
+    hash(x)
+    return x
+
+
 def _specs(features):
-    """Validated ``(key, kind, dtype, shape, default)`` tuples, sorted by key (TF's output order)."""
+    """Validated ``(key, kind, dtype, shape, default)`` tuples, sorted by key (TF's output order).
+
+    Memoized on the spec's value (the same ``features`` dict is passed for every record in a
+    ``map``); specs with unhashable parts (NumPy defaults) are validated each time.
+    """
+    try:
+        key = tuple((k, type(f), _freeze(tuple(f))) for k, f in sorted(features.items()))
+    except (TypeError, AttributeError):
+        return _build_specs(features)
+    specs = _SPEC_CACHE.get(key)
+    if specs is None:
+        specs = _build_specs(features)
+        if len(_SPEC_CACHE) > 256:
+            _SPEC_CACHE.clear()
+        _SPEC_CACHE[key] = specs
+    return specs
+
+
+def _build_specs(features):
     if not isinstance(features, dict) or not features:
         raise ValueError("features must be a non-empty dict of feature name -> FixedLenFeature / VarLenFeature / "
                          f"FixedLenSequenceFeature, got {features!r}")
@@ -101,24 +132,41 @@ def _specs(features):
     return tuple(out)
 
 
-def _values(feature_map, key, dt, name, index):
-    """The values of ``key`` in one Example as a list (None when absent), type-checked."""
-    if key not in feature_map:
-        return None
-    f = feature_map[key]
-    kind = f.WhichOneof("kind")
-    if kind is None:
-        return []
-    want = _KIND_OF[dt]
-    if kind != want:
-        raise InvalidArgumentError(
-            None, None, f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. "
-                        f"Data type: {_TYPE_NAME[kind]} but expected type: {_TYPE_NAME[want]}")
-    return getattr(f, kind).value
-
-
 def _np_dtype(dt):
     return object if dt is dtypes.string else dt.as_numpy_dtype
+
+
+def _mismatch(name, key, index, kind, want):
+    return InvalidArgumentError(
+        None, None, f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. "
+                    f"Data type: {_TYPE_NAME[kind]} but expected type: {_TYPE_NAME[want]}")
+
+
+def _gather(examples, key, want, names):
+    """Per example: the values of ``key`` (a protobuf repeated field or list), or None when absent."""
+    out = []
+    append = out.append
+    for i, fm in enumerate(examples):
+        f = fm.get(key)
+        if f is None:
+            append(None)
+            continue
+        kind = f.WhichOneof("kind")
+        if kind == want:
+            append(getattr(f, want).value)
+        elif kind is None:
+            append(())
+        else:
+            raise _mismatch(names[i] if names is not None else "<unknown>", key, i, kind, want)
+    return out
+
+
+def _array(buf, np_dt):
+    if np_dt is object:
+        arr = np.empty(len(buf), dtype=object)
+        arr[:] = buf
+        return arr
+    return np.array(buf, dtype=np_dt)
 
 
 def _parse_kernel(b, serialized, specs, names):
@@ -135,68 +183,62 @@ def _parse_kernel(b, serialized, specs, names):
     outputs = []
     for key, kind, dt, shape, default in specs:
         np_dt = _np_dtype(dt)
+        want = _KIND_OF[dt]
+        per = _gather(examples, key, want, names)
+        buf = []
+        extend = buf.extend
         if kind == "fixed":
-            size = int(np.prod(shape, dtype=np.int64))
-            out = np.empty((n, size), dtype=np_dt)
-            for i, fm in enumerate(examples):
-                name = names[i] if names is not None else "<unknown>"
-                vals = _values(fm, key, dt, name, i)
+            size = math.prod(shape)
+            fill = default.reshape(-1).tolist() if default is not None else None
+            for i, vals in enumerate(per):
                 if vals is None:
-                    if default is None:
+                    if fill is None:
                         raise InvalidArgumentError(
-                            None, None, f"Name: {name}, Feature: {key} (data type: {dt.name}) is required but "
-                                        "could not be found.")
-                    out[i] = default.reshape(-1)
-                    continue
-                if len(vals) != size:
+                            None, None, f"Name: {names[i] if names is not None else '<unknown>'}, Feature: {key} "
+                                        f"(data type: {dt.name}) is required but could not be found.")
+                    extend(fill)
+                elif len(vals) != size:
                     raise InvalidArgumentError(
-                        None, None, f"Name: {name}, Key: {key}, Index: {i}.  Number of {_TYPE_NAME[_KIND_OF[dt]]} "
-                                    f"values != expected.  Values size: {len(vals)} but output shape: {list(shape)}")
-                out[i] = vals
-            outputs.append(out.reshape(batch_shape + shape))
+                        None, None, f"Name: {names[i] if names is not None else '<unknown>'}, Key: {key}, Index: "
+                                    f"{i}.  Number of {_TYPE_NAME[want]} values != expected.  Values size: "
+                                    f"{len(vals)} but output shape: {list(shape)}")
+                else:
+                    extend(vals)
+            outputs.append(_array(buf, np_dt).reshape(batch_shape + shape))
         elif kind == "var":
-            rows = []
-            for i, fm in enumerate(examples):
-                vals = _values(fm, key, dt, names[i] if names is not None else "<unknown>", i)
-                rows.append(vals if vals is not None else ())
-            lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-            total = int(lengths.sum())
-            values = np.empty(total, dtype=np_dt)
-            pos = 0
-            for vals in rows:
-                if len(vals):
-                    values[pos:pos + len(vals)] = vals
-                    pos += len(vals)
-            batch_idx = np.repeat(np.arange(n, dtype=np.int64), lengths)
+            lengths = np.zeros(n, dtype=np.int64)
+            for i, vals in enumerate(per):
+                if vals:
+                    lengths[i] = len(vals)
+                    extend(vals)
+            values = _array(buf, np_dt)
+            total = values.shape[0]
             within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
             width = int(lengths.max()) if n else 0
             if len(batch_shape) == 0:
                 indices = within[:, None]
                 dense_shape = np.array([width], dtype=np.int64)
             else:
-                indices = np.stack([batch_idx, within], axis=1)
+                indices = np.stack([np.repeat(np.arange(n, dtype=np.int64), lengths), within], axis=1)
                 dense_shape = np.array([n, width], dtype=np.int64)
-            outputs.extend((indices.reshape(-1, indices.shape[1]), values, dense_shape))
+            outputs.extend((indices, values, dense_shape))
         else:  # FixedLenSequenceFeature
-            row = int(np.prod(shape, dtype=np.int64))
-            per = []
-            for i, fm in enumerate(examples):
-                name = names[i] if names is not None else "<unknown>"
-                vals = _values(fm, key, dt, name, i)
-                vals = () if vals is None else vals
-                if (row == 0 and len(vals)) or (row and len(vals) % row):
+            row = math.prod(shape)
+            counts = []
+            for i, vals in enumerate(per):
+                m = len(vals) if vals is not None else 0
+                if (row == 0 and m) or (row and m % row):
                     raise InvalidArgumentError(
-                        None, None, f"Name: {name}, Key: {key}, Index: {i}.  Number of values is not a multiple "
-                                    f"of stride length. Saw {len(vals)} values but output shape is: "
-                                    f"{[-1] + list(shape)}")
-                per.append(vals)
-            counts = [len(v) // row if row else 0 for v in per]
+                        None, None, f"Name: {names[i] if names is not None else '<unknown>'}, Key: {key}, Index: {i}."
+                                    f"  Number of values is not a multiple of stride length. Saw {m} values but "
+                                    f"output shape is: {[-1] + list(shape)}")
+                counts.append(m // row if row else 0)
             width = max(counts, default=0)
             fill = default.item() if default is not None else (b"" if dt is dtypes.string else 0)
             out = np.full((n, width * row), fill, dtype=np_dt)
             for i, vals in enumerate(per):
-                if len(vals):
-                    out[i, :len(vals)] = vals
+                if counts[i]:
+                    out[i, :len(vals)] = _array(list(vals), np_dt)
             outputs.append(out.reshape(batch_shape + (width,) + shape))
     return tuple(outputs)
 
