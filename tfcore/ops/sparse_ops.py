@@ -2,7 +2,9 @@
 
 ``SparseToDense`` and ``SparseTensorDenseMatMul`` are registered ops with TF's gradients
 (to the values, the default value and the dense operand); the others are compositions of
-registered ops, so gradients flow through them too.
+registered ops, so gradients flow through them too. The two kernels are host (NumPy) kernels:
+under a GPU device scope they run on the CPU (soft placement) and their gradients' dense ops
+run wherever their inputs are.
 """
 
 import numpy as np
@@ -49,15 +51,13 @@ def _to_dense_grad(call, g):
 _TO_DENSE = Op("SparseToDense", rule=_to_dense_rule, grad=_to_dense_grad)
 
 
-@_TO_DENSE.kernel()
+@_TO_DENSE.kernel("cpu")
 def _to_dense(b, indices, shape, values, default, validate_indices):
-    xp = b.xp
-    ind = b.to_numpy(indices) if hasattr(b, "to_numpy") else np.asarray(indices)
-    shp = tuple(int(s) for s in (b.to_numpy(shape) if hasattr(b, "to_numpy") else np.asarray(shape)))
-    _indices_check(ind, shp, validate_indices, "SparseToDense")
-    out = xp.full(shp, default, dtype=values.dtype) if values.dtype != object else np.full(shp, default, object)
-    if len(ind):
-        out[tuple(xp.asarray(ind).T)] = values
+    shp = tuple(int(s) for s in shape)
+    _indices_check(indices, shp, validate_indices, "SparseToDense")
+    out = np.full(shp, default, dtype=values.dtype)
+    if len(indices):
+        out[tuple(indices.T)] = values
     return out
 
 
@@ -114,10 +114,9 @@ def _matmul_grad(call, g):
 _MATMUL = Op("SparseTensorDenseMatMul", rule=_matmul_rule, grad=_matmul_grad)
 
 
-@_MATMUL.kernel()
+@_MATMUL.kernel("cpu")
 def _matmul(b, indices, values, shape, dense, adjoint_a, adjoint_b):
-    xp = b.xp
-    shp = [int(s) for s in (b.to_numpy(shape) if hasattr(b, "to_numpy") else np.asarray(shape))]
+    shp = [int(s) for s in shape]
     rows, cols = indices[:, 0], indices[:, 1]
     if adjoint_a:
         rows, cols = cols, rows
@@ -128,10 +127,9 @@ def _matmul(b, indices, values, shape, dense, adjoint_a, adjoint_b):
     vals = values.conj() if adjoint_a else values
     if len(rows) and ((rows < 0) | (rows >= shp[0]) | (cols < 0) | (cols >= shp[1])).any():
         raise ValueError(f"an index of a lies outside its dense shape {shp}")
-    out = xp.zeros((shp[0], rhs.shape[1]), dtype=dense.dtype)
+    out = np.zeros((shp[0], rhs.shape[1]), dtype=dense.dtype)
     if len(rows):
-        contrib = vals[:, None] * rhs[cols]
-        xp.add.at(out, rows, contrib)
+        np.add.at(out, rows, vals[:, None] * rhs[cols])
     return out
 
 
