@@ -254,3 +254,27 @@ def test_tensorflow_reads_our_files(tmp_path):
     spec = {"x": tf_real.io.FixedLenFeature([2], tf_real.float32)}
     parsed = tf_real.io.parse_single_example(ex.SerializeToString(), spec)
     assert parsed["x"].numpy().tolist() == [1.5, 2.5]
+
+
+def test_parse_single_sequence_example_matches_tensorflow():
+    ref = json.loads(pathlib.Path(HERE, "tf_sequence_ref.json").read_text())
+    ctx, lists = tf.io.parse_single_sequence_example(
+        bytes.fromhex(ref["hex"]),
+        context_features={"ctx": tf.io.FixedLenFeature([], tf.int64), "name": tf.io.VarLenFeature(tf.string),
+                          "missing": tf.io.FixedLenFeature([2], tf.float32, default_value=[1.0, 2.0])},
+        sequence_features={"toks": tf.io.VarLenFeature(tf.int64),
+                           "vec": tf.io.FixedLenSequenceFeature([2], tf.float32),
+                           "absent": tf.io.FixedLenSequenceFeature([3], tf.int64, allow_missing=True),
+                           "absent_var": tf.io.VarLenFeature(tf.float32)})
+    assert int(ctx["ctx"]) == ref["ctx"] and ctx["missing"].numpy().tolist() == ref["missing"]
+    assert [x.decode() for x in ctx["name"].values.numpy()] == ref["name_values"]
+    assert ctx["name"].indices.numpy().tolist() == ref["name_indices"]
+    assert lists["toks"].indices.numpy().tolist() == ref["toks_indices"]
+    assert lists["toks"].values.numpy().tolist() == ref["toks_values"]
+    assert lists["toks"].dense_shape.numpy().tolist() == ref["toks_shape"]
+    assert lists["vec"].numpy().tolist() == ref["vec"]
+    assert lists["absent"].shape.as_list() == ref["absent_shape"]
+    assert lists["absent_var"].dense_shape.numpy().tolist() == ref["absent_var_shape"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Feature list 'nope' is required"):
+        tf.io.parse_single_sequence_example(bytes.fromhex(ref["hex"]),
+                                            sequence_features={"nope": tf.io.FixedLenSequenceFeature([], tf.int64)})

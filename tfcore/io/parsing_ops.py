@@ -180,6 +180,12 @@ def _parse_kernel(b, serialized, specs, names):
             examples.append(example_cls.FromString(flat[i]).features.feature)
         except Exception as e:  # protobuf's DecodeError
             raise InvalidArgumentError(None, None, f"Could not parse example input, value: '{flat[i]!r:.100}'") from e
+    return _parse_features(examples, specs, names, batch_shape)
+
+
+def _parse_features(examples, specs, names, batch_shape):
+    """The output arrays of ``specs`` over ``examples`` (one feature map per example)."""
+    n = len(examples)
     outputs = []
     for key, kind, dt, shape, default in specs:
         np_dt = _np_dtype(dt)
@@ -303,3 +309,104 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     if s._array.ndim != 0:
         raise ValueError(f"parse_single_example: serialized must be a scalar, got shape {list(s._array.shape)}")
     return _parse(s, features, example_names)
+
+
+# -- SequenceExample ----------------------------------------------------------------------
+def _sequence_specs(features):
+    out = []
+    for key in sorted(features or {}):
+        f = features[key]
+        if isinstance(f, FixedLenSequenceFeature):
+            dt = _check_dtype(f.dtype, f"FixedLenSequenceFeature {key!r}")
+            out.append((key, "seq", dt, _shape_list(f.shape, f"FixedLenSequenceFeature {key!r}"),
+                        bool(f.allow_missing)))
+        elif isinstance(f, VarLenFeature):
+            out.append((key, "var", _check_dtype(f.dtype, f"VarLenFeature {key!r}"), None, True))
+        else:
+            raise ValueError(f"Unsupported sequence feature type for {key!r}: {type(f).__name__} (expected "
+                             "FixedLenSequenceFeature or VarLenFeature)")
+    return tuple(out)
+
+
+def _sequence_kernel(b, serialized, context_specs, sequence_specs, name):
+    seq_cls = protos.message_class("SequenceExample")
+    data = serialized.reshape(()).item()
+    try:
+        seq = seq_cls.FromString(data)
+    except Exception as e:  # protobuf's DecodeError
+        raise InvalidArgumentError(None, None, f"Could not parse example input, value: '{data!r:.100}'") from e
+    outputs = list(_parse_features([seq.context.feature], context_specs, (name,), ()))
+    lists = seq.feature_lists.feature_list
+    for key, kind, dt, shape, allow_missing in sequence_specs:
+        want = _KIND_OF[dt]
+        np_dt = _np_dtype(dt)
+        fl = lists.get(key)
+        steps = [] if fl is None else _gather([{key: f} for f in fl.feature], key, want, None)
+        if kind == "seq":
+            if fl is None and not allow_missing:
+                raise InvalidArgumentError(None, None, f"Name: {name}, Feature list '{key}' is required but could "
+                                                       "not be found.")
+            size = math.prod(shape)
+            buf = []
+            for t, vals in enumerate(steps):
+                if len(vals) != size:
+                    raise InvalidArgumentError(
+                        None, None, f"Name: {name}, Key: {key}, Index: {t}.  Number of {_TYPE_NAME[want]} values != "
+                                    f"expected.  values size: {len(vals)} but output shape: {list(shape)}")
+                buf.extend(vals)
+            outputs.append(_array(buf, np_dt).reshape((len(steps),) + shape))
+        else:
+            outputs.extend(_parse_features([{key: f} for f in fl.feature] if fl is not None else [],
+                                           ((key, "var", dt, None, None),), None, (len(steps),)))
+    return tuple(outputs)
+
+
+def _sequence_rule(op, inputs, attrs):
+    s = inputs[0]
+    if s._dtype is not dtypes.string or s._array.ndim != 0:
+        raise InvalidArgumentError(None, None, f"ParseSingleSequenceExample: serialized must be a scalar string, "
+                                               f"got {s._dtype.name}{list(s._array.shape)}")
+    out = []
+    for specs in (attrs["context_specs"], attrs["sequence_specs"]):
+        for _key, kind, dt, *_ in specs:
+            out.extend((dtypes.int64, dt, dtypes.int64) if kind == "var" else (dt,))
+    return tuple(out)
+
+
+_PARSE_SEQUENCE = Op("ParseSingleSequenceExample", rule=_sequence_rule, multi_output=True)
+_PARSE_SEQUENCE.kernel("cpu")(_sequence_kernel)
+
+
+def _unflatten(flat, specs, i):
+    result = {}
+    for key, kind, *_ in specs:
+        if kind == "var":
+            result[key] = SparseTensor(flat[i], flat[i + 1], flat[i + 2])
+            i += 3
+        else:
+            result[key] = flat[i]
+            i += 1
+    return result, i
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
+                                  name=None):
+    """``tf.io.parse_single_sequence_example``: ``(context, feature_lists)`` dicts of one SequenceExample.
+
+    Context features are FixedLenFeature / VarLenFeature as in ``parse_single_example``; sequence
+    features are FixedLenSequenceFeature (``[steps] + shape``) or VarLenFeature (SparseTensor
+    ``[steps, max_len]``).
+    """
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features: context_features and sequence_features are both empty")
+    context_specs = _specs(context_features) if context_features else ()
+    if any(kind == "seq" for _, kind, *_ in context_specs):
+        raise ValueError("context_features must be FixedLenFeature or VarLenFeature")
+    sequence_specs = _sequence_specs(sequence_features)
+    s = convert_to_tensor(serialized, dtype=dtypes.string)
+    ex_name = "<unknown>" if example_name is None else str(example_name)
+    flat = execute(_PARSE_SEQUENCE, (s,), {"context_specs": context_specs, "sequence_specs": sequence_specs,
+                                           "name": ex_name})
+    context, i = _unflatten(flat, context_specs, 0)
+    lists, _ = _unflatten(flat, sequence_specs, i)
+    return context, lists

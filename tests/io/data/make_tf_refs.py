@@ -131,5 +131,32 @@ def main():
              png16=tf.io.decode_png(png16, dtype=tf.uint16).numpy())
 
 
+def sequence_refs():
+    """tf_sequence_ref.json: a SequenceExample and what parse_single_sequence_example returns."""
+    seq = tf.train.SequenceExample(
+        context=tf.train.Features(feature={"ctx": tf.train.Feature(int64_list=tf.train.Int64List(value=[5])),
+                                           "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"s1"]))}),
+        feature_lists=tf.train.FeatureLists(feature_list={
+            "toks": tf.train.FeatureList(feature=[tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2])),
+                                                  tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))]),
+            "vec": tf.train.FeatureList(feature=[tf.train.Feature(float_list=tf.train.FloatList(value=[0.5, 1.5])),
+                                                 tf.train.Feature(float_list=tf.train.FloatList(value=[2.5, 3.5]))])}))
+    s = seq.SerializeToString()
+    ctx, fl = tf.io.parse_single_sequence_example(
+        s, context_features={"ctx": tf.io.FixedLenFeature([], tf.int64), "name": tf.io.VarLenFeature(tf.string),
+                             "missing": tf.io.FixedLenFeature([2], tf.float32, default_value=[1.0, 2.0])},
+        sequence_features={"toks": tf.io.VarLenFeature(tf.int64), "vec": tf.io.FixedLenSequenceFeature([2], tf.float32),
+                           "absent": tf.io.FixedLenSequenceFeature([3], tf.int64, allow_missing=True),
+                           "absent_var": tf.io.VarLenFeature(tf.float32)})
+    out = {"hex": s.hex(), "ctx": int(ctx["ctx"]), "name_values": [x.decode() for x in ctx["name"].values.numpy()],
+           "name_indices": ctx["name"].indices.numpy().tolist(), "missing": ctx["missing"].numpy().tolist(),
+           "toks_indices": fl["toks"].indices.numpy().tolist(), "toks_values": fl["toks"].values.numpy().tolist(),
+           "toks_shape": fl["toks"].dense_shape.numpy().tolist(), "vec": fl["vec"].numpy().tolist(),
+           "absent_shape": list(fl["absent"].shape), "absent_var_shape": fl["absent_var"].dense_shape.numpy().tolist()}
+    with open(os.path.join(HERE, "tf_sequence_ref.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+
+
 if __name__ == "__main__":
     main()
+    sequence_refs()
