@@ -716,6 +716,10 @@ class TensorBoard(Callback):
             update_freq = 1
         if update_freq != "epoch" and (not isinstance(update_freq, int) or update_freq < 1):
             raise ValueError(f"update_freq must be 'epoch', 'batch' or a positive integer, got {update_freq!r}")
+        if profile_batch:
+            warnings.warn("TensorBoard(profile_batch=...): tfcore has no profiler; no profile is written.")
+        if embeddings_freq:
+            warnings.warn("TensorBoard(embeddings_freq=...): embedding projector data is not written by tfcore.")
         self.log_dir = os.fspath(log_dir)
         self.histogram_freq = histogram_freq
         self.write_graph = write_graph
