@@ -16,7 +16,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..io import _deps
 from ..io.image_codecs import encode_png, encode_wav
-from ..ops import math_ops
+from ..ops import array_ops, math_ops
 from ..ops.registry import Op, execute
 from . import writer as _w
 
@@ -39,9 +39,9 @@ def _step_value(step):
 
 def _write_rule(op, inputs, attrs):
     step = inputs[1]
-    if step._array.ndim != 0 or not step._dtype.is_integer:
+    if step.shape.rank != 0 or not step._dtype.is_integer:
         raise InvalidArgumentError(None, None, f"WriteSummary: step must be an integer scalar, got "
-                                               f"{step._dtype.name}{list(step._array.shape)}")
+                                               f"{step._dtype.name} of shape {step.shape}")
     return dtypes.bool
 
 
@@ -108,8 +108,8 @@ def scalar(name, data, step=None, description=None):
     if not _w.should_record_summaries():
         return convert_to_tensor(False)
     t = convert_to_tensor(data)
-    if t._array.ndim != 0:
-        raise ValueError(f"tf.summary.scalar: data must be a scalar, got shape {list(t._array.shape)}")
+    if t.shape.rank != 0:
+        raise ValueError(f"tf.summary.scalar: data must be a scalar, got shape {t.shape}")
     return write(name, math_ops.cast(t, dtypes.float32), step, _plugin("scalar", description))
 
 
@@ -165,9 +165,9 @@ def histogram(name, data, step=None, buckets=None, description=None):
 # -- images, text, audio ------------------------------------------------------------
 def _as_uint8_images(data):
     t = convert_to_tensor(data)
-    if t._array.ndim != 4 or t._array.shape[3] not in (1, 3, 4):
+    if t.shape.rank != 4 or t.shape[3] not in (1, 3, 4):
         raise ValueError(f"tf.summary.image: data must be [k, height, width, channels] with 1, 3 or 4 channels, got "
-                         f"shape {list(t._array.shape)}")
+                         f"shape {t.shape}")
     if t._dtype is dtypes.uint8:
         return t
     if t._dtype.is_floating:
@@ -185,13 +185,12 @@ def image(name, data, step=None, max_outputs=3, description=None):
     if not _w.should_record_summaries():
         return convert_to_tensor(False)
 
-    def encoded():
+    def encoded():  # built from ops only (no host reads), so it also records into a traced graph
         imgs = _as_uint8_images(data)
-        k = min(int(max_outputs), imgs._array.shape[0])
-        h, w = imgs._array.shape[1:3]
-        pngs = [encode_png(imgs[i]).numpy() for i in range(k)]
-        return convert_to_tensor(np.array([str(w).encode(), str(h).encode()] + pngs, dtype=object),
-                                 dtype=dtypes.string)
+        k = min(int(max_outputs), int(imgs.shape[0]))
+        h, w = int(imgs.shape[1]), int(imgs.shape[2])
+        dims = [convert_to_tensor(str(w).encode()), convert_to_tensor(str(h).encode())]
+        return array_ops.stack(dims + [encode_png(imgs[i]) for i in range(k)])
 
     return write(name, encoded, step, _plugin("image", description))
 
@@ -215,17 +214,13 @@ def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, desc
         return convert_to_tensor(False)
     from tensorboard.plugins.audio import metadata as audio_md
 
-    def encoded():
+    def encoded():  # built from ops only, as image()
         t = convert_to_tensor(data)
-        if t._array.ndim != 3:
-            raise ValueError(f"tf.summary.audio: data must be [k, frames, channels], got {list(t._array.shape)}")
-        k = min(int(max_outputs), t._array.shape[0])
-        rate = int(np.asarray(getattr(sample_rate, "numpy", lambda: sample_rate)()))
-        clips = [encode_wav(t[i], rate).numpy() for i in range(k)]
-        arr = np.empty((k, 2), dtype=object)
-        for i, c in enumerate(clips):
-            arr[i] = (c, b"")
-        return convert_to_tensor(arr, dtype=dtypes.string)
+        if t.shape.rank != 3:
+            raise ValueError(f"tf.summary.audio: data must be [k, frames, channels], got {t.shape}")
+        k = min(int(max_outputs), int(t.shape[0]))
+        label = convert_to_tensor(b"")
+        return array_ops.stack([array_ops.stack([encode_wav(t[i], sample_rate), label]) for i in range(k)])
 
     md = _plugin("audio", description, encoding=audio_md.Encoding.Value("WAV"))
     return write(name, encoded, step, md)
