@@ -206,6 +206,10 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
     if interpolation not in _INTERPOLATIONS:
         raise ValueError(f"Argument `interpolation` should be one of {_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
+    try:  # fail now, not at the first element, when tf.image.resize lacks the method
+        image_ops.resize(np.zeros((2, 2, 1), np.float32), [1, 1], method=interpolation)
+    except NotImplementedError as e:
+        raise ValueError(f"interpolation={interpolation!r} is not available: {e}") from None
     if crop_to_aspect_ratio and pad_to_aspect_ratio:
         raise ValueError("Only one of `pad_to_aspect_ratio`, `crop_to_aspect_ratio` can be set to `True`.")
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
