@@ -199,3 +199,22 @@ def test_images_png_jpeg_against_tensorflow():
         tf.io.decode_image(b"hello")
     with pytest.raises(tf.errors.InvalidArgumentError, match="EncodePng"):
         tf.io.encode_png(np.zeros((2, 2), np.uint8))
+
+
+def test_missing_optional_packages_name_their_extra(monkeypatch, tmp_path):
+    import sys
+
+    from tfcore.io import protos, tf_record
+
+    for mod in ("tensorboard.compat.proto.event_pb2", "google.protobuf", "PIL.Image", "google_crc32c", "crc32c"):
+        monkeypatch.setitem(sys.modules, mod, None)  # makes `import mod` raise ImportError
+    monkeypatch.setattr(protos, "_classes", {})
+    monkeypatch.setattr(tf_record, "_crc", [None])
+    with pytest.raises(ImportError, match=r"tfcore\[tensorboard\]"):
+        tf.summary.create_file_writer(str(tmp_path))
+    with pytest.raises(ImportError, match=r"tfcore\[tfrecord\]"):
+        protos.message_class("Example")
+    with pytest.raises(ImportError, match=r"tfcore\[tfrecord\]"):
+        tf.io.TFRecordWriter(str(tmp_path / "x")).write(b"a")
+    with pytest.raises(ImportError, match=r"tfcore\[images\]"):
+        tf.io.decode_png(tf.io.encode_png(np.zeros((1, 1, 1), np.uint8)))  # encoding needs nothing
