@@ -151,10 +151,12 @@ def _gather(examples, key, want, names):
         if f is None:
             append(None)
             continue
+        vals = getattr(f, want).value  # empty when the feature holds another kind: checked below
+        if vals:
+            append(vals)
+            continue
         kind = f.WhichOneof("kind")
-        if kind == want:
-            append(getattr(f, want).value)
-        elif kind is None:
+        if kind is None or kind == want:
             append(())
         else:
             raise _mismatch(names[i] if names is not None else "<unknown>", key, i, kind, want)
