@@ -106,6 +106,14 @@ def _cube(x):
 
 
 _IDX = np.array([[0, 1], [2, 0]])
+_SP_IDX = np.array([[0, 1], [1, 0], [2, 3]])
+
+
+def _spmm(values, b, adjoint_a=False, adjoint_b=False):
+    """A 3x4 SparseTensor with ``values`` at ``_SP_IDX`` times ``b``."""
+    return tf.sparse.sparse_dense_matmul(tf.sparse.SparseTensor(_SP_IDX, values, [3, 4]), b, adjoint_a, adjoint_b)
+
+
 _LABELS = np.array([[0.2, 0.5, 0.3], [1.0, 0.0, 0.0]])
 
 # op name -> (function of float64 tensors, list of NumPy inputs[, check_gradients options])
@@ -230,6 +238,11 @@ CASES = {
     "ResizeBilinear": (lambda x: tf.cast(tf.image.resize(x, [3, 5], method="bilinear"), tf.float64),
                        [r(1, 2, 3, 1)], {"eps": 1e-2, "rtol": 1e-4, "atol": 1e-5}),
     "ResizeNearestNeighbor": (lambda x: tf.image.resize(x, [3, 5], method="nearest"), [r(1, 2, 3, 1)]),
+    # -- sparse --------------------------------------------------------------------------------
+    "SparseToDense": (lambda v, d: tf.sparse.to_dense(tf.sparse.SparseTensor(_SP_IDX, v, [3, 4]), d),
+                      [r(3), r()]),
+    "SparseTensorDenseMatMul": (lambda v, b: _spmm(v, b) + _spmm(v, tf.transpose(b[:3, :]), True, True)[:3, :],
+                                [r(3), r(4, 3)]),
     # -- autodiff ------------------------------------------------------------------------------
     "CustomGradient": (_cube, [r(2, 2)]),
 }

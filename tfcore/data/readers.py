@@ -1,4 +1,4 @@
-"""File-based sources: ``Dataset.list_files`` and ``tf.data.TextLineDataset``."""
+"""File-based sources: ``Dataset.list_files``, ``tf.data.TextLineDataset`` and ``tf.data.TFRecordDataset``."""
 
 import glob
 import gzip
@@ -12,6 +12,7 @@ from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
+from ..io import tf_record
 from . import structure
 from .dataset_ops import DatasetV2
 from .options import UNKNOWN_CARDINALITY
@@ -60,8 +61,12 @@ def _open(path, compression_type):
     raise InvalidArgumentError(None, None, f"Unsupported compression_type: {compression_type!r}")
 
 
-class TextLineDataset(DatasetV2):
-    """``tf.data.TextLineDataset``: the lines of text files as scalar string tensors (no line ending)."""
+class _FileDataset(DatasetV2):
+    """Scalar string elements read from a list of files (or a dataset of file names), file by file.
+
+    Subclasses define ``_read(path)`` yielding the ``bytes`` of each element of one file.
+    ``num_parallel_reads > 1`` interleaves that many files, as TF does.
+    """
 
     _SPEC = TensorSpec(TensorShape([]), dtypes.string)
 
@@ -73,6 +78,7 @@ class TextLineDataset(DatasetV2):
             self._files_ds = None
             self._files = _string_list(filenames, "filenames")
         self._compression = compression_type
+        self._buffer_size = buffer_size
         self._num_parallel_reads = num_parallel_reads
 
     @property
@@ -90,17 +96,47 @@ class TextLineDataset(DatasetV2):
     def _make_iter(self, ctx):
         if self._num_parallel_reads and self._num_parallel_reads != 1:
             files = DatasetV2.from_tensor_slices(np.array([f.encode() for f in self._file_names(ctx)], dtype=object))
-            inner = files.interleave(lambda f: TextLineDataset(f, self._compression),
+            cls, comp, size = type(self), self._compression, self._buffer_size
+            inner = files.interleave(lambda f: cls(f, comp, size),
                                      cycle_length=self._num_parallel_reads,
                                      num_parallel_calls=self._num_parallel_reads)
             yield from inner._make_iter(ctx)
             return
         dev, string = structure.cpu_device(), dtypes.string
         for path in self._file_names(ctx):
-            with _open(path, self._compression) as f:
-                for line in f:
-                    if line.endswith(b"\n"):
-                        line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
-                    arr = np.empty((), dtype=object)
-                    arr[()] = line
-                    yield Tensor(arr, string, dev)
+            for item in self._read(path):
+                arr = np.empty((), dtype=object)
+                arr[()] = item
+                yield Tensor(arr, string, dev)
+
+
+class TextLineDataset(_FileDataset):
+    """``tf.data.TextLineDataset``: the lines of text files as scalar string tensors (no line ending)."""
+
+    def _read(self, path):
+        with _open(path, self._compression) as f:
+            for line in f:
+                if line.endswith(b"\n"):
+                    line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+                yield line
+
+
+class TFRecordDataset(_FileDataset):
+    """``tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None)``.
+
+    The records of TFRecord files as scalar string tensors. ``compression_type`` is None/'',
+    'ZLIB' or 'GZIP'; a damaged record raises ``tf.errors.DataLossError`` naming the file.
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        tf_record.compression_name(compression_type)
+        if buffer_size is not None and buffer_size < 0:
+            raise ValueError(f"buffer_size must be >= 0, got {buffer_size}")
+        if num_parallel_reads is not None and num_parallel_reads != -1 and num_parallel_reads < 1:
+            raise ValueError(f"num_parallel_reads must be positive or tf.data.AUTOTUNE, got {num_parallel_reads}")
+        if num_parallel_reads == -1:
+            num_parallel_reads = os.cpu_count() or 1
+        super().__init__(filenames, compression_type, buffer_size, num_parallel_reads, name)
+
+    def _read(self, path):
+        return tf_record.iter_records(path, self._compression, self._buffer_size or None)

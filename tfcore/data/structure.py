@@ -13,6 +13,7 @@ import numpy as np
 
 from ..framework import context as _ctx
 from ..framework import dtypes
+from ..framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -182,6 +183,9 @@ def normalize_element(element, top_level_list_to_tuple=False):
         return _rebuild_mapping(element, [(k, normalize_element(element[k])) for k in sorted(element)])
     if _is_dataset(element):
         return element
+    if isinstance(element, SparseTensor):
+        return SparseTensor(to_cpu_tensor(element.indices), to_cpu_tensor(element.values),
+                            to_cpu_tensor(element.dense_shape))
     if element is None:
         raise TypeError("tf.data elements cannot contain None")
     return to_cpu_tensor(element)
@@ -224,6 +228,8 @@ def spec_of(element):
     def leaf(x):
         if _is_dataset(x):
             return DatasetSpec(x.element_spec)
+        if isinstance(x, SparseTensor):
+            return SparseTensorSpec(x.shape, x.dtype)
         return TensorSpec(TensorShape._from_tuple(x._array.shape), x._dtype)
     return map_structure(leaf, element)
 
@@ -235,6 +241,8 @@ def relax_spec(a, b):
             return x
         if x.dtype is not y.dtype:
             raise TypeError(f"Incompatible element types: {x.dtype.name} vs {y.dtype.name}")
+        if isinstance(x, SparseTensorSpec):
+            return SparseTensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
         return TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
     return map_structure(leaf, a, b)
 
@@ -269,8 +277,11 @@ def batch_spec(spec, batch_dim):
     def leaf(x):
         if isinstance(x, DatasetSpec):
             raise TypeError("Cannot batch a dataset of datasets")
+        cls = SparseTensorSpec if isinstance(x, SparseTensorSpec) else TensorSpec
         if x.shape.rank is None:
-            return TensorSpec(TensorShape(None), x.dtype)
+            return cls(TensorShape(None), x.dtype)
+        if cls is SparseTensorSpec:
+            return cls(TensorShape([batch_dim] + [None] * x.shape.rank), x.dtype)
         return TensorSpec(TensorShape([batch_dim] + x.shape.as_list()), x.dtype)
     return map_structure(leaf, spec)
 

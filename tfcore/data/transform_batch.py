@@ -8,6 +8,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
+from ..framework.sparse_tensor import SparseTensor, stack_sparse
 from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
@@ -35,10 +36,15 @@ def _stack_component(ts, k, dev):
     """One batched tensor from the ``k``-th component of every element in the batch."""
     first = ts[0]
     if type(first) is not Tensor:
+        if isinstance(first, SparseTensor):
+            return stack_sparse(ts)
         raise TypeError("Cannot batch a dataset whose elements are datasets; use flat_map/interleave instead.")
     arrays = [t._array for t in ts]
     try:
-        out = np.array(arrays)  # same result as np.stack for equal shapes, 3-10x less overhead
+        if arrays[0].dtype == object:  # np.array would nest 0-d object arrays instead of their items
+            out = np.stack(arrays)
+        else:
+            out = np.array(arrays)  # same result as np.stack for equal shapes, 3-10x less overhead
     except ValueError:
         shape0 = arrays[0].shape
         for i, a in enumerate(arrays):

@@ -9,6 +9,7 @@ import collections
 import csv
 import os
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -689,3 +690,151 @@ class LearningRateScheduler(Callback):
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
             logs["lr"] = _get_lr(self.model)
+
+
+class TensorBoard(Callback):
+    """``tf.keras.callbacks.TensorBoard``: logs for TensorBoard in ``log_dir/train`` and ``log_dir/validation``.
+
+    Per epoch: ``epoch_<metric>`` scalars (validation metrics without their ``val_`` prefix in
+    the validation run) and, every ``histogram_freq`` epochs, a histogram of every weight
+    (``<weight name>/histogram``). ``update_freq='batch'`` or an integer N also writes
+    ``batch_<metric>`` every N training batches at the global batch step. After each validation
+    pass inside ``fit`` the validation run gets ``evaluation_<metric>_vs_iterations`` at the
+    optimizer's iteration count. ``write_graph`` writes the model's config (TensorBoard's
+    Keras-model graph view). Needs ``tensorboard`` (``pip install 'tfcore[tensorboard]'``).
+    """
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None, **kwargs):
+        super().__init__()
+        if kwargs:
+            raise TypeError(f"Unrecognized arguments in `TensorBoard` callback: {sorted(kwargs)}")
+        if not isinstance(histogram_freq, int) or histogram_freq < 0:
+            raise ValueError(f"histogram_freq must be a non-negative integer, got {histogram_freq!r}")
+        if update_freq == "batch":
+            update_freq = 1
+        if update_freq != "epoch" and (not isinstance(update_freq, int) or update_freq < 1):
+            raise ValueError(f"update_freq must be 'epoch', 'batch' or a positive integer, got {update_freq!r}")
+        if profile_batch:
+            warnings.warn("TensorBoard(profile_batch=...): tfcore has no profiler; no profile is written.")
+        if embeddings_freq:
+            warnings.warn("TensorBoard(embeddings_freq=...): embedding projector data is not written by tfcore.")
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq = histogram_freq
+        self.write_graph = write_graph
+        self.write_images = write_images
+        self.write_steps_per_second = write_steps_per_second
+        self.update_freq = update_freq
+        self.profile_batch = profile_batch
+        self.embeddings_freq = embeddings_freq
+        self.embeddings_metadata = embeddings_metadata
+        self._writers = {}
+        self._in_fit = False
+        self._global_train_batch = 0
+        self._epoch_start = None
+        self._epoch_batches = 0
+
+    def _implements(self, hook):
+        if hook in ("on_train_batch_begin", "on_train_batch_end"):
+            return self.update_freq != "epoch" or self.write_steps_per_second
+        return super()._implements(hook)
+
+    def _writer(self, run):
+        w = self._writers.get(run)
+        if w is None:
+            from .. import summary
+
+            w = self._writers[run] = summary.create_file_writer(os.path.join(self.log_dir, run))
+        return w
+
+    def on_train_begin(self, logs=None):
+        self._global_train_batch = 0
+        self._in_fit = True
+        if self.write_graph:
+            self._write_keras_model()
+
+    def _write_keras_model(self):
+        import json
+
+        from .. import summary
+
+        try:
+            config = json.dumps({"class_name": type(self.model).__name__, "config": self.model.get_config(),
+                                 "keras_version": "tfcore", "backend": "tensorflow"}, default=str)
+        except Exception:  # a model without a serializable config has no graph view
+            return
+        from tensorboard.compat.proto import summary_pb2
+
+        md = summary_pb2.SummaryMetadata()
+        md.plugin_data.plugin_name = "graph_keras_model"
+        md.plugin_data.content = b"1"
+        with self._writer("train").as_default():
+            summary.write("keras", config, step=0, metadata=md)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch_start = time.time()
+        self._epoch_batches = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        from .. import summary
+
+        self._global_train_batch += 1
+        self._epoch_batches += 1
+        if self.update_freq == "epoch" or self._global_train_batch % self.update_freq:
+            return
+        with self._writer("train").as_default(step=self._global_train_batch):
+            for name, value in (logs or {}).items():
+                if np.ndim(value) == 0:
+                    summary.scalar("batch_" + name, value)
+
+    def on_test_end(self, logs=None):
+        from .. import summary
+
+        opt = getattr(self.model, "optimizer", None)
+        if opt is None or not hasattr(opt, "iterations") or not self._in_fit:
+            return
+        step = int(np.asarray(opt.iterations.numpy()))
+        with self._writer("validation").as_default(step=step):
+            for name, value in (logs or {}).items():
+                summary.scalar(f"evaluation_{name}_vs_iterations", value)
+
+    def on_epoch_end(self, epoch, logs=None):
+        from .. import summary
+
+        logs = logs or {}
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        if self.write_steps_per_second and self._epoch_start is not None:
+            train["steps_per_second"] = self._epoch_batches / max(time.time() - self._epoch_start, 1e-9)
+        for run, values in (("train", train), ("validation", val)):
+            if values:
+                with self._writer(run).as_default(step=epoch):
+                    for name, value in values.items():
+                        if np.ndim(value) == 0:
+                            summary.scalar("epoch_" + name, value)
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
+
+    def _log_weights(self, epoch):
+        from .. import summary
+
+        with self._writer("train").as_default(step=epoch):
+            for layer in self.model.layers:
+                for weight in layer.weights:
+                    name = weight.name.replace(":", "_")
+                    summary.histogram(name + "/histogram", weight)
+                    if self.write_images:
+                        img = np.asarray(weight.numpy(), dtype=np.float32)
+                        if img.ndim == 1:
+                            img = img[None, :]
+                        if img.ndim == 2:
+                            lo, hi = img.min(), img.max()
+                            img = (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+                            summary.image(name + "/image", img[None, :, :, None])
+
+    def on_train_end(self, logs=None):
+        self._in_fit = False
+        for w in self._writers.values():
+            w.close()
+        self._writers = {}

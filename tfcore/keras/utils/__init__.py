@@ -1,9 +1,10 @@
 """``tf.keras.utils``: to_categorical, normalize, Progbar, get_file, set_random_seed, datasets from arrays and
-folders (timeseries, text), pad_sequences, split_dataset, PyDataset/Sequence and custom-object registration."""
+folders (images, timeseries, text), pad_sequences, split_dataset, PyDataset/Sequence and custom-object registration."""
 
 from ..backend import clear_session, is_keras_tensor
 from .data_utils import get_file
 from .dataset_split import split_dataset
+from .image_dataset import image_dataset_from_directory
 from .np_utils import normalize, to_categorical
 from .object_registration import (
     CustomObjectScope,
