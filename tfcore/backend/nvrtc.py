@@ -49,6 +49,14 @@ def nvrtc_version():
     return tuple(load_nvrtc().getVersion())
 
 
+def supported_archs():
+    """The virtual architectures this NVRTC compiles for, e.g. ``(75, 80, ..., 120)``.
+
+    CUDA 13 dropped compute_70 and older; callers pick their targets from this list.
+    """
+    return tuple(int(a) for a in load_nvrtc().getSupportedArchs())
+
+
 @functools.cache
 def ptxas_path():
     """Path of a ``ptxas`` binary (pip ``nvidia-cuda-nvcc-cu12``, else PATH/CUDA_PATH), or None."""
