@@ -1,9 +1,19 @@
-"""Shared test helpers: finite-difference gradient checks and GPU/emulator markers."""
+"""Shared test helpers: finite-difference gradient checks and GPU/emulator markers.
 
-import numpy as np
-import pytest
+The session runs with memory growth (``TF_FORCE_GPU_ALLOW_GROWTH=true``, inherited by the
+subprocesses tests start): on a real GPU, TF's default of reserving ~90% of the card at the first
+tensor would leave nothing for the fresh processes that test tf.config. Fixtures that test the
+configured growth behaviour (tests/config, tests/distribute, tests/seeds) clear it for their test.
+"""
 
-import tfcore as tf
+import os
+
+os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import tfcore as tf  # noqa: E402
 
 
 def numeric_gradient(f, x, eps=1e-6):

@@ -8,6 +8,7 @@ from tfcore.framework.context import context
 
 def _configure(monkeypatch, n_cpus=1, emulated_gpus=0, gpu_split=1, gpu_memory_mb=256):
     monkeypatch.setenv("TFCORE_EMULATED_GPUS", str(emulated_gpus))
+    monkeypatch.delenv("TF_FORCE_GPU_ALLOW_GROWTH", raising=False)
     context.reset_for_tests()
     cpu = tf.config.list_physical_devices("CPU")[0]
     if n_cpus > 1:

@@ -27,6 +27,7 @@ def fake_gpus(monkeypatch):
 
     def make(n, total_mb=4096):
         monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+        monkeypatch.delenv("TF_FORCE_GPU_ALLOW_GROWTH", raising=False)
         monkeypatch.setattr(_backend, "discover_gpus",
                             lambda: [_config_conftest.fake_gpu_info(i, total_mb) for i in range(n)])
         context.reset_for_tests()
@@ -43,6 +44,7 @@ def logical_cpus(monkeypatch):
 
     def make(n):
         monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+        monkeypatch.delenv("TF_FORCE_GPU_ALLOW_GROWTH", raising=False)
         context.reset_for_tests()
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * n)
