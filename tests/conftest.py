@@ -63,5 +63,13 @@ def check_gradients(fn, *inputs, rtol=1e-5, atol=1e-6, eps=1e-6):
 
 
 @pytest.fixture
+def on_cpu():
+    """Pin the test to /CPU:0: for tests of CPU behaviour (CPU kernels and fast paths, TF's CPU-only
+    errors), which must not depend on which device is the default (a GPU when there is one)."""
+    with tf.device("/CPU:0"):
+        yield
+
+
+@pytest.fixture
 def gradcheck():
     return check_gradients
