@@ -31,8 +31,8 @@ def _data(n=96, seed=0):
     return x, y.astype(np.int32)
 
 
-def _mirrored_model(w0=None, learning_rate=0.0):
-    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(N_REPLICAS)])
+def _mirrored_model(w0=None, learning_rate=0.0, kind="cpu"):
+    strategy = tf.distribute.MirroredStrategy([f"/{kind}:{i}" for i in range(N_REPLICAS)])
     with strategy.scope():
         tf.random.set_seed(7)
         model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu", input_shape=(8,)),
@@ -72,10 +72,15 @@ def interleaved_updates(monkeypatch):
     return barrier
 
 
-def test_compiled_metrics_are_right_when_replica_threads_interleave(devices, interleaved_updates):
-    devices(n_cpus=N_REPLICAS)
+@pytest.mark.parametrize("kind", ["cpu", "gpu"])
+def test_compiled_metrics_are_right_when_replica_threads_interleave(devices, interleaved_updates, kind):
+    """Two logical CPUs, and two logical GPUs of one (emulated) card: the H100 case."""
+    if kind == "cpu":
+        devices(n_cpus=N_REPLICAS)
+    else:
+        devices(emulated_gpus=1, gpu_split=N_REPLICAS, gpu_memory_mb=64)
     x, y = _data()
-    _, model = _mirrored_model()  # learning rate 0: the weights, hence predict's accuracy, stay fixed
+    _, model = _mirrored_model(kind=kind)  # learning rate 0: the weights, hence predict's accuracy, stay fixed
     want = _accuracy_of_predict(model, x, y)
     hist = model.fit(x, y, batch_size=32, epochs=2, shuffle=False, verbose=0)
     assert hist.history["accuracy"] == pytest.approx([want, want], abs=1e-6)
