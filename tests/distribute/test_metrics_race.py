@@ -114,3 +114,21 @@ def test_two_replica_fit_and_evaluate_accuracy_equal_the_accuracy_of_predict(dev
     _, acc = model.evaluate(x, y, batch_size=32, verbose=0)
     assert acc == pytest.approx(_accuracy_of_predict(model, x, y), abs=1e-6)
     assert acc > first + 0.1  # it did learn
+
+
+def test_compile_refuses_a_metric_created_outside_the_strategy_scope(devices):
+    """As TF: its plain variables would be updated by every replica thread at once."""
+    devices(n_cpus=N_REPLICAS)
+    outside = tf.keras.metrics.SparseCategoricalAccuracy()
+    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(N_REPLICAS)])
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(8,))])
+        with pytest.raises(ValueError, match=r"Metric \(sparse_categorical_accuracy\) passed to `model.compile` "
+                                             r"was created inside a different distribution strategy scope"):
+            model.compile("sgd", "sparse_categorical_crossentropy", metrics=[outside])
+        inside = tf.keras.metrics.SparseCategoricalAccuracy()
+        model.compile("sgd", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=[inside])
+    x, y = _data(32)
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    assert len(strategy.experimental_local_results(inside.total)) == N_REPLICAS
+    assert float(inside.count.numpy()) == 32  # every sample of the epoch, summed over the replicas

@@ -54,6 +54,34 @@ def shared_state_creation():
             yield
 
 
+def check_metrics_created_in_scope(metrics):
+    """Metric objects given to ``compile`` under a strategy must have been created in its scope (TF).
+
+    A metric created outside holds plain variables that every replica thread would update at
+    once (and lose updates); metrics given by name are created in the right scope automatically.
+    """
+    strategy = captured_strategy()
+    if strategy is None or getattr(strategy, "num_replicas_in_sync", 1) <= 1:
+        return
+    flat = metrics if isinstance(metrics, list | tuple) else [metrics]
+    stack = list(flat)
+    while stack:
+        m = stack.pop()
+        if isinstance(m, dict):
+            stack.extend(m.values())
+        elif isinstance(m, list | tuple):
+            stack.extend(m)
+        elif hasattr(m, "variables") and hasattr(m, "update_state"):
+            for v in m.variables:
+                if not (isinstance(v, values.MirroredVariable) and v._strategy is strategy):
+                    raise ValueError(
+                        f"Metric ({m.name}) passed to `model.compile` was created inside a different "
+                        "distribution strategy scope than the model. All metrics must be created in the same "
+                        f"distribution strategy scope as the model (in this case {strategy}). If you pass in a "
+                        "string identifier for a metric to compile, the metric will automatically be created in "
+                        "the correct distribution strategy scope.")
+
+
 def _first_replica(structure):
     return values.select_replica(0, structure)
 

@@ -144,6 +144,7 @@ class TrainingMixin:
             raise TypeError(f"Invalid keyword argument(s) in `compile()`: {tuple(sorted(bad))}. Valid keyword "
                             "arguments include \"cloning\", \"experimental_run_tf_function\", \"distribute\", "
                             "\"target_tensors\", or \"sample_weight_mode\".")
+        distribution.check_metrics_created_in_scope((metrics, weighted_metrics))
         state = self._state()
         self.optimizer = optimizers_mod.get(optimizer)
         output_names = getattr(self, "output_names", None)
