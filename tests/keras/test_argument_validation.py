@@ -113,3 +113,19 @@ def test_train_command_refuses_bad_numbers_naming_the_option(argv, option, value
     out = capsys.readouterr()
     assert f"argument {option}: must be a positive integer, got '{value}'" in out.err
     assert "Training" not in out.out
+
+
+def test_train_command_refuses_a_memory_limit_above_the_gpu(monkeypatch, capsys):
+    from tfcore import cli
+    from tfcore.framework.context import context
+
+    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "1")  # one emulated GPU of 2048 MB
+    context.reset_for_tests()
+    try:
+        with pytest.raises(SystemExit, match=r"--memory-limit 999999: memory_limit values \[999999, 999999\] "
+                                             r"\(sum 1999998\) MB exceeds the memory of /physical_device:GPU:0"):
+            cli.main(["train", "--devices", "2", "--memory-limit", "999999"])
+        assert "Training" not in capsys.readouterr().out
+    finally:
+        monkeypatch.delenv("TFCORE_EMULATED_GPUS")
+        context.reset_for_tests()

@@ -108,7 +108,11 @@ def run(args):
 
     from .. import distribute, keras
 
-    devices = configure_devices(args.devices, args.memory_limit)
+    try:
+        devices = configure_devices(args.devices, args.memory_limit)
+    except (TypeError, ValueError) as e:  # e.g. --memory-limit above the GPU's memory: say so, no traceback
+        raise SystemExit(f"tfcore train: error: --devices {args.devices} --memory-limit {args.memory_limit}: "
+                         f"{e}") from e
     strategy = distribute.MirroredStrategy(devices) if devices else None
     if strategy is not None:
         ops = strategy.cross_device_ops
