@@ -1,9 +1,19 @@
-"""Shared test helpers: finite-difference gradient checks and GPU/emulator markers."""
+"""Shared test helpers: finite-difference gradient checks and GPU/emulator markers.
 
-import numpy as np
-import pytest
+The session runs with memory growth (``TF_FORCE_GPU_ALLOW_GROWTH=true``, inherited by the
+subprocesses tests start): on a real GPU, TF's default of reserving ~90% of the card at the first
+tensor would leave nothing for the fresh processes that test tf.config. Fixtures that test the
+configured growth behaviour (tests/config, tests/distribute, tests/seeds) clear it for their test.
+"""
 
-import tfcore as tf
+import os
+
+os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import tfcore as tf  # noqa: E402
 
 
 def numeric_gradient(f, x, eps=1e-6):
@@ -50,6 +60,14 @@ def check_gradients(fn, *inputs, rtol=1e-5, atol=1e-6, eps=1e-6):
         assert got is not None, f"no gradient for input {k}"
         np.testing.assert_allclose(got.numpy(), expected, rtol=rtol, atol=atol,
                                    err_msg=f"gradient of input {k}")
+
+
+@pytest.fixture
+def on_cpu():
+    """Pin the test to /CPU:0: for tests of CPU behaviour (CPU kernels and fast paths, TF's CPU-only
+    errors), which must not depend on which device is the default (a GPU when there is one)."""
+    with tf.device("/CPU:0"):
+        yield
 
 
 @pytest.fixture

@@ -34,18 +34,11 @@ def _info(args):
     from tfcore.framework.context import context
 
     print(f"tfcore {tf.__version__}  (Python {platform.python_version()}, NumPy {numpy.__version__})")
-    from .backend import cuda
+    from .backend import cuda, cuda_stack
 
-    version = cuda.cupy_version()
-    print(f"CuPy: {version or 'not available'}")
-    nccl = cuda.nccl_module()
-    if nccl is not None:
-        nccl = f"available (version {nccl.get_version()})"
-    elif version is not None:
-        nccl = "not available (pip install nvidia-nccl-cu12)"
-    else:
-        nccl = "not available"
-    print(f"NCCL: {nccl}")
+    print(f"CuPy: {cuda.cupy_version() or 'not available'}")
+    for line in cuda_stack.report_lines():  # CUDA runtime, NVRTC, NCCL
+        print(line)
     print("Physical devices:")
     for d in tf.config.list_physical_devices() if hasattr(tf, "config") else context.physical_devices():
         info = context.gpu_info(d)

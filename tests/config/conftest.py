@@ -59,6 +59,7 @@ def runtime(monkeypatch):
 
     def make(n_gpus=0, total_mb=64):
         monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+        monkeypatch.delenv("TF_FORCE_GPU_ALLOW_GROWTH", raising=False)
         monkeypatch.setattr(_backend, "discover_gpus", lambda: [fake_gpu_info(i, total_mb) for i in range(n_gpus)])
         context.reset_for_tests()
         return context

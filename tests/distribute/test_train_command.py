@@ -8,6 +8,8 @@ def _train(*args, env_gpus="0"):
     import os
 
     env = dict(os.environ, TFCORE_EMULATED_GPUS=env_gpus)
+    if env_gpus == "0":
+        env["CUDA_VISIBLE_DEVICES"] = ""  # no GPU at all, even on a machine that has one (as in TF)
     out = subprocess.run([sys.executable, "-m", "tfcore", "train", "--model", "mlp", "--epochs", "8",
                           "--verbose", "0", *args], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr

@@ -19,7 +19,10 @@ def test_repr_and_str():
 
 
 def test_device_full_name():
-    assert tf.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    with tf.device("/CPU:0"):
+        assert tf.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    default = "GPU:0" if tf.config.list_logical_devices("GPU") else "CPU:0"  # TF's default device
+    assert tf.constant(1.0).device == f"/job:localhost/replica:0/task:0/device:{default}"
 
 
 def test_binary_dtype_mismatch_names_op_shapes_dtypes():

@@ -71,3 +71,55 @@ def test_input_tensor_argument():
     inp = tf.keras.Input((48, 48, 3))
     model = apps.MobileNetV2(input_tensor=inp, include_top=False, alpha=0.35, weights=None)
     assert model.inputs[0] is inp
+
+
+def _reference_preprocess(x, mode, data_format="channels_last"):
+    """Keras's ImageNet preprocessing in float64, written out for channels_last / channels_first."""
+    x = np.asarray(x, np.float64)
+    axis = -1 if data_format == "channels_last" else 1
+    shape = [1] * x.ndim
+    shape[axis] = 3
+    if mode == "tf":
+        return x / 127.5 - 1.0
+    if mode == "torch":
+        return (x / 255.0 - np.reshape([0.485, 0.456, 0.406], shape)) / np.reshape([0.229, 0.224, 0.225], shape)
+    return np.flip(x, axis) - np.reshape([103.939, 116.779, 123.68], shape)
+
+
+@pytest.mark.parametrize("module, mode", [("vgg16", "caffe"), ("resnet", "caffe"), ("mobilenet_v2", "tf")])
+def test_preprocess_input_on_symbolic_inputs_builds_a_functional_model(module, mode):
+    """The transfer-learning pattern: preprocessing as the first step of a functional model."""
+    inputs = tf.keras.Input(shape=(8, 8, 3))
+    x = getattr(apps, module).preprocess_input(inputs)
+    outputs = tf.keras.layers.GlobalAveragePooling2D()(x)
+    model = tf.keras.Model(inputs, outputs)
+    images = np.random.default_rng(1).uniform(0, 255, (2, 8, 8, 3)).astype(np.float32)
+    want = _reference_preprocess(images, mode).mean(axis=(1, 2))
+    np.testing.assert_allclose(model(images).numpy(), want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(model.predict(images, verbose=0), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["caffe", "tf", "torch"])
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_preprocess_input_numpy_and_tensor_agree_with_the_reference(mode, data_format):
+    from tfcore.keras.applications import imagenet_utils
+
+    shape = (2, 5, 4, 3) if data_format == "channels_last" else (2, 3, 5, 4)
+    images = np.random.default_rng(2).uniform(0, 255, shape).astype(np.float32)
+    want = _reference_preprocess(images, mode, data_format)
+    got = imagenet_utils.preprocess_input(images, data_format, mode)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    t = imagenet_utils.preprocess_input(tf.constant(images), data_format, mode)
+    assert tf.is_tensor(t)
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(images, np.random.default_rng(2).uniform(0, 255, shape).astype(np.float32))
+
+
+def test_preprocess_input_refuses_unknown_mode_and_data_format():
+    from tfcore.keras.applications import imagenet_utils
+
+    with pytest.raises(ValueError, match="Unknown preprocessing mode 'bgr'"):
+        imagenet_utils.preprocess_input(np.zeros((1, 2, 2, 3)), mode="bgr")
+    with pytest.raises(ValueError, match="`data_format` should be"):
+        imagenet_utils.preprocess_input(np.zeros((1, 2, 2, 3)), data_format="NHWC")

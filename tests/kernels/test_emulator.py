@@ -6,6 +6,7 @@ NumPy reference or a hand-derived value.
 """
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -261,6 +262,27 @@ def test_process_survives_and_launches_after_a_fault(mod):
 
 
 # -- build cache -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, nvrtc_error", [
+    ("atomicMax(y, 1.0f);", "no instance of overloaded function \"atomicMax\""),
+    ("atomicMin(y, 1.0f);", "no instance of overloaded function \"atomicMin\""),
+    ("h[0] = h[0] * h[1];", "no operator \"*\""),
+    ("h[0] = h[0] + h[1];", "no operator \"+\""),
+])
+def test_emulator_refuses_what_nvrtc_refuses(tmp_path, monkeypatch, body, nvrtc_error):
+    """CUDA has no float atomicMax/atomicMin, and __half (header-free under NVRTC) has no operators:
+    the emulator's shim must not accept such kernels either, or emulator-tested code breaks on a GPU."""
+    monkeypatch.setenv("TFCORE_EMULATOR_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "bad.cu"
+    src.write_text('#include "common.cuh"\nTFC_KERNEL void bad(float* y, __half* h) { ' + body + ' }\n')
+    with pytest.raises(emu_build.EmulatorBuildError):
+        emu_build.build(src, include_dirs=[kernels_dir()])
+    from tfcore.backend import nvrtc
+
+    with pytest.raises(nvrtc.NVRTCError, match=re.escape(nvrtc_error)):
+        nvrtc.compile_ptx(src.read_text(), 80, filename="bad.cu",
+                          options=("-std=c++17", f"--include-path={kernels_dir()}"))
+
 
 def test_build_is_cached_by_source_hash(tmp_path, monkeypatch):
     monkeypatch.setenv("TFCORE_EMULATOR_CACHE", str(tmp_path / "cache"))

@@ -1,17 +1,28 @@
-"""Every kernels/*.cu compiles with NVRTC for sm_70, sm_80 and sm_90 (no GPU needed), and a
-ptxas report of registers, shared memory and spills per kernel (matmul and conv2d forward must
-not spill). NVRTC comes from the pip wheel nvidia-cuda-nvrtc-cu12, ptxas from nvidia-cuda-nvcc-cu12.
+"""Every .cu file in the repository compiles with NVRTC (no GPU needed): kernels/*.cu for sm_70
+(where this NVRTC still supports it: CUDA 13 starts at sm_75), sm_80 and sm_90, and every CUDA
+source the emulator runs in the tests (tests/**/*.cu), so the emulator never accepts what NVRTC
+rejects. Plus a ptxas report of registers, shared memory and spills per kernel (matmul and conv2d
+forward must not spill). NVRTC comes from the pip wheel nvidia-cuda-nvrtc-cu12, ptxas from
+nvidia-cuda-nvcc-cu12.
 """
 
 import functools
 import os
+from pathlib import Path
 
 import pytest
 
 from tfcore.backend import nvrtc
-from tfcore.backend.kernel_library import kernel_families, kernel_source
+from tfcore.backend.kernel_library import kernel_families, kernel_source, kernels_dir
 
-ARCHS = (70, 80, 90)
+ARCHS = tuple(a for a in (70, 80, 90) if a in nvrtc.supported_archs())
+REPO = Path(__file__).resolve().parents[2]
+
+
+def repository_cu_files():
+    """Every .cu file under the repository root, hidden folders (.venv, .git) excluded."""
+    return sorted(p for p in REPO.rglob("*.cu")
+                  if not any(part.startswith(".") for part in p.relative_to(REPO).parts))
 FAMILIES = kernel_families()
 NO_SPILL_PREFIXES = ("matmul", "conv2d_fwd")
 
@@ -33,6 +44,20 @@ def test_nvrtc_compiles(family, arch):
     entries = nvrtc.ptx_entries(ptx)
     assert entries, f"{family}.cu produced no kernel entry points for compute_{arch}"
     assert f".target sm_{arch}" in ptx
+
+
+def test_the_repository_cu_files_are_kernels_and_test_kernels():
+    files = {p.relative_to(REPO).as_posix() for p in repository_cu_files()}
+    assert {f"kernels/{f}.cu" for f in FAMILIES} <= files
+    assert "tests/kernels/cu/emu_tests.cu" in files
+
+
+@pytest.mark.parametrize("path", repository_cu_files(), ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_cu_file_in_the_repository_compiles_with_nvrtc(path):
+    """Test kernels too: the emulator runs them, so they must be valid CUDA (see cuda_shim.h)."""
+    ptx = nvrtc.compile_ptx(path.read_text(), 80, filename=path.name,
+                            options=("-std=c++17", f"--include-path={kernels_dir()}"))
+    assert nvrtc.ptx_entries(ptx), f"{path.name} produced no kernel entry points"
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -18,6 +18,7 @@ from tfcore.ops import conv_ops, fused_ops, loss_ops, nn_ops, pool_ops, training
 from tfcore.ops.registry import Residuals, execute
 
 _rng = np.random.default_rng(7)
+pytestmark = pytest.mark.usefixtures("on_cpu")  # CPU kernels, whatever the default device is
 
 
 @pytest.fixture(scope="module")

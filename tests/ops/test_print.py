@@ -84,7 +84,8 @@ def test_log_device_placement(capsys):
     assert tf.debugging.get_log_device_placement() is False
     tf.debugging.set_log_device_placement(True)
     try:
-        tf.constant([1.0]) + 1.0
+        with tf.device("/CPU:0"):
+            tf.constant([1.0]) + 1.0
     finally:
         tf.debugging.set_log_device_placement(False)
     assert "Executing op AddV2 in device /job:localhost/replica:0/task:0/device:CPU:0" in capsys.readouterr().out

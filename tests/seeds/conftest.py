@@ -13,6 +13,7 @@ import pytest
 
 import tfcore as tf
 from tfcore import backend as _backend
+from tfcore.backend import cuda as cuda_backend
 from tfcore.framework.context import context
 
 _spec = importlib.util.spec_from_file_location(
@@ -27,6 +28,7 @@ def fake_gpus(monkeypatch):
 
     def make(n, total_mb=4096):
         monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+        monkeypatch.delenv("TF_FORCE_GPU_ALLOW_GROWTH", raising=False)
         monkeypatch.setattr(_backend, "discover_gpus",
                             lambda: [_config_conftest.fake_gpu_info(i, total_mb) for i in range(n)])
         context.reset_for_tests()
@@ -43,6 +45,8 @@ def logical_cpus(monkeypatch):
 
     def make(n):
         monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+        monkeypatch.delenv("TF_FORCE_GPU_ALLOW_GROWTH", raising=False)
+        monkeypatch.setattr(cuda_backend, "list_physical_gpus", lambda: [])  # CPUs only, on any machine
         context.reset_for_tests()
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * n)

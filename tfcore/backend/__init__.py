@@ -12,25 +12,38 @@ import os
 from .base import Backend, PhysicalGPUInfo  # noqa: F401
 
 
-def discover_gpus():
-    """Physical GPUs: real CUDA GPUs (when CuPy finds any), else emulated ones.
-
-    ``TFCORE_EMULATED_GPUS=N`` adds N emulated GPUs (DESIGN.md §4). Returns a list
-    of :class:`PhysicalGPUInfo`.
-    """
-    gpus = []
+def emulated_gpu_count():
+    """``TFCORE_EMULATED_GPUS`` as a count (0 when unset or empty); ValueError naming it otherwise."""
+    raw = os.environ.get("TFCORE_EMULATED_GPUS", "").strip()
+    if not raw:
+        return 0
     try:
-        from . import cuda
-    except ImportError:
-        cuda = None
-    if cuda is not None and hasattr(cuda, "list_physical_gpus"):
-        gpus.extend(cuda.list_physical_gpus())
-    n_emulated = int(os.environ.get("TFCORE_EMULATED_GPUS", "0") or 0)
+        n = int(raw)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ValueError(f"TFCORE_EMULATED_GPUS must be a non-negative integer, got {raw!r}")
+    return n
+
+
+def discover_gpus():
+    """Physical GPUs: N emulated GPUs when ``TFCORE_EMULATED_GPUS=N`` (N > 0), else the real CUDA GPUs.
+
+    Emulated GPUs *replace* real ones (DESIGN.md §4): asking for N gives exactly N GPUs, all
+    emulated, on any machine, so a program (or test) sees the same devices with or without a
+    GPU; real GPUs are not probed then. Unset or 0: the GPUs CuPy finds (none without CuPy,
+    driver or device). Returns a list of :class:`PhysicalGPUInfo`.
+    """
+    n_emulated = emulated_gpu_count()
     if n_emulated:
         from .emulator import device as emulated_device
 
-        gpus.extend(emulated_device.list_physical_gpus(n_emulated, first_index=len(gpus)))
-    return gpus
+        return emulated_device.list_physical_gpus(n_emulated, first_index=0)
+    try:
+        from . import cuda
+    except ImportError:
+        return []
+    return list(cuda.list_physical_gpus()) if hasattr(cuda, "list_physical_gpus") else []
 
 
 def make_cpu_backend():

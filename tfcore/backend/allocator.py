@@ -38,6 +38,7 @@ import bisect
 import mmap
 import sys
 import threading
+import weakref
 from ctypes import addressof, c_char
 
 import numpy as np
@@ -136,6 +137,7 @@ class BFCAllocator:
         self._num_allocs = 0
         self._active = 0
         self._largest_alloc = 0
+        self._retired = False           # see retire(): regions go back as soon as they are free
 
     # -- free-chunk bins ---------------------------------------------------
     def _insert_free(self, c):
@@ -274,6 +276,8 @@ class BFCAllocator:
                 c.next.prev = prv
             c = prv
         self._insert_free(c)
+        if self._retired and c.size == c.region.size:
+            self._release_free_regions()
 
     # -- regions -----------------------------------------------------------
     def _grow_for(self, rounded):
@@ -289,9 +293,8 @@ class BFCAllocator:
         if available is not None and rounded > available:
             return None
         if not self.allow_growth:
-            if self._regions:
-                return None
-            size = limit
+            size = available  # everything up to the limit at once (more than one region only when the
+            #                   device was short at first: see the back-off below)
         else:
             size = max(rounded, self._last_region, _MIN_REGION, self._reserved >> _GROWTH_FRACTION_SHIFT)
             size = (size + _REGION_GRANULE - 1) & ~(_REGION_GRANULE - 1)
@@ -343,6 +346,20 @@ class BFCAllocator:
             if self._pending:
                 self._drain()
             return self._release_free_regions()
+        finally:
+            self._unlock()
+
+    def retire(self):
+        """The logical device is gone (context reset): give every free region back to the device now
+        and each other region when its last chunk is freed, growth or not, so device memory is never
+        stranded in an allocator nobody will allocate from again."""
+        self._lock.acquire()
+        try:
+            self._retired = True
+            _RETIRED.add(self)
+            if self._pending:
+                self._drain()
+            self._release_free_regions()
         finally:
             self._unlock()
 
@@ -470,6 +487,15 @@ class BFCAllocator:
 
 _MAP_NORESERVE = 0x4000 if sys.platform.startswith("linux") else 0   # not exported by the mmap module
 _MAP_FLAGS = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
+
+
+_RETIRED = weakref.WeakSet()  # retired allocators still holding regions (tensors outlived their context)
+
+
+def retired_reserved_bytes(device_id):
+    """Bytes that retired allocators on ``device_id`` still reserve: they come back to the device
+    as the tensors of a reset context die, so a new logical device counts them as free."""
+    return sum(a._reserved for a in list(_RETIRED) if getattr(a.provider, "device_id", None) == device_id)
 
 
 class _HostRegion:

@@ -65,6 +65,16 @@ class Backend:
     def reset_memory_stats(self):
         raise ValueError("reset_memory_stats is not supported for this device")
 
+    def release(self):
+        """The logical device is gone (its context was reset): give its memory back to the device.
+
+        Free regions go back now, the others as soon as the tensors still using them die, so
+        a new context can reserve the memory again (see ``BFCAllocator.retire``).
+        """
+        retire = getattr(self.allocator, "retire", None)
+        if retire is not None:
+            retire()
+
 
 class GPUBackend(Backend):
     """What every logical GPU shares, real (``cuda.CudaBackend``) or emulated

@@ -67,6 +67,18 @@ def list_physical_gpus():
     return gpus
 
 
+def default_memory_limit(device_id):
+    """A logical GPU without a configured limit gets 90% of the free memory (as TF), leaving room for
+    cuBLAS/cuDNN workspaces and the CUDA context. Memory that allocators of a reset context still
+    hold counts as free: it goes back as their tensors die, so limits never shrink across resets."""
+    import cupy
+
+    from .allocator import retired_reserved_bytes
+
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    return int((free + retired_reserved_bytes(device_id)) * 0.9)
+
+
 class _Activation:
     """Enters a real GPU's device, stream and allocator (one object per ``activate()``)."""
 
@@ -114,8 +126,7 @@ class CudaBackend(GPUBackend):
         self.xp = cupy
         with cupy.cuda.Device(self.device_id):
             if memory_limit_bytes is None:
-                free, _ = cupy.cuda.runtime.memGetInfo()
-                memory_limit_bytes = int(free * 0.9)  # leave room for cuBLAS/cuDNN workspaces and the context
+                memory_limit_bytes = default_memory_limit(self.device_id)
             self.stream = cupy.cuda.Stream(non_blocking=True)
         self.kernels = CupyKernelLibrary(self.device_id)
         self.allocator = alloc_mod.BFCAllocator(self._allocator_name("GPU"), alloc_mod.CudaRegionProvider(

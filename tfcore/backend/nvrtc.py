@@ -28,18 +28,45 @@ def _nvidia_dirs():
     return list(getattr(nvidia, "__path__", []))
 
 
+# Where the pip wheels put libnvrtc: nvidia-cuda-nvrtc-cu12 (CUDA 12) and nvidia-cuda-nvrtc 13.x (CUDA 13).
+_WHEEL_LIB_DIRS = {12: ("cuda_nvrtc", "lib"), 13: ("cu13", "lib")}
+
+
+def wheel_library_candidates(cuda_major=None):
+    """libnvrtc files from the pip wheels, those for ``cuda_major`` (CuPy's CUDA) first."""
+    order = sorted(_WHEEL_LIB_DIRS, key=lambda major: (major != cuda_major, -major))
+    found = []
+    for major in order:
+        for d in _nvidia_dirs():
+            for lib in sorted(glob.glob(os.path.join(d, *_WHEEL_LIB_DIRS[major], "libnvrtc.so.*"))):
+                if ".alt." not in lib and "builtins" not in lib:
+                    found.append(lib)
+    return found
+
+
+def _cupy_cuda_major():
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.runtimeGetVersion()) // 1000
+    except Exception:  # noqa: BLE001 - no CuPy: any NVRTC will do
+        return None
+
+
+LOADED_LIBRARY = [None]  # the libnvrtc path load_nvrtc preloaded (None: the system's, found by CuPy)
+
+
 @functools.cache
 def load_nvrtc():
-    """``cupy_backends.cuda.libs.nvrtc`` with libnvrtc loaded (from the pip wheel when present)."""
-    for d in _nvidia_dirs():
-        for lib in sorted(glob.glob(os.path.join(d, "cuda_nvrtc", "lib", "libnvrtc.so.*"))):
-            if ".alt." in lib or "builtins" in lib:
-                continue
-            try:
-                ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
-                break
-            except OSError:
-                continue
+    """``cupy_backends.cuda.libs.nvrtc`` with libnvrtc loaded (from the pip wheel matching CuPy's CUDA
+    major version when present: ``nvidia-cuda-nvrtc-cu12`` for CUDA 12, ``nvidia-cuda-nvrtc`` 13.x for 13)."""
+    for lib in wheel_library_candidates(_cupy_cuda_major()):
+        try:
+            ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+        except OSError:
+            continue
+        LOADED_LIBRARY[0] = lib
+        break
     from cupy_backends.cuda.libs import nvrtc
 
     return nvrtc
@@ -47,6 +74,14 @@ def load_nvrtc():
 
 def nvrtc_version():
     return tuple(load_nvrtc().getVersion())
+
+
+def supported_archs():
+    """The virtual architectures this NVRTC compiles for, e.g. ``(75, 80, ..., 120)``.
+
+    CUDA 13 dropped compute_70 and older; callers pick their targets from this list.
+    """
+    return tuple(int(a) for a in load_nvrtc().getSupportedArchs())
 
 
 @functools.cache

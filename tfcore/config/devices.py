@@ -105,17 +105,40 @@ def set_logical_device_configuration(device, logical_devices):
             if cfg.experimental_priority is not None:
                 raise ValueError("Setting experimental_priority on CPU virtual devices is currently not supported")
     elif device.device_type == "GPU":
-        for cfg in configs:
-            if cfg.memory_limit is None:
-                raise ValueError("Setting memory limit is required for GPU virtual devices")
-            if cfg.memory_limit <= 0:
-                raise ValueError(f"memory_limit must be positive (MB), got {cfg.memory_limit}")
+        _check_gpu_memory_limits(device, configs)
     else:
         raise ValueError(f"Virtual devices are not supported for {device.device_type}")
     if _context.logical_configs.get(device.name) == configs:
         return
     _context.check_mutable("Virtual devices")
     _context.logical_configs[device.name] = configs
+
+
+def _check_gpu_memory_limits(device, configs):
+    """Every entry's ``memory_limit`` is a positive number of MB, and together they fit in the GPU.
+
+    Checked here, where the user passes them, rather than at the first tensor: TypeError for a
+    non-number (``"abc"``), ValueError for zero, negative or more than the device's memory.
+    """
+    import numbers
+
+    for cfg in configs:
+        limit = cfg.memory_limit
+        if limit is None:
+            raise ValueError("Setting memory limit is required for GPU virtual devices")
+        if isinstance(limit, bool) or not isinstance(limit, numbers.Real):
+            raise TypeError(f"memory_limit must be a number of megabytes, got {limit!r} "
+                            f"({type(limit).__name__}) for {device.name}")
+        if not limit > 0:
+            raise ValueError(f"memory_limit must be a positive number of megabytes, got {limit} for {device.name}")
+    info = _context.gpu_info(device)
+    total_mb = getattr(info, "total_memory", 0) / (1 << 20)
+    requested = sum(cfg.memory_limit for cfg in configs)
+    if total_mb and requested > total_mb:
+        which = f"memory_limit={configs[0].memory_limit}" if len(configs) == 1 else \
+            f"memory_limit values {[cfg.memory_limit for cfg in configs]} (sum {requested})"
+        raise ValueError(f"{which} MB exceeds the memory of {device.name} "
+                         f"({info.device_name}, {total_mb:.0f} MB)")
 
 
 def get_soft_device_placement():

@@ -6,6 +6,7 @@ configuration is frozen (RuntimeError on change, as in TF).
 """
 
 import collections
+import os
 import threading
 
 from .. import backend as _backend
@@ -187,7 +188,7 @@ class Context:
         counters = collections.Counter()
         for phys in self.visible_physical_devices():
             configs = self.logical_configs.get(phys.name)
-            growth = False if configs else bool(self.memory_growth.get(phys.name))
+            growth = False if configs else self._memory_growth_of(phys)
             for logical_index, cfg in enumerate(configs or [None]):
                 limit_mb = cfg.memory_limit if cfg is not None else None
                 if phys.device_type == "CPU":
@@ -206,6 +207,11 @@ class Context:
         self.devices = devices
         gpus = [d for d in devices if d.device_type == "GPU"]
         self.default_device = gpus[0] if gpus else self.find("CPU", 0)
+
+    def _memory_growth_of(self, phys):
+        """``set_memory_growth``'s setting, unless ``TF_FORCE_GPU_ALLOW_GROWTH`` forces it (as in TF)."""
+        forced = forced_allow_growth()
+        return forced if forced is not None else bool(self.memory_growth.get(phys.name))
 
     def find(self, device_type, index):
         for d in self.ensure_initialized():
@@ -253,8 +259,24 @@ class Context:
         self._logged_fallbacks.add(key)
         return True
 
+    def release(self):
+        """Give every logical device's memory back (each backend's ``release``); devices are forgotten."""
+        with self._lock:
+            devices, self.devices = self.devices or [], None
+            self._by_spec = {}
+            self.default_device = None
+        for d in devices:
+            release = getattr(d.backend, "release", None)
+            if release is not None:
+                release()
+
     def reset_for_tests(self):
-        """Forget devices and configuration (tests only; real programs never do this)."""
+        """Forget devices and configuration (tests only; real programs never do this).
+
+        The old devices' memory goes back to the device first, so a later context can reserve it
+        again (without this, each reset on a real GPU left less memory for the next one).
+        """
+        self.release()
         self.__init__()
         for clear in _reset_callbacks:
             clear()
@@ -269,6 +291,21 @@ def on_reset(clear):
     """Register ``clear()`` to run whenever the context forgets its devices; returns ``clear``."""
     _reset_callbacks.append(clear)
     return clear
+
+
+def forced_allow_growth():
+    """``TF_FORCE_GPU_ALLOW_GROWTH``: True for "true", False for "false", None when unset.
+
+    As in TF, it overrides ``tf.config.experimental.set_memory_growth`` for every GPU without a
+    logical-device configuration. Other values are refused with a ValueError naming the variable.
+    """
+    raw = os.environ.get("TF_FORCE_GPU_ALLOW_GROWTH")
+    if raw is None or raw == "":
+        return None
+    value = raw.strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"TF_FORCE_GPU_ALLOW_GROWTH must be 'true' or 'false', got {raw!r}")
+    return value == "true"
 
 
 context = Context()

@@ -52,14 +52,27 @@ def load_digits():
     return (prep(x_train), y_train), (prep(x_test), y_test)
 
 
+def _positive_int(text):
+    """argparse type: a positive integer; otherwise argparse's error names the option and the value."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
 def _add_arguments(parser):
     parser.add_argument("--model", choices=("cnn", "mlp"), default="cnn", help="network to train (default: cnn)")
-    parser.add_argument("--epochs", type=int, default=10, help="training epochs (default: 10)")
-    parser.add_argument("--batch-size", type=int, default=32, help="batch size per replica (default: 32)")
-    parser.add_argument("--devices", type=int, default=1,
+    parser.add_argument("--epochs", type=_positive_int, default=10, help="training epochs (default: 10)")
+    parser.add_argument("--batch-size", type=_positive_int, default=32, help="batch size per replica (default: 32)")
+    parser.add_argument("--devices", type=_positive_int, default=1,
                         help="replicas for data-parallel training with MirroredStrategy: N physical GPUs when "
                              "there are N, else N logical GPUs on GPU:0, else N logical CPUs (default: 1)")
-    parser.add_argument("--memory-limit", type=int, default=None, metavar="MB",
+    parser.add_argument("--memory-limit", type=_positive_int, default=None, metavar="MB",
                         help="memory limit of each logical GPU when GPU:0 is split (default: an equal share)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--mixed-precision", action="store_true",
@@ -107,7 +120,11 @@ def run(args):
 
     from .. import distribute, keras
 
-    devices = configure_devices(args.devices, args.memory_limit)
+    try:
+        devices = configure_devices(args.devices, args.memory_limit)
+    except (TypeError, ValueError) as e:  # e.g. --memory-limit above the GPU's memory: say so, no traceback
+        raise SystemExit(f"tfcore train: error: --devices {args.devices} --memory-limit {args.memory_limit}: "
+                         f"{e}") from e
     strategy = distribute.MirroredStrategy(devices) if devices else None
     if strategy is not None:
         ops = strategy.cross_device_ops

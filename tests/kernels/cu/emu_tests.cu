@@ -57,6 +57,18 @@ TFC_KERNEL void partial_warp_down(const float* x, float* out) {
   out[t] = __shfl_down_sync(__activemask(), x[t], 4);
 }
 
+// CUDA has no atomicMax for float: a compare-and-swap loop on the bit pattern, as real kernels do.
+TFC_DEVICE_INLINE float atomic_max_float(float* p, float v) {
+  unsigned* up = reinterpret_cast<unsigned*>(p);
+  unsigned old = *up, assumed;
+  do {
+    assumed = old;
+    if (__uint_as_float(assumed) >= v) break;
+    old = atomicCAS(up, assumed, __float_as_uint(v));
+  } while (old != assumed);
+  return __uint_as_float(old);
+}
+
 TFC_KERNEL void atomics(const int* keys, int n, int* hist, float* fsum, int* imax, int* imin, unsigned* cas_count,
                         float* fmax_out) {
   const long long i = tfc_global_thread_id();
@@ -71,7 +83,7 @@ TFC_KERNEL void atomics(const int* keys, int n, int* hist, float* fsum, int* ima
     assumed = old;
     old = atomicCAS(cas_count, assumed, assumed + 2u);
   } while (old != assumed);
-  atomicMax(fmax_out, (float)k * 0.25f);
+  atomic_max_float(fmax_out, (float)k * 0.25f);
 }
 
 // Reverse each block's slice through dynamic shared memory.
@@ -102,7 +114,8 @@ TFC_KERNEL void half_convert(const float* x, __half* h, float* back, int n) {
 
 TFC_KERNEL void half_axpy(const __half* x, const __half* y, __half* out, __half a, int n) {
   const long long i = tfc_global_thread_id();
-  if (i < n) out[i] = a * x[i] + y[i];
+  // __half has no arithmetic operators without cuda_fp16.h: compute in float, round after each step.
+  if (i < n) out[i] = __float2half(__half2float(__float2half(__half2float(a) * __half2float(x[i]))) + __half2float(y[i]));
 }
 
 TFC_KERNEL void float4_scale(const float4* x, float4* y, float s, int n4) {

@@ -160,21 +160,8 @@ inline __half __hneg(__half a) { return __half{(unsigned short)(a.__x ^ 0x8000u)
 inline __half __hmax(__half a, __half b) { return __half2float(a) >= __half2float(b) ? a : b; }
 inline __half __hmin(__half a, __half b) { return __half2float(a) <= __half2float(b) ? a : b; }
 inline bool __hisnan(__half a) { return std::isnan(__half2float(a)); }
-inline __half operator+(__half a, __half b) { return __hadd(a, b); }
-inline __half operator-(__half a, __half b) { return __hsub(a, b); }
-inline __half operator*(__half a, __half b) { return __hmul(a, b); }
-inline __half operator/(__half a, __half b) { return __hdiv(a, b); }
-inline __half operator-(__half a) { return __hneg(a); }
-inline __half& operator+=(__half& a, __half b) { return a = a + b; }
-inline __half& operator-=(__half& a, __half b) { return a = a - b; }
-inline __half& operator*=(__half& a, __half b) { return a = a * b; }
-inline __half& operator/=(__half& a, __half b) { return a = a / b; }
-inline bool operator<(__half a, __half b) { return __half2float(a) < __half2float(b); }
-inline bool operator>(__half a, __half b) { return __half2float(a) > __half2float(b); }
-inline bool operator<=(__half a, __half b) { return __half2float(a) <= __half2float(b); }
-inline bool operator>=(__half a, __half b) { return __half2float(a) >= __half2float(b); }
-inline bool operator==(__half a, __half b) { return __half2float(a) == __half2float(b); }
-inline bool operator!=(__half a, __half b) { return __half2float(a) != __half2float(b); }
+// No arithmetic or comparison operators on __half: kernels compile under NVRTC without cuda_fp16.h
+// (kernels/common.cuh), where __half is a plain struct; the emulator refuses `a * b` as NVRTC does.
 
 // ---- math intrinsics ----------------------------------------------------------------------------------
 using std::abs;
@@ -670,12 +657,7 @@ inline float atomicAdd(float* p, float v) {
 inline double atomicAdd(double* p, double v) {
   return tfc_emu_atomic_float<double, unsigned long long>(p, v, [](double a, double b) { return a + b; });
 }
-inline float atomicMax(float* p, float v) {
-  return tfc_emu_atomic_float<float, unsigned>(p, v, [](float a, float b) { return std::fmax(a, b); });
-}
-inline float atomicMin(float* p, float v) {
-  return tfc_emu_atomic_float<float, unsigned>(p, v, [](float a, float b) { return std::fmin(a, b); });
-}
+// No atomicMax/atomicMin on float or double: CUDA has none (NVRTC rejects them); use an atomicCAS loop.
 inline float atomicExch(float* p, float v) {
   unsigned u = __atomic_exchange_n(reinterpret_cast<unsigned*>(p), __float_as_uint(v), __ATOMIC_SEQ_CST);
   return __uint_as_float(u);

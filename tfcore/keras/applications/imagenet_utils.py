@@ -91,17 +91,70 @@ def correct_pad(shape, kernel_size):
     return ((correct[0] - adjust[0], correct[0]), (correct[1] - adjust[1], correct[1]))
 
 
+_CAFFE_MEAN_BGR = (103.939, 116.779, 123.68)
+_TORCH_MEAN = (0.485, 0.456, 0.406)
+_TORCH_STD = (0.229, 0.224, 0.225)
+
+
 def preprocess_input(x, data_format=None, mode="caffe"):
-    """Keras's ImageNet preprocessing: 'caffe' (BGR, mean-subtracted), 'tf' ([-1, 1]) or 'torch'."""
-    is_tensor = tensor.is_tensor(x)
-    arr = np.array(x.numpy() if is_tensor else x, dtype=np.float32, copy=True)
+    """Keras's ImageNet preprocessing: 'caffe' (RGB->BGR, mean-subtracted), 'tf' ([-1, 1]) or 'torch'.
+
+    NumPy in, NumPy out (a float32 copy); a tensor in, a tensor out (tfcore ops, so gradients flow);
+    a symbolic Keras input (``keras.Input``) in, a symbolic output: the preprocessing becomes a layer
+    of the functional model, the standard transfer-learning pattern.
+    """
+    if mode not in ("caffe", "tf", "torch"):
+        raise ValueError(f"Unknown preprocessing mode {mode!r}: expected 'caffe', 'tf' or 'torch'")
+    data_format = data_format or "channels_last"
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"`data_format` should be 'channels_last' or 'channels_first', got {data_format!r}")
+    if isinstance(x, KerasTensor):
+        from ..layers.core import TFOpLambda
+
+        return TFOpLambda(lambda t: _preprocess_tensor(t, data_format, mode),
+                          name="tf.keras.applications.imagenet_utils.preprocess_input")(x)
+    if tensor.is_tensor(x):
+        return _preprocess_tensor(x, data_format, mode)
+    return _preprocess_numpy(np.array(x, dtype=np.float32, copy=True), data_format, mode)
+
+
+def _channel_axis(ndim, data_format):
+    return ndim - 1 if data_format == "channels_last" else (1 if ndim == 4 else 0)
+
+
+def _channel_shape(ndim, data_format):
+    """Shape broadcasting a per-channel constant over images in ``data_format``."""
+    return (3,) + (1,) * (ndim - 1 - _channel_axis(ndim, data_format))
+
+
+def _preprocess_numpy(arr, data_format, mode):
+    shape = _channel_shape(arr.ndim, data_format)
     if mode == "tf":
-        arr = arr / 127.5 - 1.0
-    elif mode == "torch":
-        arr = (arr / 255.0 - np.array([0.485, 0.456, 0.406], np.float32)) / np.array([0.229, 0.224, 0.225],
-                                                                                        np.float32)
-    elif mode == "caffe":
-        arr = arr[..., ::-1] - np.array([103.939, 116.779, 123.68], np.float32)
-    else:
-        raise ValueError(f"Unknown preprocessing mode {mode!r}")
-    return array_ops.constant(arr) if is_tensor else arr
+        return arr / 127.5 - 1.0
+    if mode == "torch":
+        mean = np.array(_TORCH_MEAN, np.float32).reshape(shape)
+        return (arr / 255.0 - mean) / np.array(_TORCH_STD, np.float32).reshape(shape)
+    arr = np.flip(arr, axis=_channel_axis(arr.ndim, data_format))
+    return arr - np.array(_CAFFE_MEAN_BGR, np.float32).reshape(shape)
+
+
+def _preprocess_tensor(t, data_format, mode):
+    from ...framework import dtypes
+    from ...framework.tensor_conversion import convert_to_tensor
+    from ...ops import math_ops
+
+    t = convert_to_tensor(t)
+    if t.dtype is not dtypes.float32:
+        t = math_ops.cast(t, dtypes.float32)
+    ndim = t.shape.rank
+    shape = _channel_shape(ndim, data_format)
+
+    def const(values):
+        return convert_to_tensor(np.array(values, np.float32).reshape(shape))
+
+    if mode == "tf":
+        return t / 127.5 - 1.0
+    if mode == "torch":
+        return (t / 255.0 - const(_TORCH_MEAN)) / const(_TORCH_STD)
+    t = array_ops.reverse(t, [_channel_axis(ndim, data_format)])
+    return t - const(_CAFFE_MEAN_BGR)

@@ -112,7 +112,9 @@ class LossesContainer:
 
     def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
         if not self._built:
-            self._build(y_pred)
+            with distribution.shared_state_creation():
+                if not self._built:
+                    self._build(y_pred)
         preds = _flat(y_pred)
         trues = _flat_targets(y_true, len(preds), self._names)
         weights = _flat_targets(sample_weight, len(preds), self._names) if sample_weight is not None else \
@@ -247,7 +249,9 @@ class MetricsContainer:
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         if not self._built:
-            self._build(y_true, y_pred)
+            with distribution.shared_state_creation():
+                if not self._built:
+                    self._build(y_true, y_pred)
         preds = _flat(y_pred)
         trues = _flat_targets(y_true, len(preds), self._names)
         weights = _flat_targets(sample_weight, len(preds), self._names) if sample_weight is not None else \

@@ -10,10 +10,14 @@ loss is scaled by ``1 / num_replicas_in_sync`` so the sum equals the gradient of
 the mean loss over the global batch, as in TF.
 """
 
+import contextlib
+import threading
+
 import numpy as np
 
 from ...distribute import distribute_lib, values
 from ...distribute.input_lib import split_batch
+from ...framework import context as _ctx
 
 
 def captured_strategy():
@@ -25,6 +29,57 @@ def replicas_in_sync():
     """Replicas the current step is split over (1 outside a replica function)."""
     ctx = distribute_lib.get_replica_context()
     return ctx.num_replicas_in_sync if ctx is not None else 1
+
+
+_SHARED_STATE_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def shared_state_creation():
+    """Create state every replica shares (metrics built on the first batch) once, correctly.
+
+    The replica threads all reach lazily-built state at the same time; the first to take the lock
+    builds it, the others find it built. Inside a replica function the build leaves the replica
+    context for the strategy's scope, so each variable gets one sync-on-read copy per replica (as
+    TF's metrics have): each replica thread then updates its own copy. A plain variable shared by the
+    threads would lose updates whenever they interleave between an ``assign_add``'s read and write,
+    which real GPU kernels (releasing the GIL) make happen.
+    """
+    with _SHARED_STATE_LOCK:
+        ctx = distribute_lib._state.replica_context
+        if ctx is None or ctx.strategy is None or not hasattr(ctx.strategy, "_devices"):
+            yield
+            return
+        with distribute_lib.cross_replica_scope(), ctx.strategy.scope(), _ctx.device(None):
+            yield
+
+
+def check_metrics_created_in_scope(metrics):
+    """Metric objects given to ``compile`` under a strategy must have been created in its scope (TF).
+
+    A metric created outside holds plain variables that every replica thread would update at
+    once (and lose updates); metrics given by name are created in the right scope automatically.
+    """
+    strategy = captured_strategy()
+    if strategy is None or getattr(strategy, "num_replicas_in_sync", 1) <= 1:
+        return
+    flat = metrics if isinstance(metrics, list | tuple) else [metrics]
+    stack = list(flat)
+    while stack:
+        m = stack.pop()
+        if isinstance(m, dict):
+            stack.extend(m.values())
+        elif isinstance(m, list | tuple):
+            stack.extend(m)
+        elif hasattr(m, "variables") and hasattr(m, "update_state"):
+            for v in m.variables:
+                if not (isinstance(v, values.MirroredVariable) and v._strategy is strategy):
+                    raise ValueError(
+                        f"Metric ({m.name}) passed to `model.compile` was created inside a different "
+                        "distribution strategy scope than the model. All metrics must be created in the same "
+                        f"distribution strategy scope as the model (in this case {strategy}). If you pass in a "
+                        "string identifier for a metric to compile, the metric will automatically be created in "
+                        "the correct distribution strategy scope.")
 
 
 def _first_replica(structure):

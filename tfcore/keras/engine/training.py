@@ -10,6 +10,9 @@ Logs stay tensors during an epoch; they are turned into Python floats only when 
 them per batch (the progress bar does at ``verbose=1``) and at the end of each epoch.
 """
 
+import numbers
+import warnings
+
 import numpy as np
 
 from ...autodiff.tape import GradientTape
@@ -65,6 +68,32 @@ def _metric_class():
     return _METRIC_CLASS[0]
 
 
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_epochs(epochs, initial_epoch):
+    """``fit``'s epoch arguments: non-negative integers (checked before anything changes)."""
+    if not _is_int(epochs) or epochs < 0:
+        raise ValueError(f"`epochs` must be a non-negative integer, got epochs={epochs!r}")
+    if not _is_int(initial_epoch) or initial_epoch < 0:
+        raise ValueError(f"`initial_epoch` must be a non-negative integer, got initial_epoch={initial_epoch!r}")
+
+
+def _check_batch_size(batch_size, x, method):
+    """``batch_size``: None or a positive integer. With a dataset, generator or iterator (which yield batches
+    already) it is ignored, as TF2 does, with a warning naming it; returns the batch size to use."""
+    if batch_size is None:
+        return None
+    if not _is_int(batch_size) or batch_size <= 0:
+        raise ValueError(f"`batch_size` must be a positive integer, got batch_size={batch_size!r}")
+    if data_adapter.is_dataset_like(x):
+        warnings.warn(f"{method}: `batch_size={batch_size}` is ignored: `x` is a {type(x).__name__}, which yields "
+                      "batches already (batch the dataset itself, e.g. `dataset.batch(...)`)", stacklevel=3)
+        return None
+    return int(batch_size)
+
+
 def _flatten_metrics_in_order(logs, metrics_names):
     """Log values ordered as ``metrics_names`` (then any others); a lone value is returned bare."""
     results = [logs[name] for name in metrics_names if name in logs]
@@ -115,6 +144,7 @@ class TrainingMixin:
             raise TypeError(f"Invalid keyword argument(s) in `compile()`: {tuple(sorted(bad))}. Valid keyword "
                             "arguments include \"cloning\", \"experimental_run_tf_function\", \"distribute\", "
                             "\"target_tensors\", or \"sample_weight_mode\".")
+        distribution.check_metrics_created_in_scope((metrics, weighted_metrics))
         state = self._state()
         self.optimizer = _loss_scaled(self, optimizers_mod.get(optimizer))
         output_names = getattr(self, "output_names", None)
@@ -255,6 +285,8 @@ class TrainingMixin:
             max_queue_size=10, workers=1, use_multiprocessing=False):
         """Train for ``epochs`` epochs; returns the ``History`` callback (``history.history[name]``)."""
         self._assert_compile_was_called()
+        _check_epochs(epochs, initial_epoch)
+        batch_size = _check_batch_size(batch_size, x, "fit")
         verbose = _get_verbosity(verbose)
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
@@ -294,8 +326,9 @@ class TrainingMixin:
                 cbs.params["steps"] = handler.inferred_steps
             epoch_logs = _to_python(dict(logs))
             if val is not None and _should_eval(epoch, validation_freq):
+                val_batch = None if data_adapter.is_dataset_like(val[0]) else validation_batch_size or batch_size
                 val_logs = self.evaluate(x=val[0], y=val[1], sample_weight=val[2],
-                                         batch_size=validation_batch_size or batch_size, steps=validation_steps,
+                                         batch_size=val_batch, steps=validation_steps,
                                          callbacks=cbs, return_dict=True)
                 epoch_logs.update({"val_" + k: v for k, v in val_logs.items()})
             cbs.on_epoch_end(epoch, epoch_logs)
@@ -313,6 +346,7 @@ class TrainingMixin:
                  **kwargs):
         """Loss and metrics over the data: a scalar, a list ordered as ``metrics_names``, or a dict."""
         self._assert_compile_was_called()
+        batch_size = _check_batch_size(batch_size, x, "evaluate")
         verbose = _get_verbosity(verbose)
         handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps)
         if isinstance(callbacks, callbacks_mod.CallbackList):
@@ -342,6 +376,7 @@ class TrainingMixin:
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, max_queue_size=10,
                 workers=1, use_multiprocessing=False):
         """The model's outputs for all of ``x`` as NumPy arrays (batched; ``y`` in datasets is ignored)."""
+        batch_size = _check_batch_size(batch_size, x, "predict")
         verbose = _get_verbosity(verbose)
         handler = data_adapter.DataHandler(x, batch_size=batch_size, steps_per_epoch=steps)
         cbs = callbacks if isinstance(callbacks, callbacks_mod.CallbackList) else callbacks_mod.CallbackList(

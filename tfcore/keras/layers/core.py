@@ -20,11 +20,15 @@ class Dense(Layer):
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.units = int(units)
-        if self.units <= 0:
+        try:
+            n_units = int(units)
+        except (TypeError, ValueError):
+            n_units = 0
+        if n_units <= 0 or isinstance(units, bool):  # checked before the layer exists: nothing registered
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. Received: "
-                             f"units={units}")
+                             f"units={units!r}")
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = n_units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
