@@ -28,9 +28,8 @@ from . import errors, math, dtypes, nest
 newaxis = None
 
 
-def executing_eagerly():
-    """Always True: tfcore runs eagerly (``tf.function`` comes later)."""
-    return True
+from .framework.tracing import executing_eagerly
+from .function import function
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
