@@ -173,11 +173,10 @@ class FuncGraph:
             g = g.outer
         if value is None:
             value = var._value
-        # A fresh Tensor object per read: a read after an assignment gets its own slot.
-        t = Tensor(value._array, value._dtype, value._device)
-        s = self._new_slot(t)
+        # Each read is a node; the value's id now names this read's slot (tapes track the same object).
+        s = self._new_slot(value)
         self.nodes.append(Node("read", None, [], [s], target=var))
-        return t
+        return value
 
     def _write_variable(self, var, value):
         s = self.slot_of(value)
