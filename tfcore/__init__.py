@@ -30,6 +30,8 @@ newaxis = None
 
 from .framework.tracing import executing_eagerly
 from .function import function
+from .function import (case, cond, control_dependencies, foldl, foldr, init_scope, map_fn, numpy_function,
+                       py_function, scan, switch_case, while_loop)
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer

@@ -119,6 +119,17 @@ def call_python(fn, inputs, stateful=True, dry_result=None, name="PyCall"):
     return g._record_call(fn, list(inputs), stateful, dry_result, name)
 
 
+def host_read(tensor):
+    """A tensor's value is read into Python while tracing (``numpy()``, ``bool()``, ``int()``...).
+
+    When the tensor is computed inside the graph, the Python code that read it baked the trace's
+    value into the graph; the graph records a guard that raises if a later call sees another value.
+    """
+    g = _state.graph
+    if g is not None:
+        g._host_read(tensor)
+
+
 def run_functions_eagerly(run_eagerly):
     """``tf.config.run_functions_eagerly``: tf.functions call their Python function directly."""
     _global["run_functions_eagerly"] = bool(run_eagerly)

@@ -7,6 +7,9 @@ record them and gradients through a function call work), reads and assigns
 variables by handle, and calls the Python callables of call nodes.
 """
 
+import numpy as np
+
+from ..framework.errors import InvalidArgumentError
 from ..ops.registry import execute
 from . import passes
 
@@ -60,8 +63,21 @@ def run_plan(plan, args, outer_env=None):
                 else:
                     for s, v in zip(outs, result):
                         env[s] = v
-        else:            # kind 4: subgraph-aware call (gets the environment for its captures)
+        elif kind == 4:  # subgraph-aware call (gets the environment for its captures)
             result = fn(env, *[env[i] for i in ins])
             for s, v in zip(outs, result):
                 env[s] = v
+        else:            # kind 5: a value Python code read while tracing must not have changed
+            _check_guard(env[ins[0]], attrs)
     return [env[s] for s in plan.outputs]
+
+
+def _check_guard(t, attrs):
+    now = t._device.backend.to_numpy(t._array)
+    if not np.array_equal(now, attrs["value"]):
+        raise InvalidArgumentError(
+            None, None, "tf.function: Python code converted a tensor computed inside the function to a Python "
+            f"value while tracing ({attrs['where']}); the traced graph used the value "
+            f"{attrs['value'].tolist()!r} but this call computed {np.asarray(now).tolist()!r}. Use TensorFlow ops "
+            "(tf.cond, tf.while_loop, tf.shape, tensor indexing) instead of Python values of tensors inside "
+            "tf.function.")

@@ -19,6 +19,8 @@ variable assignments without applying them and does not run its Python calls.
 
 import itertools
 
+import numpy as np
+
 from ..framework import tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -116,7 +118,8 @@ class FuncGraph:
     def _new_slot(self, value):
         s = len(self.slot_values)
         self.slot_values.append(value)
-        self._ids[id(value)] = s
+        if value is not None:
+            self._ids[id(value)] = s
         return s
 
     def knows(self, value):
@@ -193,7 +196,7 @@ class FuncGraph:
 
     def _record_call(self, fn, inputs, stateful, dry_result, name):
         ins = [self.slot_of(x) for x in inputs]
-        if self.dry:
+        if self.dry and stateful:  # a pure call (TensorArray update) still runs: later nodes need its value
             result = dry_result() if dry_result is not None else None
         else:
             with tracing.suspended():
@@ -204,6 +207,20 @@ class FuncGraph:
         self.nodes.append(Node("call", fn, ins, out_slots, attrs={"single": single, "none": result is None},
                                stateful=stateful, name=name))
         return result
+
+    def _host_read(self, t):
+        if not self.knows(t):
+            return
+        import traceback
+
+        where = ""
+        for frame in reversed(traceback.extract_stack(limit=30)[:-3]):
+            if "/tfcore/" not in frame.filename:
+                where = f"{frame.filename}:{frame.lineno}"
+                break
+        value = np.array(t._device.backend.to_numpy(t._array), copy=True)
+        self.nodes.append(Node("guard", None, [self.slot_of(t)], [], attrs={"value": value, "where": where},
+                               stateful=True, name="Guard"))
 
     # -- inspection (TF's Graph API subset) -------------------------------------------------------------
     def get_operations(self):

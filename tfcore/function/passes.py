@@ -41,7 +41,7 @@ def prune(graph, nodes):
     live = set(graph.outputs)
     kept = []
     for n in reversed(nodes):
-        if n.stateful or n.kind in ("assign", "call") or any(s in live for s in n.outputs):
+        if n.stateful or n.kind in ("assign", "call", "guard") or any(s in live for s in n.outputs):
             kept.append(n)
             live.update(n.inputs)
     kept.reverse()
@@ -102,7 +102,7 @@ def _with_inputs(n, ins):
     return Node(n.kind, n.op, ins, n.outputs, n.attrs, n.target, n.stateful, n.name, n.device)
 
 
-_KIND = {"op": 0, "read": 1, "assign": 2, "call": 3, "subcall": 4}
+_KIND = {"op": 0, "read": 1, "assign": 2, "call": 3, "subcall": 4, "guard": 5}
 
 
 def _step(n):
