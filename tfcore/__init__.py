@@ -33,7 +33,7 @@ from .function import function
 from .function import (case, cond, control_dependencies, foldl, foldr, init_scope, map_fn, numpy_function,
                        py_function, scan, switch_case, while_loop)
 
-from . import nn, random, image, linalg, debugging, config, data, keras, distribute
+from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer
 from .keras.initializers import RandomUniform as random_uniform_initializer

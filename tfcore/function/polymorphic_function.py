@@ -168,11 +168,12 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         flat = []
-        for i, a in enumerate(list(args) + [kwargs[k] for k in sorted(kwargs)]):
+        for a in list(args) + [kwargs[k] for k in sorted(kwargs)]:
             for leaf in nest.flatten(a):
-                if _is_tensor_like(leaf) or isinstance(leaf, bool | int | float) and not isinstance(leaf, str):
-                    if _is_tensor_like(leaf):
-                        flat.append(leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf))
+                if _is_variable(leaf):
+                    leaf = leaf._tfc_read()
+                if _is_tensor_like(leaf):
+                    flat.append(leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf))
         n = len(self.graph.placeholders)
         if len(flat) != n:
             raise TypeError(f"{self.name}: expected {n} tensor argument(s) matching the signature "

@@ -1,2 +1,0 @@
-def convert_for_tracing(f):
-    return f
