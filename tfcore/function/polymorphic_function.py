@@ -591,9 +591,10 @@ def _placeholders(graph, value):
     def ph(leaf):
         if _is_tensor_like(leaf):
             t = leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf)
-            fresh = Tensor(t._array, t._dtype, t._device)
-            graph.add_placeholder(fresh)
-            return fresh
+            if id(t) in graph._ids:  # the same tensor passed twice: a second placeholder needs its own object
+                t = Tensor(t._array, t._dtype, t._device)
+            graph.add_placeholder(t)  # the caller's tensor itself: an outer tape tracing it sees the trace's ops
+            return t
         return leaf
 
     return nest.map_structure(ph, value)
