@@ -461,7 +461,8 @@ def _record_while_on_tapes(outer, loop, flat0, cap_slots, results, max_slot, sta
             from ..autodiff.tape import GradientTape
 
             n_dys = len(dys)
-            xv, cv = list(vals[:k]), list(vals[k:k + n_caps])
+            xv = [_fresh(v) for v in vals[:k]]  # distinct from captures that are the same tensor
+            cv = list(vals[k:k + n_caps])
             dv = list(vals[k + n_caps:k + n_caps + n_dys])
             limit = static_max if max_slot is None else _host_int(vals[-1])
             env = _EnvView(dict(zip(cap_slots, cv)))

@@ -324,12 +324,16 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """``tf.shape``: the dynamic shape as an int32 (or ``out_type``) tensor."""
     t = as_tensor(input)
+    if _TRACING[0] and _tracing.current_graph() is not None:  # a graph node: the shape of each call's value
+        return _tracing.call_python(lambda x: shape(x, out_type), [t], stateful=False, name="Shape")
     return _convert(np.asarray(t._array.shape, dtype=dtypes.as_dtype(out_type).as_numpy_dtype))
 
 
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """``tf.size``: number of elements."""
     t = as_tensor(input)
+    if _TRACING[0] and _tracing.current_graph() is not None:
+        return _tracing.call_python(lambda x: size(x, out_type), [t], stateful=False, name="Size")
     return _convert(np.asarray(t._array.size, dtype=dtypes.as_dtype(out_type).as_numpy_dtype))
 
 
