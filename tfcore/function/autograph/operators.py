@@ -40,8 +40,8 @@ def if_stmt(test, true_fn, false_fn, state, names):
                 out = fn(*state)
                 for n, v in zip(names, out):
                     if v is UNDEFINED:
-                        other = "else" if label == "true" else "if"
-                        raise ValueError(f"'{n}' must also be initialized in the {other} branch")
+                        where = "if" if label == "true" else "else"
+                        raise ValueError(f"'{n}' must also be initialized in the {where} branch")
                 return tuple(out)
             return run
 
