@@ -131,6 +131,8 @@ class ConcreteFunction:
         self._structure = structure                 # flat positional args with tensors replaced by None
         self._python_args = python_args
         self._plan = None
+        self._shapes = None
+        self._specialisations = {}
 
     @property
     def structured_outputs(self):
@@ -373,7 +375,7 @@ class Function:
             if cf is None:
                 return self._trace_and_call(names, values, instance, sig_keys)
             self._note_call(False)
-            return cf._call_flat(_flat_tensors(values))
+            return self._call_concrete(cf, names, values, instance)
         keys = tuple(_key(v) for v in values)
         cf = self._cache.get(keys)
         if cf is None and self._relaxed:
@@ -383,7 +385,7 @@ class Function:
                     break
         if cf is not None:
             self._note_call(False)
-            return cf._call_flat(_flat_tensors(values))
+            return self._call_concrete(cf, names, values, instance)
         trace_keys = keys
         if self._reduce_retracing and self._cache:
             for k in list(self._cache):
@@ -424,8 +426,26 @@ class Function:
             self._converted = _ag.convert_for_tracing(self._python_function)
         return self._converted
 
-    def _trace(self, names, values, instance, keys):
-        first = self._tracing_count == 0
+    def _call_concrete(self, cf, names, values, instance):
+        """Run ``cf``; a generalised signature (None dims) runs a graph specialised to these static shapes.
+
+        tfcore traces with the call's values, so Python code that read a static shape baked it into the
+        graph; a call with other static shapes gets its own specialisation (the Python function runs
+        again for it, but ``experimental_get_tracing_count`` counts TF's traces only).
+        """
+        flat = _flat_tensors(values)
+        shapes = tuple(tuple(t._array.shape) for t in flat)
+        if shapes == cf._shapes:
+            return cf._call_flat(flat)
+        spec = cf._specialisations.get(shapes)
+        if spec is None:
+            spec, out = self._trace(names, values, instance, cf._arg_keys, count=False)
+            cf._specialisations[shapes] = spec
+            return out
+        return spec._call_flat(flat)
+
+    def _trace(self, names, values, instance, keys, count=True):
+        first = self._tracing_count == 0 and count
 
         def policy(var):
             if not first:
@@ -433,7 +453,8 @@ class Function:
 
         graph = FuncGraph(self._name, variable_policy=policy)
         fn = self._traced_python_function()
-        self._tracing_count += 1
+        if count:
+            self._tracing_count += 1
         with tracing.recording_into(graph):
             ph_values = [_placeholders(graph, v) for v in values]
             call_args = ([instance] if instance is not None else []) + ph_values
@@ -449,6 +470,7 @@ class Function:
             else:
                 graph.output_is_slot.append(False)
         cf = ConcreteFunction(graph, self._name, names, keys, None, None)
+        cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
         return cf, out
 
     def _trace_and_call(self, names, values, instance, keys, relaxed=False):
@@ -597,7 +619,8 @@ def _placeholders(graph, value):
             return t
         return leaf
 
-    return nest.map_structure(ph, value)
+    # flatten order (dict values by sorted key) is the order calls pass their tensors in
+    return nest.pack_sequence_as(value, [ph(leaf) for leaf in nest.flatten(value)])
 
 
 def _call_with_names(fn, signature, names, call_args, has_self):
