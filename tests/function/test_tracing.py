@@ -242,13 +242,23 @@ def test_train_step_matches_eager_and_gradients_flow_through_a_call():
 def test_python_value_of_a_computed_tensor_is_guarded():
     @tf.function(autograph=False)
     def f(x):
-        if x > 0:  # without AutoGraph this reads the trace's value into Python
+        if x > 0:  # without AutoGraph this reads the trace's value into Python: a guarded graph per value
             return x
         return -x
 
-    assert float(f(tf.constant(2.0))) == 2.0
+    assert [float(f(tf.constant(v))) for v in (2.0, -2.0, 3.0, -1.0)] == [2.0, 2.0, 3.0, 1.0]
+    v = tf.Variable(0.0)
+
+    @tf.function(autograph=False)
+    def g(x):
+        v.assign_add(1.0)
+        if x > 0:  # read after an effect: a changed value cannot be re-run, so it is an error
+            return x
+        return -x
+
+    assert float(g(tf.constant(2.0))) == 2.0
     with pytest.raises(tf.errors.InvalidArgumentError, match="converted a tensor computed inside the function"):
-        f(tf.constant(-2.0))
+        g(tf.constant(-2.0))
 
 
 def test_graph_passes_fold_merge_and_prune():

@@ -43,6 +43,7 @@ def run_plan(plan, args, outer_env=None):
             env[s] = outer_env[outer_slot]
     for s, v in zip(graph.placeholders, args):
         env[s] = v
+    effects = False
     for kind, fn, ins, outs, attrs, target in plan.steps:
         if kind == 0:    # op
             out = execute(fn, [env[i] for i in ins], attrs)
@@ -55,8 +56,10 @@ def run_plan(plan, args, outer_env=None):
             env[outs[0]] = target._tfc_read()
         elif kind == 2:  # variable assignment
             target.assign(env[ins[0]])
+            effects = True
         elif kind == 3:  # python call (control flow, tf.print, py_function, TensorArray, fused kernels)
             result = fn(*[env[i] for i in ins])
+            effects = effects or target
             if outs:
                 if attrs["single"]:
                     env[outs[0]] = result
@@ -65,19 +68,28 @@ def run_plan(plan, args, outer_env=None):
                         env[s] = v
         elif kind == 4:  # subgraph-aware call (gets the environment for its captures)
             result = fn(env, *[env[i] for i in ins])
+            effects = True
             for s, v in zip(outs, result):
                 env[s] = v
         else:            # kind 5: a value Python code read while tracing must not have changed
-            _check_guard(env[ins[0]], attrs)
+            _check_guard(env[ins[0]], attrs, effects)
     return [env[s] for s in plan.outputs]
 
 
-def _check_guard(t, attrs):
+class GuardFailure(InvalidArgumentError):
+    """A guarded value changed; ``effects`` tells whether stateful nodes already ran in this call."""
+
+    def __init__(self, message, effects):
+        super().__init__(None, None, message)
+        self.effects = effects
+
+
+def _check_guard(t, attrs, effects):
     now = t._device.backend.to_numpy(t._array)
     if not np.array_equal(now, attrs["value"]):
-        raise InvalidArgumentError(
-            None, None, "tf.function: Python code converted a tensor computed inside the function to a Python "
+        raise GuardFailure(
+            "tf.function: Python code converted a tensor computed inside the function to a Python "
             f"value while tracing ({attrs['where']}); the traced graph used the value "
             f"{attrs['value'].tolist()!r} but this call computed {np.asarray(now).tolist()!r}. Use TensorFlow ops "
             "(tf.cond, tf.while_loop, tf.shape, tensor indexing) instead of Python values of tensors inside "
-            "tf.function.")
+            "tf.function.", effects)

@@ -106,4 +106,5 @@ _KIND = {"op": 0, "read": 1, "assign": 2, "call": 3, "subcall": 4, "guard": 5}
 
 
 def _step(n):
-    return (_KIND[n.kind], n.op, n.inputs, n.outputs, n.attrs if n.kind != "op" else (n.attrs or None), n.target)
+    target = n.stateful if n.kind == "call" else n.target  # call steps: whether the call has effects
+    return (_KIND[n.kind], n.op, n.inputs, n.outputs, n.attrs if n.kind != "op" else (n.attrs or None), target)

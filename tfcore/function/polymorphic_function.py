@@ -16,6 +16,7 @@ retraces a second time at most per structure, with the shapes generalised
 import functools
 import inspect
 import logging
+import threading
 import weakref
 
 import numpy as np
@@ -30,6 +31,7 @@ from .func_graph import FuncGraph
 
 _logger = logging.getLogger("tfcore")
 FREQUENT_TRACING_WARNING_THRESHOLD = 5
+_MAX_VALUE_SPECIALISATIONS = 64
 _VARIABLE_ERROR = (
     "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable "
     "is only created once or created outside tf.function. See "
@@ -133,6 +135,7 @@ class ConcreteFunction:
         self._plan = None
         self._shapes = None
         self._specialisations = {}
+        self._by_value = []
 
     @property
     def structured_outputs(self):
@@ -269,6 +272,7 @@ class Function:
                 if not isinstance(s, TensorSpec):
                     raise TypeError(f"input_signature must contain tf.TensorSpec objects, got {s!r}")
             self._input_signature = tuple(input_signature)
+        self._lock = threading.RLock()  # one trace at a time (tf.data workers, replica threads)
         self._cache = {}            # key -> ConcreteFunction
         self._relaxed = []          # (general key, ConcreteFunction) from reduce_retracing
         self._tracing_count = 0
@@ -435,14 +439,42 @@ class Function:
         """
         flat = _flat_tensors(values)
         shapes = tuple(tuple(t._array.shape) for t in flat)
-        if shapes == cf._shapes:
-            return cf._call_flat(flat)
-        spec = cf._specialisations.get(shapes)
-        if spec is None:
+        base = cf
+        if shapes != cf._shapes:
+            base = cf._specialisations.get(shapes)
+            if base is None:
+                with self._lock:
+                    base = cf._specialisations.get(shapes)
+                    if base is None:
+                        base, out = self._trace(names, values, instance, cf._arg_keys, count=False)
+                        cf._specialisations[shapes] = base
+                        return out
+        try:
+            return base._call_flat(flat)
+        except executor.GuardFailure as e:
+            if e.effects:
+                raise
+        return self._call_by_value(base, names, values, instance, flat)
+
+    def _call_by_value(self, cf, names, values, instance, flat):
+        """A Python value read while tracing changed before any effect ran: a graph per such value.
+
+        (tfcore traces with the call's values; code like ``tf.fill([n], x)`` reads ``n`` in Python.)
+        """
+        for spec in cf._by_value:
+            try:
+                return spec._call_flat(flat)
+            except executor.GuardFailure as e:
+                if e.effects:
+                    raise
+        with self._lock:
+            if len(cf._by_value) >= _MAX_VALUE_SPECIALISATIONS:
+                raise executor.GuardFailure(
+                    f"{self._name}: more than {_MAX_VALUE_SPECIALISATIONS} graphs specialised to values that Python "
+                    "code read from tensors while tracing; use TensorFlow ops on those tensors instead", True)
             spec, out = self._trace(names, values, instance, cf._arg_keys, count=False)
-            cf._specialisations[shapes] = spec
-            return out
-        return spec._call_flat(flat)
+            cf._by_value.append(spec)
+        return out
 
     def _trace(self, names, values, instance, keys, count=True):
         first = self._tracing_count == 0 and count
@@ -474,10 +506,14 @@ class Function:
         return cf, out
 
     def _trace_and_call(self, names, values, instance, keys, relaxed=False):
-        cf, out = self._trace(names, values, instance, keys)
-        self._cache[keys] = cf
-        if relaxed:
-            self._relaxed.append((("tuple", keys), cf))
+        with self._lock:
+            cf = self._cache.get(keys)
+            if cf is not None:  # another thread traced it meanwhile
+                return self._call_concrete(cf, names, values, instance)
+            cf, out = self._trace(names, values, instance, keys)
+            self._cache[keys] = cf
+            if relaxed:
+                self._relaxed.append((("tuple", keys), cf))
         self._note_call(True)
         return out
 
