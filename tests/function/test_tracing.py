@@ -213,13 +213,7 @@ def test_train_step_matches_eager_and_gradients_flow_through_a_call():
         opt = tf.keras.optimizers.Adam(0.01)
         loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
-        def step(x, y):
-            with tf.GradientTape() as tape:
-                loss = loss_fn(y, model(x, training=True))
-            grads = tape.gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-            return loss
-
+        step = _make_step(model, opt, loss_fn)
         if use_function:
             step = tf.function(step)
         losses = [float(step(tf.constant(x), tf.constant(y))) for _ in range(4)]
@@ -237,6 +231,17 @@ def test_train_step_matches_eager_and_gradients_flow_through_a_call():
             tape.watch(a)
             out = f(a)
         np.testing.assert_allclose(tape.gradient(out, a).numpy(), np.cos(a.numpy()) * a.numpy() + np.sin(a.numpy()))
+
+
+def _make_step(model, opt, loss_fn):
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    return step
 
 
 def test_python_value_of_a_computed_tensor_is_guarded():

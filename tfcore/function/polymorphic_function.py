@@ -21,6 +21,7 @@ import weakref
 
 import numpy as np
 
+from ..framework import context as _ctx
 from ..framework import dtypes, nest, tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -272,7 +273,8 @@ class Function:
                 if not isinstance(s, TensorSpec):
                     raise TypeError(f"input_signature must contain tf.TensorSpec objects, got {s!r}")
             self._input_signature = tuple(input_signature)
-        self._lock = threading.RLock()  # one trace at a time (tf.data workers, replica threads)
+        self._lock = threading.RLock()  # guards the caches
+        self._key_locks = {}
         self._cache = {}            # key -> ConcreteFunction
         self._relaxed = []          # (general key, ConcreteFunction) from reduce_retracing
         self._tracing_count = 0
@@ -381,6 +383,9 @@ class Function:
             self._note_call(False)
             return self._call_concrete(cf, names, values, instance)
         keys = tuple(_key(v) for v in values)
+        dev = _ctx.current_device()
+        if dev is not None:  # as TF, the device scope is part of the cache key (replica threads)
+            keys = keys + (("device", dev.name),)
         cf = self._cache.get(keys)
         if cf is None and self._relaxed:
             for general, c in self._relaxed:
@@ -443,7 +448,7 @@ class Function:
         if shapes != cf._shapes:
             base = cf._specialisations.get(shapes)
             if base is None:
-                with self._lock:
+                with self._key_lock((cf, shapes)):
                     base = cf._specialisations.get(shapes)
                     if base is None:
                         base, out = self._trace(names, values, instance, cf._arg_keys, count=False)
@@ -467,7 +472,7 @@ class Function:
             except executor.GuardFailure as e:
                 if e.effects:
                     raise
-        with self._lock:
+        with self._key_lock((cf, "by_value")):
             if len(cf._by_value) >= _MAX_VALUE_SPECIALISATIONS:
                 raise executor.GuardFailure(
                     f"{self._name}: more than {_MAX_VALUE_SPECIALISATIONS} graphs specialised to values that Python "
@@ -505,15 +510,22 @@ class Function:
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
         return cf, out
 
-    def _trace_and_call(self, names, values, instance, keys, relaxed=False):
+    def _key_lock(self, keys):
         with self._lock:
+            return self._key_locks.setdefault(keys, threading.RLock())
+
+    def _trace_and_call(self, names, values, instance, keys, relaxed=False):
+        # One trace per key at a time; different keys (replica threads' devices) trace concurrently, as
+        # collectives inside the function rendezvous across those traces.
+        with self._key_lock(keys):
             cf = self._cache.get(keys)
             if cf is not None:  # another thread traced it meanwhile
                 return self._call_concrete(cf, names, values, instance)
             cf, out = self._trace(names, values, instance, keys)
-            self._cache[keys] = cf
-            if relaxed:
-                self._relaxed.append((("tuple", keys), cf))
+            with self._lock:
+                self._cache[keys] = cf
+                if relaxed:
+                    self._relaxed.append((("tuple", keys), cf))
         self._note_call(True)
         return out
 
