@@ -451,11 +451,11 @@ def _record_while_on_tapes(outer, loop, flat0, cap_slots, results, max_slot, sta
     variables = _trainable_variables(graphs)
     var_tensors = [v._tfc_read() for v in variables]
     k, n_caps = len(flat0), len(caps)
+    limit_t = [] if max_slot is None else [outer.slot_values[max_slot]]
 
     def grad(call, *dys):
         inputs = list(call.inputs)
         xs, cs = inputs[:k], inputs[k:k + n_caps]
-        limit_t = [] if max_slot is None else [outer.slot_values[max_slot]]
 
         def recompute(*vals):
             from ..autodiff.tape import GradientTape

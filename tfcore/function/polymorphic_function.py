@@ -230,7 +230,7 @@ def _key_spec(k):
 def _output_str(structure):
     if structure is None:
         return "NoneTensorSpec()"
-    if isinstance(structure, Tensor):
+    if isinstance(structure, Tensor | TensorSpec):
         return f"TensorSpec(shape={structure.shape}, dtype={structure.dtype!r}, name=None)"
     if isinstance(structure, list | tuple):
         inner = ", ".join(_output_str(v) for v in structure)
@@ -508,6 +508,9 @@ class Function:
                 graph.output_is_slot.append(False)
         cf = ConcreteFunction(graph, self._name, names, keys, None, None)
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
+        graph.output_structure = nest.map_structure(
+            lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
+        graph.release_values()
         return cf, out
 
     def _key_lock(self, keys):
