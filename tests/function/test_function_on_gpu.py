@@ -22,7 +22,8 @@ def _step_results(use_function):
     rng = np.random.default_rng(3)
     x = tf.constant(rng.standard_normal((8, 6)).astype(np.float32))
     y = tf.constant(rng.integers(0, 3, 8))
-    model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="tanh", input_shape=(6,)), tf.keras.layers.Dense(3)])
+    model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="tanh", input_shape=(6,)),
+                                 tf.keras.layers.Dense(3)])
     model.set_weights([np.random.default_rng(i).standard_normal(w.shape).astype(np.float32) * 0.4
                        for i, w in enumerate(model.weights)])
     opt = tf.keras.optimizers.Adam(0.05)
