@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 
 from ..framework import context as _ctx
-from ..framework import dtypes, nest, tracing
+from ..framework import dtypes, nest, recording, tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -134,6 +134,8 @@ class ConcreteFunction:
         self._structure = structure                 # flat positional args with tensors replaced by None
         self._python_args = python_args
         self._plan = None
+        self._fused_plan = None
+        self._jit_compile = False
         self._shapes = None
         self._specialisations = {}
         self._by_value = []
@@ -164,6 +166,10 @@ class ConcreteFunction:
         return args, {}
 
     def _run_flat(self, flat_tensors):
+        if self._jit_compile and not recording.active_tapes():  # fused steps: no tape may need the ops
+            if self._fused_plan is None:
+                self._fused_plan = executor.compile_plan(self.graph, fuse=True)
+            return executor.run_plan(self._fused_plan, flat_tensors)
         if self._plan is None:
             self._plan = executor.compile_plan(self.graph)
         return executor.run_plan(self._plan, flat_tensors)
@@ -507,6 +513,7 @@ class Function:
             else:
                 graph.output_is_slot.append(False)
         cf = ConcreteFunction(graph, self._name, names, keys, None, None)
+        cf._jit_compile = bool(self._jit_compile)
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
         graph.output_structure = nest.map_structure(
             lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
