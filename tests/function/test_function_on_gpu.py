@@ -66,3 +66,26 @@ def test_control_flow_and_autograph_on_the_emulated_gpu():
     assert out.device.endswith("GPU:0")
     np.testing.assert_allclose(out.numpy(), x.numpy() * (0 + 2 + 4) * 2)
     np.testing.assert_allclose(f(x, tf.constant(2)).numpy(), x.numpy() * 0.0)
+
+
+def test_jit_compile_fuses_a_chain_into_one_generated_kernel():
+    from tfcore.backend import nvrtc
+
+    def f(x, y):
+        h = tf.nn.relu(x * y + 1.0) - x
+        return tf.tanh(h) * tf.sigmoid(h)
+
+    rng = np.random.default_rng(0)
+    for dt in (np.float32, np.float64):
+        x, y = (tf.constant(rng.standard_normal((5, 67)).astype(dt)) for _ in range(2))
+        want = f(x, y).numpy()
+        fn = tf.function(f, jit_compile=True)
+        fn(x, y)                      # trace
+        got = fn(x, y)                # replay: the fused kernels run on the emulator
+        assert got.device.endswith("GPU:0")
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6 if dt is np.float32 else 1e-13)
+        plan = fn.get_concrete_function(x, y)._fused_plan
+        kernels = [step[1] for step in plan.steps if step[0] == 3]
+        assert [k.__name__ for k in kernels] == ["fused_Mul+AddV2+Relu+Sub", "fused_Sigmoid+Mul"]
+        for k in kernels:  # every generated source also compiles with NVRTC
+            assert ".entry tfc_fused_" in nvrtc.compile_ptx(k.cuda_source, 80)
