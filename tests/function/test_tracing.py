@@ -305,3 +305,16 @@ def test_jit_compile_fuses_elementwise_chains_with_identical_results():
         tape2.watch(x)
         y2 = tf.reduce_sum(f(x, args[1], args[2]))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), tape2.gradient(y2, x).numpy())
+
+
+def test_concrete_function_with_none_dims_accepts_other_sizes():
+    @tf.function
+    def f(x):
+        return tf.reshape(x, [x.shape[0], 1]) * 2.0  # reads a static shape while tracing
+
+    cf = f.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    np.testing.assert_allclose(cf(tf.constant([1.0, 2.0, 3.0])).numpy(), [[2.0], [4.0], [6.0]])
+    np.testing.assert_allclose(cf(tf.constant([5.0])).numpy(), [[10.0]])
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError):
+        cf(tf.constant([[1.0]]))

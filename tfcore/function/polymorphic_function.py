@@ -134,6 +134,7 @@ class ConcreteFunction:
         self._structure = structure                 # flat positional args with tensors replaced by None
         self._python_args = python_args
         self._plan = None
+        self._owner = None              # the Function that traced it (shape specialisations)
         self._fused_plan = None
         self._jit_compile = False
         self._shapes = None
@@ -190,11 +191,15 @@ class ConcreteFunction:
         if len(flat) != n:
             raise TypeError(f"{self.name}: expected {n} tensor argument(s) matching the signature "
                             f"{self.pretty_printed_signature(verbose=False)}, got {len(flat)}")
-        for t, s in zip(flat, self.graph.placeholders):
-            ph = self.graph.slot_values[s]
-            if t._dtype is not ph._dtype:
-                raise TypeError(f"{self.name}: argument of dtype {t._dtype.name} does not match the "
-                                f"signature's {ph._dtype.name}")
+        specs = [x for x in nest.flatten([_key_spec(k) for k in self._arg_keys]) if isinstance(x, TensorSpec)]
+        for t, spec in zip(flat, specs):
+            if t._dtype is not spec.dtype or not spec.shape.is_compatible_with(t.shape):
+                raise TypeError(f"{self.name}: argument {t._dtype.name}{t.shape} does not match the signature's "
+                                f"{spec}")
+        if self._owner is not None and tuple(tuple(t._array.shape) for t in flat) != self._shapes:
+            # a generalised signature: the owner keeps a graph per static shape
+            names, values, instance = self._owner._bind(args, kwargs)
+            return self._owner._call_concrete(self, names, values, instance)
         return self._call_flat(flat)
 
     def get_operations(self):
@@ -514,6 +519,7 @@ class Function:
                 graph.output_is_slot.append(False)
         cf = ConcreteFunction(graph, self._name, names, keys, None, None)
         cf._jit_compile = bool(self._jit_compile)
+        cf._owner = self
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
         graph.output_structure = nest.map_structure(
             lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
