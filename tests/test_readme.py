@@ -51,8 +51,11 @@ PROGRAMS = [b for b in BLOCKS if b[2] != FRAGMENT and b[1].strip() not in _examp
 
 
 def _run(code, tmp_path, extra_env):
+    """Run ``code`` as a script file, as a reader would (``inspect.getsource`` needs one: AutoGraph)."""
     env = {**os.environ, "TFCORE_EMULATED_GPUS": "0", **extra_env}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env,
+    script = tmp_path / "readme_block.py"
+    script.write_text(code)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env,
                           cwd=tmp_path)
 
 

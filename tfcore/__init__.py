@@ -23,7 +23,7 @@ from .ops.reduce_ops import *
 from .ops.logging_ops import print
 from .ops.tensor_array_ops import TensorArray
 from .ops.misc_ops import *
-from .ops.script_ops import numpy_function, py_function, vectorized_map
+from .ops.script_ops import vectorized_map
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, gradients
 from .autodiff.gradient_utils import grad_pass_through, no_gradient, recompute_grad
 from .module import Module
@@ -32,11 +32,12 @@ from . import errors, math, dtypes, nest
 newaxis = None
 
 
-def executing_eagerly():
-    """Always True: tfcore runs eagerly (``tf.function`` comes later)."""
-    return True
+from .framework.tracing import executing_eagerly
+from .function import function
+from .function import (case, cond, control_dependencies, foldl, foldr, init_scope, map_fn, numpy_function,
+                       py_function, scan, switch_case, while_loop)
 
-from . import nn, random, image, linalg, debugging, config, data, keras, distribute
+from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
 from . import bitwise, ragged, version
 from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # TF2's top-level aliases
 from .ragged import RaggedTensor, RaggedTensorSpec

@@ -118,9 +118,9 @@ class _Card:
                 card.used -= owner.size
                 super().free(owner)
 
-        def make(memory_limit=None, memory_growth=False, logical_index=0):
+        def make(memory_limit_bytes=None, memory_growth=False, logical_index=0):
             free = card.total - card.used + retired_reserved_bytes("fake card")  # as cuda.default_memory_limit
-            limit = memory_limit if memory_limit is not None else int(free * 0.9)
+            limit = memory_limit_bytes if memory_limit_bytes is not None else int(free * 0.9)
             return _host_memory_gpu_backend(BFCAllocator(f"GPU_0_{logical_index}_bfc", Provider(), limit,
                                                          memory_growth))
 

@@ -312,7 +312,9 @@ def test_mixed_float16_converges_to_the_float32_accuracy_on_cpu(monkeypatch):
     assert abs(accuracy - reference) <= 0.01
     assert isinstance(model.optimizer, mp.LossScaleOptimizer)
     steps = 3 * -(-1437 // 128)
-    assert len(scaled) == steps  # fit scaled every step's loss
+    # fit's train step scales the loss: in Python once per trace (full and last partial batch), then the
+    # traced graph replays the scaling on every step
+    assert 1 <= len(scaled) <= 2
     assert int(model.optimizer.dynamic_counter.numpy()) == steps and int(model.optimizer.iterations.numpy()) == steps
 
 

@@ -54,7 +54,7 @@ def _write_rule(op, inputs, attrs):
     return dtypes.bool
 
 
-_WRITE = Op("WriteFile", rule=_write_rule)
+_WRITE = Op("WriteFile", rule=_write_rule, stateful=True)
 
 
 @_WRITE.kernel("cpu")

@@ -398,7 +398,7 @@ def _backprop_filter_rule(op, ts, attrs):
     return None
 
 
-CONV2D_BACKPROP_FILTER = Op("Conv2DBackpropFilter", rule=_backprop_filter_rule)
+CONV2D_BACKPROP_FILTER = Op("Conv2DBackpropFilter", rule=_backprop_filter_rule, residual_attrs=("im2col",))
 _set_grads(CONV2D, CONV2D_BACKPROP_INPUT, CONV2D_BACKPROP_FILTER)
 
 

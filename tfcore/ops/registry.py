@@ -4,7 +4,8 @@ An :class:`Op` is registered once with TF's op name, a shape/dtype rule, an
 ordered list of kernel candidates per device kind and a gradient written with
 other ops. Every public op calls :func:`execute`, which does placement, input
 conversion, the rule, kernel selection, the kernel call, error translation and
-tape recording. ``tf.function`` will hook this same entry.
+tape recording. ``tf.function``
+records graph nodes through this same entry (``framework.tracing``) while tracing.
 
 Kernel candidates (:class:`Kernel`): ``@op.kernel(kinds...)`` registers the
 generic implementation (xp code), the last candidate of those kinds;
@@ -37,6 +38,7 @@ import numpy as np
 
 from ..framework import context as _ctx
 from ..framework import dtypes, tensor_conversion_registry
+from ..framework import tracing as _tracing
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -50,6 +52,7 @@ _state = _ctx.thread_state()  # device scope AND tape stack: one thread-local ob
 _ACTIVE = _ctx.ACTIVE         # [number of threads with a scope or tapes]: 0 skips reading _state
 _context = _ctx.context
 _conversions = tensor_conversion_registry.get
+_TRACING = _tracing.ACTIVE    # [number of threads tracing a tf.function]: 0 skips the graph hook
 
 REGISTRY = {}
 KINDS = ("cpu", "cuda")  # device kinds a kernel may be registered for (Backend.kind)
@@ -144,6 +147,11 @@ class Op:
       saves_residuals: documents (and tells composing kernels) that a kernel of this op may return
         :class:`Residuals` (arrays its gradient reuses, e.g. Conv2D's im2col columns), which
         ``execute`` keeps on the recorded :class:`Call`.
+      residual_attrs: names of attrs through which a gradient hands this op another op's
+        residuals (``Conv2DBackpropFilter``'s ``im2col``). They belong to one execution: a traced
+        graph drops them, so every replay recomputes instead of reusing the trace's arrays.
+      stateful: the op has effects beyond its outputs (TF's ``is_stateful``: writing a summary or a
+        file); graphs keep such nodes, in program order, even when nothing reads their outputs.
 
     ``candidates[kind]`` is the ordered list of :class:`Kernel` for a device kind: specialised
     kernels by descending priority, then the generic one. ``execute`` runs the first eligible
@@ -153,10 +161,10 @@ class Op:
     """
 
     __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none",
-                 "saves_residuals")
+                 "saves_residuals", "residual_attrs", "stateful")
 
     def __init__(self, name, rule=None, grad=None, multi_output=False, grad_takes_none=False,
-                 saves_residuals=False):
+                 saves_residuals=False, residual_attrs=(), stateful=False):
         if name in REGISTRY:
             raise ValueError(f"Op {name} is already registered")
         self.name = name
@@ -167,6 +175,8 @@ class Op:
         self.multi_output = multi_output
         self.grad_takes_none = grad_takes_none
         self.saves_residuals = saves_residuals
+        self.residual_attrs = frozenset(residual_attrs)
+        self.stateful = stateful
         REGISTRY[name] = self
 
     def kernel(self, *kinds, dtypes=None, supports=None, priority=None, name=None):
@@ -384,6 +394,8 @@ def execute(op, inputs, attrs=None):
                 tape._record(op, recorded, outs, attrs)
             else:
                 tape._record(op, recorded, outs, attrs, saved)
+    if _TRACING[0]:
+        _tracing.record_op(op, recorded, outputs, attrs)
     return outputs
 
 

@@ -1,57 +1,15 @@
-"""``tf.py_function``, ``tf.numpy_function`` and ``tf.vectorized_map`` for eager execution.
+"""``tf.vectorized_map``: maps ``fn`` over the first axis and stacks the results.
 
-Eagerly, ``py_function`` simply calls the Python function on tensors (so tapes see the ops it runs and
-gradients flow), ``numpy_function`` calls it on NumPy arrays (no gradient, as in TF), and
-``vectorized_map`` maps ``fn`` over the first axis and stacks the results.
+(``tf.py_function`` / ``tf.numpy_function`` live with the other graph-aware calls in
+``tfcore.function.control_flow``.)
 """
 
-import numpy as np
 
-from ..framework import dtypes, nest
-from ..framework.tensor_conversion import convert_to_tensor
-from ..framework.variables import Variable
+from ..framework import nest
 from . import array_ops as _a
-from . import math_ops as _m
 from ._common import as_tensor
 
-__all__ = ["py_function", "numpy_function", "vectorized_map"]
-
-
-def _outputs(result, Tout):
-    if Tout is None:
-        return None
-    if isinstance(Tout, list | tuple):
-        res = list(result) if isinstance(result, list | tuple) else [result]
-        if len(res) != len(Tout):
-            raise ValueError(f"The function returned {len(res)} values, but Tout lists {len(Tout)} dtypes")
-        return [_cast(r, t) for r, t in zip(res, Tout)]
-    return _cast(result, Tout)
-
-
-def _cast(value, dtype):
-    dt = dtypes.as_dtype(dtype)
-    t = convert_to_tensor(value)
-    return t if t.dtype is dt else _m.cast(t, dt)
-
-
-def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
-    """``tf.py_function``: ``func(*inp)`` on tensors; outputs converted to ``Tout`` (differentiable)."""
-    if func is None:
-        return lambda f: (lambda *args: py_function(f, list(args), Tout))
-    args = [x if isinstance(x, Variable) else as_tensor(x) for x in (inp or [])]
-    return _outputs(func(*args), Tout)
-
-
-def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
-    """``tf.numpy_function``: ``func`` on NumPy arrays; results converted to ``Tout`` (not differentiable)."""
-    if func is None:
-        return lambda f: (lambda *args: numpy_function(f, list(args), Tout, stateful))
-    arrays = [as_tensor(x).numpy() if not isinstance(x, np.ndarray) else x for x in (inp or [])]
-    result = func(*arrays)
-    if isinstance(Tout, list | tuple):
-        res = list(result) if isinstance(result, list | tuple) else [result]
-        return [_a.stop_gradient(_cast(np.asarray(r), t)) for r, t in zip(res, Tout)]
-    return _a.stop_gradient(_cast(np.asarray(result), Tout))
+__all__ = ["vectorized_map"]
 
 
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):

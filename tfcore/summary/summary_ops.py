@@ -50,7 +50,7 @@ def _write_kernel(b, tensor, step, writer, tag, metadata, dtype):
     return np.array(True)
 
 
-_WRITE = Op("WriteSummary", rule=_write_rule)
+_WRITE = Op("WriteSummary", rule=_write_rule, stateful=True)
 _WRITE.kernel("cpu")(_write_kernel)
 
 

@@ -15,7 +15,7 @@ import contextlib
 import threading
 
 from ...framework import context as _ctx
-from ...framework import recording
+from ...framework import recording, tracing
 from ...framework.variables import Variable
 
 __all__ = ["AutoCastVariable", "create_autocast_variable", "enable_auto_cast_variables", "read_dtype", "swap_dtype"]
@@ -88,7 +88,8 @@ class AutoCastVariable(Variable):
     def _tfc_read(self):
         if _ACTIVE[0] and recording._state.tapes:
             recording.variable_accessed(self)
-        value = self._variable._value
+        # through the tracing hook: a tf.function graph reads the variable on every call, not once
+        value = tracing.read_variable(self._variable) if tracing.ACTIVE[0] else self._variable._value
         dtype = _state.dtype
         if dtype is not None and dtype is not value._dtype:
             from ...ops.math_ops import cast

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...autodiff.tape import GradientTape
 from ...distribute import distribute_lib
-from ...framework import dtypes
+from ...framework import dtypes, tracing
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import Variable
@@ -162,6 +162,15 @@ class LossScaleOptimizer(Optimizer):
         return self._apply_locally(pairs)
 
     def _apply_locally(self, pairs):
+        """The step on the host: inside a tf.function one graph node, replayed with each call's gradients
+        (the finite check reads the gradients in Python, which a traced graph cannot bake in)."""
+        kept = [(g, v) for g, v in pairs if g is not None]
+        variables = [v for _, v in kept]
+        tracing.call_python(lambda *grads: self._apply_eagerly(list(zip(grads, variables))),
+                            [g for g, _ in kept], name="LossScaleOptimizerApply")
+        return self._optimizer.iterations
+
+    def _apply_eagerly(self, pairs):
         finite = all_finite([g for g, _ in pairs if g is not None])
         inner = self._optimizer
         if finite:
