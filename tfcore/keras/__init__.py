@@ -6,4 +6,4 @@ from .engine.input_layer import Input
 from .engine.model import Model
 from .engine.sequential import Sequential
 from . import applications
-from . import callbacks, datasets, losses, metrics, optimizers, utils
+from . import callbacks, datasets, losses, metrics, optimizers, saving, utils

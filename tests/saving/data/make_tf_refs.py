@@ -5,6 +5,9 @@
 - ``tf_module/ckpt-1``: ``tf.train.Checkpoint(model=Net(), step=int64, note=string).save`` of a small
   tf.Module with nested modules, a list, a dict and several dtypes, then one more save
   (``ckpt-2``) after changing values, so the ``checkpoint`` state file names ckpt-2.
+- ``keras3_cnn.keras``: a trained Keras 3 Sequential CNN (Conv2D, BatchNormalization, Flatten, Dropout,
+  Dense) compiled with Adam; ``keras3_functional.keras``: a functional model with a Concatenate;
+  ``keras3_refs.npz``: inputs, both models' predictions, and the Adam step count and first slot.
 """
 
 import os
@@ -38,6 +41,30 @@ def checkpoints():
     ckpt.save(os.path.join(out, "ckpt"))
 
 
+def keras_files():
+    import keras
+
+    keras.utils.set_random_seed(0)
+    rs = np.random.RandomState(0)
+    x = rs.rand(8, 6, 6, 1).astype("float32")
+    cnn = keras.Sequential([keras.Input((6, 6, 1)), keras.layers.Conv2D(2, 3, activation="relu"),
+                            keras.layers.BatchNormalization(), keras.layers.Flatten(), keras.layers.Dropout(0.1),
+                            keras.layers.Dense(3, activation="softmax")])
+    cnn.compile(keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy", metrics=["accuracy"])
+    cnn.fit(x, np.arange(8) % 3, epochs=2, batch_size=4, verbose=0)
+    cnn.save(os.path.join(HERE, "keras3_cnn.keras"))
+    inp = keras.Input((4,))
+    h = keras.layers.Dense(3, activation="tanh", name="h")(inp)
+    out = keras.layers.Dense(2, name="o")(keras.layers.concatenate([h, inp]))
+    func = keras.Model(inp, out)
+    xf = rs.rand(5, 4).astype("float32")
+    func.save(os.path.join(HERE, "keras3_functional.keras"))
+    np.savez(os.path.join(HERE, "keras3_refs.npz"), x=x, cnn=cnn.predict(x, verbose=0), xf=xf,
+             func=func.predict(xf, verbose=0), iterations=int(cnn.optimizer.iterations.numpy()),
+             kernel_momentum=cnn.optimizer.variables[2].numpy())
+
+
 if __name__ == "__main__":
     checkpoints()
+    keras_files()
     print("TensorFlow", tf.__version__)

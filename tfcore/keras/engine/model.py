@@ -191,10 +191,34 @@ class Model(TrainingMixin, Layer):
         """Read weights written by :meth:`save_weights` (by position, or by weight name with ``by_name``)."""
         return weights_format.load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
 
+    def save(self, filepath, overwrite=True, save_format=None, include_optimizer=True, **kwargs):
+        """Save architecture, weights and compiled optimizer state to a Keras 3 ``.keras`` file."""
+        from ..saving import keras_format
+
+        keras_format.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+    def to_json(self, **kwargs):
+        """The model's Keras 3 config as a JSON string (``tf.keras.models.model_from_json`` reads it)."""
+        from ..saving import keras_format
+
+        return keras_format.to_json(self, **kwargs)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "layers" in config and "input_layers" in config:
+            from ..saving import keras_format
+
+            return keras_format.functional_from_config(config, custom_objects)
+        return cls(**config)
+
     def get_config(self):
-        """Only Sequential models serialise their architecture in tfcore; others must override this."""
+        """Functional and Sequential models serialise their architecture; subclassed ones must override this."""
+        if getattr(self, "_graph", None) is not None:
+            from ..saving import keras_format
+
+            return keras_format.functional_config(self)
         raise NotImplementedError(f"Model {type(self).__name__} cannot be serialised to a config by tfcore "
-                                  "(only Sequential models can); override get_config() in a subclass.")
+                                  "(only Sequential and functional models can); override get_config() in a subclass.")
 
 
 class Functional(Model):
