@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 from tfcore.framework import context as _ctx
-from tfcore.framework import device_spec, nest, recording
+from tfcore.framework import device_spec, nest, recording, tracing
 from tfcore.framework.errors import CancelledError
 from tfcore.framework.tensor_conversion import convert_to_tensor
 from tfcore.framework.variables import Variable
@@ -58,6 +58,12 @@ class _Collective:
 
     def abort(self):
         self._barrier.abort()
+
+
+def tracing_tensor_types():
+    from tfcore.framework.tensor import Tensor
+
+    return (Tensor,)
 
 
 class ReplicaContext:
@@ -105,6 +111,11 @@ class ReplicaContext:
 
         if self._collective is None:
             return value
+        if tracing.is_tracing():  # inside tf.function: one node that exchanges with the other replicas per call
+            out = tracing.call_python(
+                lambda *f: distribute_lib.get_replica_context()._exchange(list(f), combine), flat,
+                name="CollectiveReduce")
+            return nest.pack_sequence_as(value, list(out))
         return nest.pack_sequence_as(value, self._exchange(flat, combine))
 
     def _broadcast_from_first(self, value):
@@ -122,6 +133,19 @@ class ReplicaContext:
         """
         kwargs = kwargs or {}
         strategy = self._strategy
+        if self._collective is not None and tracing.is_tracing():
+            # inside tf.function: one node per replica that joins the merge on every call
+            leaves = nest.flatten([list(args), kwargs])
+            where = [i for i, x in enumerate(leaves) if isinstance(x, tracing_tensor_types())]
+
+            def run(*tensors):
+                vals = list(leaves)
+                for i, t in zip(where, tensors):
+                    vals[i] = t
+                a, kw = nest.pack_sequence_as([list(args), kwargs], vals)
+                return distribute_lib.get_replica_context().merge_call(merge_fn, args=tuple(a), kwargs=kw)
+
+            return tracing.call_python(run, [leaves[i] for i in where], name="MergeCall")
         if self._collective is None:
             with distribute_lib.cross_replica_scope(), _ctx.device(None):
                 return merge_fn(strategy, *args, **kwargs)

@@ -9,7 +9,7 @@ cross-replica read aggregates them.
 """
 
 from tfcore.framework import context as _ctx
-from tfcore.framework import recording
+from tfcore.framework import recording, tracing
 from tfcore.framework.tensor import Tensor
 from tfcore.framework.variables import Variable, VariableAggregation, VariableSynchronization
 
@@ -130,6 +130,8 @@ class MirroredVariable(Variable):
     def _tfc_read(self):
         if recording._state.tapes:
             recording.variable_accessed(self)
+        if tracing.ACTIVE[0]:  # a traced read of this replica's copy (replayed per call)
+            return tracing.read_variable(self._component())
         return self._component()._value
 
     @property

@@ -28,11 +28,12 @@ from . import errors, math, dtypes, nest
 newaxis = None
 
 
-def executing_eagerly():
-    """Always True: tfcore runs eagerly (``tf.function`` comes later)."""
-    return True
+from .framework.tracing import executing_eagerly
+from .function import function
+from .function import (case, cond, control_dependencies, foldl, foldr, init_scope, map_fn, numpy_function,
+                       py_function, scan, switch_case, while_loop)
 
-from . import nn, random, image, linalg, debugging, config, data, keras, distribute
+from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
 from . import io, train, sparse
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer

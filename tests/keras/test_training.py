@@ -189,9 +189,15 @@ def test_overridden_train_step_like_tf():
     inputs = tf.keras.Input(shape=(4,))
     outputs = layers.Dense(2)(layers.Dense(8, activation="relu")(inputs))
     model = CustomModel(inputs, outputs)
-    model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"],
+                  run_eagerly=True)
     h = model.fit(x, y, epochs=3, batch_size=16, verbose=0)
     assert model.calls == 12 and sorted(h.history) == ["accuracy", "loss"]
+    # the default (run_eagerly=False) traces the override once, as TF: its Python side effect runs once
+    model.calls = 0
+    model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    h2 = model.fit(x, y, epochs=3, batch_size=16, verbose=0)
+    assert model.calls == 1 and sorted(h2.history) == ["accuracy", "loss"]
 
 
 def test_train_step_without_compiled_loss_and_own_metrics():

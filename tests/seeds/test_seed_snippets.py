@@ -6,13 +6,12 @@ section. The code is kept as close to the guide as possible; the changes are:
 
 - downloads (MNIST, cats_vs_dogs files) are replaced by small in-test NumPy arrays or the
   bundled ``tf.keras.datasets.digits``; epochs and sizes are shrunk;
-- ``@tf.function`` used only as a decorator around eager code is dropped (tf.function is a
-  later issue) -- each such test says so;
+- ``@tf.function`` decorators are kept and run as tf.function (traced, then replayed);
 - placeholders of the guides (``[...]``, ``Conv2D()`` without arguments, undefined names)
   are filled in with the smallest thing that fits, and plain typos that would make the
   snippet fail under TensorFlow too are corrected and marked ``# guide typo``.
 
-Out of scope and not covered: tf.function/AutoGraph semantics, checkpoints, SavedModel,
+Out of scope and not covered: checkpoints, SavedModel,
 tf.summary/TensorBoard, TFRecord/tf.io, Keras-Tuner, TF-Lite and TF.js converters.
 """
 
@@ -65,11 +64,12 @@ def test_effective_tf2_functions_not_sessions():
 
 
 def test_effective_tf2_dense_functions_manage_own_variables():
-    """§2.2 first half: ``dense(x, W, b)`` helpers; ``@tf.function`` on the MLP is a decorator only (dropped)."""
+    """§2.2 first half: ``dense(x, W, b)`` helpers; the MLP is a ``@tf.function``."""
 
     def dense(x, W, b):
         return tf.nn.sigmoid(tf.matmul(x, W) + b)
 
+    @tf.function
     def multilayer_perceptron(x, w0, b0, w1, b1, w2, b2):
         x = dense(x, w0, b0)
         x = dense(x, w1, b1)
@@ -154,8 +154,10 @@ def test_effective_tf2_transfer_learning_shared_trunk():
     # tf.saved_model.save(trunk, output_path) -- SavedModel is out of scope
 
 
+@tf.function
 def _train_eager(model, dataset, optimizer, loss_fn):
-    """§2.3's ``train`` with its ``@tf.function`` decorator dropped (decorator-only use)."""
+    """§2.3's ``@tf.function`` ``train``: AutoGraph turns the loop over the dataset into Python iteration
+    while tracing (one trace per model)."""
     for x, y in dataset:
         with tf.GradientTape() as tape:
             prediction = model(x)
@@ -166,7 +168,7 @@ def _train_eager(model, dataset, optimizer, loss_fn):
 
 
 def test_effective_tf2_datasets_custom_train_loop():
-    """§2.3: iterate a tf.data.Dataset in a GradientTape loop (``@tf.function`` decorator dropped)."""
+    """§2.3: iterate a tf.data.Dataset in a GradientTape loop inside ``@tf.function``."""
     (x_train, y_train), (x_test, y_test) = _digits(flat=True)
     dataset = tf.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(512).batch(64)
     model = tf.keras.Sequential([tf.keras.layers.Dense(32, activation="relu"), tf.keras.layers.Dense(10)])
@@ -332,7 +334,7 @@ def test_tf2_overview_model_subclassing_fit():
 def test_tf2_overview_gradient_tape_train_step():
     """The GradientTape train_step with one_hot + CE, train_loss/train_accuracy metrics.
 
-    The guide decorates ``train_step`` with ``@tf.function`` only as a decorator (dropped).
+    The guide decorates ``train_step`` with ``@tf.function``; the metrics update inside the graph.
     """
     (x_train, y_train), _ = _digits(384)
     model = _SubclassedCNN()
@@ -341,6 +343,7 @@ def test_tf2_overview_gradient_tape_train_step():
     train_loss = tf.keras.metrics.Mean(name='train_loss')
     train_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name='train_accuracy')
 
+    @tf.function
     def train_step(images, labels):
 
         with tf.GradientTape() as tape:
@@ -536,31 +539,38 @@ def test_tf2_intro_dataset_from_generator_lazy_loading():
 # ============================================================================================
 
 
-def test_autograph_module_rules_eager_equivalents(capsys):
-    """The three rule examples run eagerly (their ``@tf.function`` decorators dropped).
+def test_autograph_module_rules_under_tf_function(capsys):
+    """The three rule examples with their ``@tf.function`` decorators, and what each rule warns about.
 
-    ``np_random``/``tf_random`` print a 3x3 matrix with tf.print; ``outer_var`` updates a
-    variable created outside; ``append_tensor`` appends to an outer Python list.
+    ``np_random`` bakes the NumPy matrix drawn while tracing into the graph (every call prints the
+    same matrix) while ``tf_random`` draws anew per call; ``outer_var`` updates a variable created
+    outside; ``append_tensor`` appends to the outer Python list only while tracing.
     """
 
+    @tf.function
     def np_random():
         a = np.random.randn(3, 3)
         tf.print(a)
 
+    @tf.function
     def tf_random():
         a = tf.random.normal((3, 3))
         tf.print(a)
         return a
 
     np_random()
-    a = tf_random()
-    assert a.shape == (3, 3) and a.dtype == tf.float32
+    np_random()
     out = capsys.readouterr()
-    printed = out.out + out.err
-    assert printed.count("[[") == 2
+    lines = (out.out + out.err).splitlines()
+    assert len(lines) == 6 and lines[:3] == lines[3:]  # the same (trace-time) matrix twice
+    a1, a2 = tf_random(), tf_random()
+    assert a1.shape == (3, 3) and a1.dtype == tf.float32 and not np.allclose(a1.numpy(), a2.numpy())
+    out = capsys.readouterr()
+    assert (out.out + out.err).count("[[") == 2
 
     x = tf.Variable(1.0, dtype=tf.float32)
 
+    @tf.function
     def outer_var():
         x.assign_add(1.0)
         tf.print(x)
@@ -573,23 +583,27 @@ def test_autograph_module_rules_eager_equivalents(capsys):
 
     tensor_list = []
 
+    @tf.function
     def append_tensor(x):
         tensor_list.append(x)
         return tensor_list
 
     append_tensor(tf.constant(5.0))
+    append_tensor(tf.constant(6.0))      # same signature: no trace, the list is not touched
     append_tensor(tf.constant(5.0, dtype=tf.float64))
     assert [t.dtype for t in tensor_list] == [tf.float32, tf.float64]
+    assert append_tensor.experimental_get_tracing_count() == 2
 
 
 class DemoModule(tf.Module):
-    """The guide's DemoModule; ``addprint``'s ``@tf.function(input_signature=...)`` is dropped."""
+    """The guide's DemoModule with ``addprint``'s ``@tf.function(input_signature=...)``."""
 
     def __init__(self, init_value=tf.constant(0.0), name=None):
         super(DemoModule, self).__init__(name=name)
         with self.name_scope:
             self.x = tf.Variable(init_value, dtype=tf.float32, trainable=True)
 
+    @tf.function(input_signature=[tf.TensorSpec(shape=[], dtype=tf.float32)])
     def addprint(self, a):
         with self.name_scope:
             self.x.assign_add(a)
@@ -623,10 +637,11 @@ def test_autograph_module_demo_module(capsys):
 
 
 def test_autograph_module_attach_attributes(capsys):
-    """Encapsulation by setting attributes on a bare ``tf.Module()`` (decorator dropped)."""
+    """Encapsulation by setting attributes on a bare ``tf.Module()`` (a tf.function with input_signature)."""
     mymodule = tf.Module()
     mymodule.x = tf.Variable(0.0)
 
+    @tf.function(input_signature=[tf.TensorSpec(shape=[], dtype=tf.float32)])
     def addprint(a):
         mymodule.x.assign_add(a)
         tf.print(mymodule.x)
@@ -1002,6 +1017,7 @@ def test_tf2_notes_tf_function_train_step_eager(tmp_path):
     optimizer = tf.keras.optimizers.Adam(learning_rate=learning_rate)
     log_path = tmp_path / "log.txt"  # tf.print's output goes to a file so the test can read it
 
+    @tf.function
     def train_step(images, labels):
         with tf.GradientTape() as tape:
             predictions = model(images)  # guide typo: predections

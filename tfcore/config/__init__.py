@@ -24,3 +24,4 @@ from .devices import (
     set_soft_device_placement,
     set_visible_devices,
 )
+from ..framework.tracing import functions_run_eagerly, run_functions_eagerly  # noqa: E402

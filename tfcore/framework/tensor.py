@@ -8,8 +8,10 @@ does not import ``tfcore.ops``.
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, tracing
 from .tensor_shape import TensorShape
+
+_TRACING = tracing.ACTIVE
 
 _np_ndarray = np.ndarray
 
@@ -62,6 +64,8 @@ class Tensor:
 
     def numpy(self):
         """A NumPy copy of the value (host memory; safe to mutate); a NumPy scalar for rank 0, as in TF."""
+        if _TRACING[0]:
+            tracing.host_read(self)
         a = np.array(self._device.backend.to_numpy(self._array), copy=True)
         return a[()] if a.ndim == 0 else a
 
@@ -83,6 +87,8 @@ class Tensor:
         """Host value for NumPy. As TF (whose ``__array__`` goes through ``numpy()``) it is a
         copy, so mutating it never changes this immutable tensor (kernels share buffers
         between tensors); ``copy=False`` gives a read-only view instead."""
+        if _TRACING[0]:
+            tracing.host_read(self)
         a = self._device.backend.to_numpy(self._array)
         if a is self._array:  # host backend: the tensor's own buffer
             if copy is False:
@@ -112,11 +118,15 @@ class Tensor:
             yield self[i]
 
     def _scalar(self):
+        if _TRACING[0]:
+            tracing.host_read(self)
         if self._array.size != 1 or self._array.ndim != 0:
             raise TypeError(f"Only scalar tensors can be converted to Python scalars; shape {self.shape}")
         return self._device.backend.to_numpy(self._array).item()
 
     def __bool__(self):
+        if _TRACING[0]:
+            tracing.host_read(self)
         if self._array.ndim != 0 and self._array.size == 1:
             return bool(self._device.backend.to_numpy(self._array).item())
         return bool(self._scalar())

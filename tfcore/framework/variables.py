@@ -9,13 +9,14 @@ import enum
 import itertools
 
 from . import context as _ctx
-from . import device_spec, dtypes, recording
+from . import device_spec, dtypes, recording, tracing
 from .errors import InvalidArgumentError
 from .tensor import Tensor, _Reference
 from .tensor_conversion import convert_to_tensor
 from .tensor_shape import TensorShape, as_shape
 
 _ACTIVE = _ctx.ACTIVE
+_TRACING = tracing.ACTIVE
 
 
 class VariableSynchronization(enum.Enum):
@@ -82,13 +83,21 @@ class Variable:
         self._synchronization = synchronization
         self._aggregation = aggregation
         self._uid = next(_uid)
+        if _TRACING[0]:
+            tracing.variable_created(self)
 
     # -- reading -------------------------------------------------------------
     def _tfc_read(self):
         """The current value as a Tensor; active tapes see the access."""
         if _ACTIVE[0] and recording._state.tapes:  # ACTIVE: no thread has tapes -> skip the thread-local
             recording.variable_accessed(self)
+        if _TRACING[0]:
+            return tracing.read_variable(self)
         return self._value
+
+    def _current(self):
+        """The value an update starts from (a read the tracing graph sees; no tape notification)."""
+        return tracing.read_variable(self) if _TRACING[0] else self._value
 
     def read_value(self):
         return self._tfc_read()
@@ -179,6 +188,8 @@ class Variable:
             raise InvalidArgumentError(
                 f"{op_name}: cannot assign a value of shape {t.shape} dtype {t.dtype.name} to variable "
                 f"{self._name} of shape {self._shape} dtype {self.dtype.name}")
+        if _TRACING[0] and tracing.write_variable(self, t):
+            return
         self._value = t
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
@@ -189,7 +200,7 @@ class Variable:
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         delta = self._coerce(delta, "AssignAddVariableOp")
         with recording.stop_recording():
-            new = self._value + delta
+            new = self._current() + delta
         if new._array.shape != self._value._array.shape and self._shape.is_fully_defined():
             raise InvalidArgumentError(
                 f"AssignAddVariableOp: variable {self._name} shape {self._value.shape} cannot add delta "
@@ -200,7 +211,7 @@ class Variable:
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         delta = self._coerce(delta, "AssignSubVariableOp")
         with recording.stop_recording():
-            new = self._value - delta
+            new = self._current() - delta
         if new._array.shape != self._value._array.shape and self._shape.is_fully_defined():
             raise InvalidArgumentError(
                 f"AssignSubVariableOp: variable {self._name} shape {self._value.shape} cannot subtract "

@@ -9,6 +9,7 @@ import numpy as np
 from ..backend import xp_compat
 from ..framework import context as _ctx
 from ..framework import dtypes
+from ..framework import tracing as _tracing
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
@@ -323,12 +324,16 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """``tf.shape``: the dynamic shape as an int32 (or ``out_type``) tensor."""
     t = as_tensor(input)
+    if _TRACING[0] and _tracing.current_graph() is not None:  # a graph node: the shape of each call's value
+        return _tracing.call_python(lambda x: shape(x, out_type), [t], stateful=False, name="Shape")
     return _convert(np.asarray(t._array.shape, dtype=dtypes.as_dtype(out_type).as_numpy_dtype))
 
 
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """``tf.size``: number of elements."""
     t = as_tensor(input)
+    if _TRACING[0] and _tracing.current_graph() is not None:
+        return _tracing.call_python(lambda x: size(x, out_type), [t], stateful=False, name="Size")
     return _convert(np.asarray(t._array.size, dtype=dtypes.as_dtype(out_type).as_numpy_dtype))
 
 
@@ -1192,11 +1197,17 @@ def _check_int_indices(t, index):
 
 def _getitem(self, key):
     t = self if type(self) is Tensor else self._tfc_read()
+    if _TRACING[0] and isinstance(key, Tensor) and key._array.ndim == 0 and key._dtype.is_integer \
+            and _tracing.current_graph() is not None and _tracing.current_graph().knows(key):
+        # x[i] with i computed in the traced graph: a graph op on i (not i's trace-time value).
+        _check_int_indices(t, (int(key._array),))
+        return gather(t, key)
     index = _normalize_index(key)
     _check_int_indices(t, index)
     return execute(_STRIDED_SLICE, (t,), {"index": index})
 
 
+_TRACING = _tracing.ACTIVE
 Tensor._override_operator("__getitem__", _getitem)
 
 

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, nest, tracing
 from ..framework.tensor import Tensor
 
 __all__ = ["print"]
@@ -117,6 +117,23 @@ def print(*inputs, **kwargs):  # noqa: A001 - TF's public name
     kwargs.pop("name", None)
     if kwargs:
         raise ValueError(f"Unrecognized keyword arguments for tf.print: {sorted(kwargs)}")
+    if isinstance(output_stream, str) and not output_stream.startswith("file://"):
+        raise ValueError(f"Unsupported output stream {output_stream!r}: use sys.stdout, sys.stderr, a "
+                         "logging function or 'file://path'")
+    leaves = [x._tfc_read() if hasattr(x, "_tfc_read") else x for x in nest.flatten(list(inputs))]
+    slots = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
+
+    def emit(*tensors):
+        values = list(leaves)
+        for i, t in zip(slots, tensors):
+            values[i] = t
+        _write(nest.pack_sequence_as(list(inputs), values), output_stream, summarize, sep, end)
+
+    # Inside tf.function this is one stateful graph node that prints on every call.
+    tracing.call_python(emit, [leaves[i] for i in slots], name="PrintV2")
+
+
+def _write(inputs, output_stream, summarize, sep, end):
     text = sep.join(_format_value(x, summarize) for x in inputs)
     if isinstance(output_stream, str):
         if not output_stream.startswith("file://"):

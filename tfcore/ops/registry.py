@@ -28,6 +28,7 @@ import numpy as np
 
 from ..framework import context as _ctx
 from ..framework import dtypes
+from ..framework import tracing as _tracing
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -40,6 +41,7 @@ _from_numpy = dtypes.from_numpy
 _state = _ctx.thread_state()  # device scope AND tape stack: one thread-local object
 _ACTIVE = _ctx.ACTIVE         # [number of threads with a scope or tapes]: 0 skips reading _state
 _context = _ctx.context
+_TRACING = _tracing.ACTIVE    # [number of threads tracing a tf.function]: 0 skips the graph hook
 
 REGISTRY = {}
 # Tapes and gradients only concern floating and complex tensors; float32 is checked by identity
@@ -227,6 +229,8 @@ def execute(op, inputs, attrs=None):
         outs = outputs if type(outputs) is tuple else (outputs,)
         for tape in tapes:
             tape._record(op, recorded, outs, attrs)
+    if _TRACING[0]:
+        _tracing.record_op(op, recorded, outputs, attrs)
     return outputs
 
 

@@ -4,10 +4,14 @@ In eager TF a TensorArray is a list of tensors (``_EagerTensorArray``): ``write`
 ``read`` returns it, ``stack``/``concat``/``gather`` combine them with the ordinary ops. So
 gradients flow through the recorded ``Pack``/``ConcatV2``/... ops and need nothing special.
 ``write``/``unstack``/``scatter``/``split`` return the array itself so the graph-style
-``ta = ta.write(i, x)`` idiom works. (``tf.function`` will need a graph form later.)
+``ta = ta.write(i, x)`` idiom works.
+
+Inside tf.function every method is one graph node on an immutable value: ``write``, ``unstack``,
+``scatter`` and ``split`` return a NEW array and leave the one they were called on unchanged (TF's
+graph rule of seed 004: ``ta = ta.write(i, x)``; a write whose result is dropped is lost).
 """
 
-from ..framework import dtypes
+from ..framework import dtypes, tracing
 from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -183,3 +187,39 @@ class TensorArray:
 
     def __repr__(self):
         return f"<TensorArray dtype={self._dtype.name} size={len(self._items)}>"
+
+
+def _copy(ta):
+    new = TensorArray.__new__(TensorArray)
+    new.__dict__.update(ta.__dict__)
+    new._items = list(ta._items)
+    new._cleared = set(ta._cleared)
+    return new
+
+
+def _graph_form(name, mutating):
+    """Wrap an eager method: while tracing, one node on immutable arrays (mutators return a copy)."""
+    eager = getattr(TensorArray, name)
+
+    def method(self, *args, **kwargs):
+        kwargs.pop("name", None)
+        if not tracing.ACTIVE[0] or tracing.current_graph() is None:
+            return eager(self, *args, **kwargs)
+        args = [a._tfc_read() if hasattr(a, "_tfc_read") else a for a in args]
+
+        def run(ta, *a):
+            ta = _copy(ta)
+            out = eager(ta, *a, **kwargs)
+            return ta if mutating else out
+
+        return tracing.call_python(run, [self, *args], stateful=False, name=f"TensorArray{name.capitalize()}V3")
+
+    method.__name__ = name
+    method.__doc__ = eager.__doc__
+    setattr(TensorArray, name, method)
+
+
+for _name, _mutating in (("write", True), ("unstack", True), ("scatter", True), ("split", True),
+                         ("read", False), ("stack", False), ("gather", False), ("concat", False),
+                         ("size", False)):
+    _graph_form(_name, _mutating)

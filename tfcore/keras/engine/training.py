@@ -6,6 +6,11 @@ Keras's: forward under a ``GradientTape``, ``compute_loss`` (the compiled loss p
 ``optimizer.minimize``, ``compute_metrics``; a subclass may override it (using ``self.compiled_loss``,
 ``self.compiled_metrics``, ``self.optimizer`` or ``self.compute_loss``) and return a dict of results.
 
+``compile(run_eagerly=False)`` (the default, as in TF) runs ``train_step``/``test_step``/``predict_step``
+as tf.functions (traced once per input structure, shapes generalised); ``run_eagerly=True`` (or
+``tf.config.run_functions_eagerly(True)``) calls them directly. ``steps_per_execution=N`` runs N
+train steps per function call. Distributed models keep calling the steps per replica eagerly.
+
 Logs stay tensors during an epoch; they are turned into Python floats only when a callback needs
 them per batch (the progress bar does at ``verbose=1``) and at the end of each epoch.
 """
@@ -13,7 +18,7 @@ them per batch (the progress bar does at ``verbose=1``) and at the end of each e
 import numpy as np
 
 from ...autodiff.tape import GradientTape
-from ...framework import nest
+from ...framework import nest, tracing
 from ...framework.tensor import Tensor
 from .. import callbacks as callbacks_mod
 from .. import optimizers as optimizers_mod
@@ -123,7 +128,10 @@ class TrainingMixin:
                                                                loss=loss)
         self.loss = loss
         self._distribution_strategy = distribution.captured_strategy()
-        state.update(compiled=True, run_eagerly=run_eagerly, loss=loss)
+        if steps_per_execution is not None and (not isinstance(steps_per_execution, int) or steps_per_execution < 1):
+            raise ValueError(f"steps_per_execution must be a positive integer, got {steps_per_execution!r}")
+        state.update(compiled=True, run_eagerly=run_eagerly, loss=loss, functions={},
+                     steps_per_execution=steps_per_execution or 1)
 
     @property
     def distribute_strategy(self):
@@ -145,8 +153,39 @@ class TrainingMixin:
 
     @property
     def run_eagerly(self):
-        """tfcore always runs eagerly."""
-        return True
+        """True when the steps run as plain Python (compile(run_eagerly=True) or run_functions_eagerly)."""
+        return bool(self._state().get("run_eagerly")) or tracing.functions_run_eagerly()
+
+    def _step_function(self, kind):
+        """``train_step``/``test_step``/``predict_step``, as a tf.function unless running eagerly."""
+        step = getattr(self, kind)
+        if self.run_eagerly or getattr(self, "_distribution_strategy", None) is not None:
+            return step
+        functions = self._state().setdefault("functions", {})
+        underlying = getattr(step, "__func__", step)
+        cached = functions.get(kind)
+        if cached is None or cached[0] is not underlying:
+            from ...function import Function
+
+            cached = functions[kind] = (underlying, Function(step, reduce_retracing=True, name=kind))
+        return cached[1]
+
+    def _multi_step_function(self):
+        """``steps_per_execution`` train steps in one tf.function call (logs of the last one)."""
+        functions = self._state().setdefault("functions", {})
+        fn = functions.get("multi_train_step")
+        if fn is None:
+            from ...function import Function
+
+            def multi_train_step(batches):
+                logs = None
+                for b in batches:
+                    logs = self.train_step(b)
+                return logs
+
+            fn = functions["multi_train_step"] = Function(multi_train_step, reduce_retracing=True,
+                                                          name="train_function")
+        return fn
 
     @run_eagerly.setter
     def run_eagerly(self, value):
@@ -273,14 +312,18 @@ class TrainingMixin:
         self.stop_training = False
         cbs.on_train_begin()
         training_logs = None
+        train_fn = self._step_function("train_step")
+        per_call = self._state().get("steps_per_execution", 1)
         for epoch, batches in handler.enumerate_epochs():
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
             logs = None
+            if per_call > 1 and train_fn is not self.train_step:
+                batches = _grouped(batches, per_call, self._multi_step_function())
             for step, batch in batches:
                 if batch_hooks:
                     cbs.on_train_batch_begin(step)
-                logs = self._run_step(self.train_step, batch)
+                logs = batch() if callable(batch) else self._run_step(train_fn, batch)
                 if batch_hooks:
                     cbs.on_train_batch_end(step, logs)
                 if self.stop_training:
@@ -321,6 +364,7 @@ class TrainingMixin:
             cbs = callbacks_mod.CallbackList(callbacks, add_progbar=verbose != 0, model=self, verbose=verbose,
                                              epochs=1, steps=handler.inferred_steps)
         batch_hooks = cbs.needs_batch_hooks("test")
+        test_fn = self._step_function("test_step")
         self.reset_metrics()
         cbs.on_test_begin()
         logs = None
@@ -328,7 +372,7 @@ class TrainingMixin:
             for step, batch in batches:
                 if batch_hooks:
                     cbs.on_test_batch_begin(step)
-                logs = self._run_step(self.test_step, batch)
+                logs = self._run_step(test_fn, batch)
                 if batch_hooks:
                     cbs.on_test_batch_end(step, logs)
         if logs is None:
@@ -370,7 +414,7 @@ class TrainingMixin:
                        return_dict=False):
         """One ``train_step`` on this batch; metrics reset afterwards unless ``reset_metrics=False``."""
         self._assert_compile_was_called()
-        logs = _to_python(dict(self._run_step(self.train_step,
+        logs = _to_python(dict(self._run_step(self._step_function("train_step"),
                                               data_adapter.single_batch(x, y, sample_weight, class_weight))))
         return self._finish_batch(logs, reset_metrics, return_dict)
 
@@ -394,7 +438,8 @@ class TrainingMixin:
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
         """One ``test_step`` on this batch; metrics reset afterwards unless ``reset_metrics=False``."""
         self._assert_compile_was_called()
-        logs = _to_python(dict(self._run_step(self.test_step, data_adapter.single_batch(x, y, sample_weight))))
+        logs = _to_python(dict(self._run_step(self._step_function("test_step"),
+                                              data_adapter.single_batch(x, y, sample_weight))))
         return self._finish_batch(logs, reset_metrics, return_dict)
 
     def predict_on_batch(self, x):
@@ -404,8 +449,22 @@ class TrainingMixin:
     def _predict_batch(self, batch):
         strategy = getattr(self, "_distribution_strategy", None)
         if strategy is None:
-            return _numpy_structure(self.predict_step(batch))
+            return _numpy_structure(self._step_function("predict_step")(batch))
         return distribution.concat_predictions(distribution.run_step(self, strategy, self.predict_step, batch))
+
+
+def _grouped(batches, n, multi_step):
+    """(step, thunk) per group of ``n`` batches: each thunk runs the group in one function call."""
+    group, first = [], None
+    for step, batch in batches:
+        if first is None:
+            first = step
+        group.append(batch)
+        if len(group) == n:
+            yield first, (lambda g=tuple(group): multi_step(g))
+            group, first = [], None
+    if group:
+        yield first, (lambda g=tuple(group): multi_step(g))
 
 
 def _should_eval(epoch, validation_freq):

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...autodiff.tape import GradientTape
 from ...framework import context as _ctx
-from ...framework import deferred, dtypes, recording
+from ...framework import deferred, dtypes, recording, tracing
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import Variable
@@ -286,7 +286,23 @@ class Optimizer:
         return self._apply_gradients_locally(pairs)
 
     def _apply_gradients_locally(self, pairs):
-        """The update on this replica's copies (the whole update outside distribution)."""
+        """The update on this replica's copies (the whole update outside distribution).
+
+        Inside tf.function the update is one graph node replayed with each call's gradients: its
+        step-dependent host scalars (learning rate schedules, bias corrections) are recomputed per call.
+        """
+        if tracing.is_tracing():
+            kept = [(g, v) for g, v in pairs if g is not None]
+            variables = [v for _, v in kept]
+            if not self._built:
+                with tracing.suspended():
+                    self.build(variables)
+            tracing.call_python(lambda *grads: self._apply_gradients_eagerly(list(zip(grads, variables))),
+                                [g for g, _ in kept], name="OptimizerApply")
+            return self._iterations
+        return self._apply_gradients_eagerly(pairs)
+
+    def _apply_gradients_eagerly(self, pairs):
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
             raise ValueError(f"No gradients provided for any variable: {[_short_name(v) for _, v in pairs]}. "

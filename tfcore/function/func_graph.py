@@ -1,0 +1,252 @@
+"""``FuncGraph``: the nodes a tf.function trace records, in program order.
+
+tfcore traces by running the Python function once per signature on placeholder
+tensors that carry the call's values (so every Keras/optimizer code path that
+works eagerly also traces), while ``ops.registry.execute`` and the Variable hooks
+report each step here. The graph therefore knows, for every tensor it saw, where
+the value comes from: a placeholder (function input), a node output, a variable
+read (captured by handle: replay reads the variable's value at that point), a
+capture from an enclosing graph, or a constant captured by value.
+
+Nodes are kept in program order; that order is the control dependency that keeps
+stateful nodes (variable assignments, ``tf.print``, random ops, Python calls) in
+the order the program wrote them. Replaying the graph with new inputs
+(``executor``) gives what eager execution of the function would give.
+
+A *dry* graph (the untaken branch of a ``tf.cond`` while tracing) records its
+variable assignments without applying them and does not run its Python calls.
+"""
+
+import itertools
+
+import numpy as np
+
+from ..framework import tracing
+from ..framework.tensor import Tensor
+from ..framework.tensor_shape import TensorShape
+
+_uid = itertools.count()
+
+# Op names whose node must run even when nothing reads its outputs.
+STATEFUL_OPS = frozenset()
+
+
+class Node:
+    """One recorded step.
+
+    ``kind``: ``'op'`` (a registry op run through ``execute``), ``'read'`` (a variable read),
+    ``'assign'`` (a variable assignment), ``'call'`` (a Python callable: tf.print,
+    py_function, TensorArray updates, control flow) .
+    """
+
+    __slots__ = ("kind", "op", "inputs", "outputs", "attrs", "target", "stateful", "name", "device")
+
+    def __init__(self, kind, op, inputs, outputs, attrs=None, target=None, stateful=False, name=None,
+                 device=None):
+        self.kind = kind
+        self.op = op            # Op (kind 'op') or callable (kind 'call')
+        self.inputs = inputs    # slot indices
+        self.outputs = outputs  # slot indices
+        self.attrs = attrs
+        self.target = target    # the Variable of 'read'/'assign'
+        self.stateful = stateful
+        self.name = name
+        self.device = device
+
+    @property
+    def type(self):
+        if self.kind == "op":
+            return self.op.name
+        return {"read": "ReadVariableOp", "assign": "AssignVariableOp"}.get(self.kind, self.name)
+
+
+class Operation:
+    """A read-only view of a node, as ``graph.get_operations()`` gives (``op.type``, ``op.name``)."""
+
+    def __init__(self, graph, node, index):
+        self.graph = graph
+        self._node = node
+        self.type = node.type
+        self.name = self.type if index == 0 else f"{self.type}_{index}"
+
+    @property
+    def inputs(self):
+        return [self.graph._slot_tensor(s) for s in self._node.inputs]
+
+    @property
+    def outputs(self):
+        return [self.graph._slot_tensor(s) for s in self._node.outputs]
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class SymbolicTensorInfo:
+    """What ``ConcreteFunction.graph.inputs/outputs`` list: name, dtype and shape of a slot."""
+
+    def __init__(self, name, dtype, shape):
+        self.name = name
+        self.dtype = dtype
+        self.shape = shape
+
+    def __repr__(self):
+        return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+
+class FuncGraph:
+    """The graph of one trace (or of a control-flow branch/body inside one)."""
+
+    def __init__(self, name, outer=None, dry=False, variable_policy=None):
+        self.name = name
+        self.outer = outer              # enclosing graph (branches and loop bodies)
+        self.dry = dry or (outer is not None and outer.dry)
+        self.nodes = []
+        self.slot_values = []           # trace-time value of each slot (kept alive: ids stay unique)
+        self._ids = {}                  # id(value) -> slot
+        self.placeholders = []          # input slots, in flat-argument order
+        self.constants = {}             # slot -> value captured by value
+        self.captures = []              # (outer slot, inner slot): values from the enclosing graph
+        self.outputs = []               # output slots
+        self.output_structure = None
+        self.variables_created = []
+        self._variable_policy = variable_policy if variable_policy is not None else (
+            outer._variable_policy if outer is not None else None)
+        self._overlay = {} if self.dry else None   # dry graphs: Variable -> value assigned here
+        self.uid = next(_uid)
+
+    # -- slots ---------------------------------------------------------------------------------------
+    def _new_slot(self, value):
+        s = len(self.slot_values)
+        self.slot_values.append(value)
+        if value is not None:
+            self._ids[id(value)] = s
+        return s
+
+    def knows(self, value):
+        """True when ``value`` is computed inside this graph or an enclosing one (not a constant)."""
+        g = self
+        while g is not None:
+            s = g._ids.get(id(value))
+            if s is not None and s not in g.constants:
+                return True
+            g = g.outer
+        return False
+
+    def slot_of(self, value):
+        """The slot holding ``value``: known here, captured from an enclosing graph, or a constant."""
+        s = self._ids.get(id(value))
+        if s is not None:
+            return s
+        if self.outer is not None and self.outer.knows(value):
+            outer_slot = self.outer.slot_of(value)
+            s = self._new_slot(value)
+            self.captures.append((outer_slot, s))
+            return s
+        s = self._new_slot(value)
+        self.constants[s] = value
+        return s
+
+    def add_placeholder(self, value):
+        s = self._new_slot(value)
+        self.placeholders.append(s)
+        return s
+
+    def _slot_tensor(self, s):
+        v = self.slot_values[s]
+        if isinstance(v, Tensor):
+            return SymbolicTensorInfo(f"t{s}", v.dtype, TensorShape(list(v._array.shape)))
+        return v
+
+    # -- recording hooks (called through framework.tracing) ------------------------------------------
+    def _record_op(self, op, inputs, outputs, attrs):
+        ins = [self.slot_of(x) for x in inputs]
+        outs = outputs if type(outputs) is tuple else (outputs,)
+        out_slots = [self._new_slot(o) for o in outs]
+        self.nodes.append(Node("op", op, ins, out_slots, dict(attrs) if attrs else None,
+                               stateful=op.name in STATEFUL_OPS))
+
+    def _read_variable(self, var):
+        g = self
+        value = None
+        while g is not None:
+            hit = g._overlay.get(id(var)) if g._overlay is not None else None
+            if hit is not None:
+                value = hit[1]
+                break
+            g = g.outer
+        if value is None:
+            value = var._value
+        # Each read is a node; the value's id now names this read's slot (tapes track the same object).
+        s = self._new_slot(value)
+        self.nodes.append(Node("read", None, [], [s], target=var))
+        return value
+
+    def _write_variable(self, var, value):
+        s = self.slot_of(value)
+        self.nodes.append(Node("assign", None, [s], [], target=var, stateful=True))
+        if self.dry:
+            self._overlay[id(var)] = (var, value)
+            return True
+        return False
+
+    def _variable_created(self, var):
+        if self._variable_policy is not None:
+            self._variable_policy(var)
+        self.variables_created.append(var)
+
+    def _record_call(self, fn, inputs, stateful, dry_result, name):
+        ins = [self.slot_of(x) for x in inputs]
+        if self.dry and stateful:  # a pure call (TensorArray update) still runs: later nodes need its value
+            result = dry_result() if dry_result is not None else None
+        else:
+            with tracing.suspended():
+                result = fn(*inputs)
+        single = result is not None and not isinstance(result, list | tuple)
+        outs = [] if result is None else ([result] if single else list(result))
+        out_slots = [self._new_slot(o) for o in outs]
+        self.nodes.append(Node("call", fn, ins, out_slots, attrs={"single": single, "none": result is None},
+                               stateful=stateful, name=name))
+        return result
+
+    def _host_read(self, t):
+        if not self.knows(t):
+            return
+        import traceback
+
+        where = ""
+        for frame in reversed(traceback.extract_stack(limit=30)[:-3]):
+            if "/tfcore/" not in frame.filename:
+                where = f"{frame.filename}:{frame.lineno}"
+                break
+        value = np.array(t._device.backend.to_numpy(t._array), copy=True)
+        self.nodes.append(Node("guard", None, [self.slot_of(t)], [], attrs={"value": value, "where": where},
+                               stateful=True, name="Guard"))
+
+    # -- inspection (TF's Graph API subset) -------------------------------------------------------------
+    def get_operations(self):
+        counts = {}
+        ops = []
+        for n in self.nodes:
+            t = n.type
+            ops.append(Operation(self, n, counts.get(t, 0)))
+            counts[t] = counts.get(t, 0) + 1
+        return ops
+
+    @property
+    def inputs(self):
+        return [self._slot_tensor(s) for s in self.placeholders]
+
+    @property
+    def structured_outputs(self):
+        return self.output_structure
+
+    @property
+    def variables(self):
+        seen = {}
+        for n in self.nodes:
+            if n.target is not None:
+                seen.setdefault(id(n.target), n.target)
+        return list(seen.values())
+
+    def __repr__(self):
+        return f"<FuncGraph {self.name}: {len(self.nodes)} nodes>"

@@ -1,0 +1,717 @@
+"""``tf.function`` and ``ConcreteFunction``.
+
+A :class:`Function` keeps one :class:`ConcreteFunction` per input signature,
+with TF's rules (seed 004): tensors and NumPy arrays by dtype and shape, Python
+scalars, strings and other hashable objects by value, unhashable objects by
+id, variables by handle. The first call with a new signature traces the Python
+function (Python side effects run then, and only then) and returns the traced
+call's results; later calls with that signature replay the graph.
+
+``input_signature`` traces once for every compatible input (None dimensions
+accept any size) and rejects the others with TypeError; ``reduce_retracing``
+retraces a second time at most per structure, with the shapes generalised
+(differing dimensions become None).
+"""
+
+import functools
+import inspect
+import logging
+import threading
+import weakref
+
+import numpy as np
+
+from ..framework import context as _ctx
+from ..framework import dtypes, nest, tracing
+from ..framework.tensor import Tensor
+from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_spec import TensorSpec
+from . import executor
+from .func_graph import FuncGraph
+
+_logger = logging.getLogger("tfcore")
+FREQUENT_TRACING_WARNING_THRESHOLD = 5
+_MAX_VALUE_SPECIALISATIONS = 64
+_VARIABLE_ERROR = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable "
+    "is only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+
+
+# -- signature keys -----------------------------------------------------------------------------------
+def _is_variable(x):
+    return hasattr(x, "_tfc_read") and not isinstance(x, Tensor)
+
+
+def _is_tensor_like(x):
+    return isinstance(x, Tensor) or (isinstance(x, np.ndarray) and x.dtype != object)
+
+
+def _spec_of(x):
+    if isinstance(x, Tensor):
+        return x._dtype, tuple(x._array.shape)
+    return dtypes.from_numpy(x.dtype), tuple(x.shape)
+
+
+def _key(x, relaxed=None):
+    """The hashable part of the signature for one argument (tensors by dtype/shape)."""
+    if _is_tensor_like(x):
+        dt, shape = _spec_of(x)
+        return ("T", dt, shape)
+    if _is_variable(x):
+        return ("V", id(x))
+    if isinstance(x, list | tuple):
+        return (type(x).__name__, tuple(_key(v) for v in x))
+    if isinstance(x, dict):
+        return ("dict", tuple((k, _key(x[k])) for k in sorted(x)))
+    if x is None or isinstance(x, bool | int | float | str | bytes | complex):
+        return (type(x).__name__, x)
+    try:
+        hash(x)
+        return ("O", type(x), x)
+    except TypeError:
+        return ("id", id(x))
+
+
+def _relax(key, other):
+    """The key that accepts both ``key`` and ``other`` (shapes generalised), or None."""
+    if key[0] == "T" and other[0] == "T":
+        if key[1] is not other[1] or len(key[2]) != len(other[2]):
+            return None
+        return ("T", key[1], tuple(a if a == b else None for a, b in zip(key[2], other[2])))
+    if key[0] == other[0] and key[0] in ("list", "tuple", "dict") and len(key[1]) == len(other[1]):
+        parts = []
+        for a, b in zip(key[1], other[1]):
+            if key[0] == "dict":
+                if a[0] != b[0]:
+                    return None
+                r = _relax(a[1], b[1])
+                parts.append(None if r is None else (a[0], r))
+            else:
+                parts.append(_relax(a, b))
+        if any(p is None for p in parts):
+            return None
+        return (key[0], tuple(parts))
+    return key if key == other else None
+
+
+def _matches(general, key):
+    if general[0] == "T" and key[0] == "T":
+        return general[1] is key[1] and len(general[2]) == len(key[2]) and all(
+            g is None or g == k for g, k in zip(general[2], key[2]))
+    if general[0] == key[0] and general[0] in ("list", "tuple", "dict") and len(general[1]) == len(key[1]):
+        if general[0] == "dict":
+            return all(a[0] == b[0] and _matches(a[1], b[1]) for a, b in zip(general[1], key[1]))
+        return all(_matches(a, b) for a, b in zip(general[1], key[1]))
+    return general == key
+
+
+def _key_str(k):
+    if k[0] == "T":
+        return f"TensorSpec(shape={TensorShape(list(k[2]))}, dtype={k[1]!r}, name=None)"
+    if k[0] in ("list", "tuple"):
+        inner = ", ".join(_key_str(v) for v in k[1])
+        return f"[{inner}]" if k[0] == "list" else f"({inner})"
+    if k[0] == "dict":
+        return "{" + ", ".join(f"{a!r}: {_key_str(b)}" for a, b in k[1]) + "}"
+    if k[0] == "V":
+        return "Variable(handle)"
+    if k[0] in ("O", "id"):
+        return f"{k[1]}" if k[0] == "id" else repr(k[2])
+    return f"Literal[{k[1]!r}]"
+
+
+# -- ConcreteFunction ----------------------------------------------------------------------------------
+class ConcreteFunction:
+    """One traced graph callable with tensors matching its signature (``f.get_concrete_function(...)``)."""
+
+    def __init__(self, graph, name, param_names, arg_keys, structure, python_args):
+        self.graph = graph
+        self.name = name
+        self._param_names = param_names
+        self._arg_keys = arg_keys                   # per-parameter signature key (after binding)
+        self._structure = structure                 # flat positional args with tensors replaced by None
+        self._python_args = python_args
+        self._plan = None
+        self._shapes = None
+        self._specialisations = {}
+        self._by_value = []
+
+    @property
+    def structured_outputs(self):
+        return self.graph.output_structure
+
+    @property
+    def inputs(self):
+        return self.graph.inputs
+
+    @property
+    def outputs(self):
+        return [self.graph._slot_tensor(s) for s in self.graph.outputs]
+
+    @property
+    def variables(self):
+        return tuple(self.graph.variables)
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self.graph.variables if v.trainable)
+
+    @property
+    def structured_input_signature(self):
+        args = tuple(_key_spec(k) for k in self._arg_keys)
+        return args, {}
+
+    def _run_flat(self, flat_tensors):
+        if self._plan is None:
+            self._plan = executor.compile_plan(self.graph)
+        return executor.run_plan(self._plan, flat_tensors)
+
+    def _call_flat(self, flat_tensors):
+        outs = self._run_flat(flat_tensors)
+        return _pack_outputs(self.graph, outs)
+
+    def __call__(self, *args, **kwargs):
+        flat = []
+        for a in list(args) + [kwargs[k] for k in sorted(kwargs)]:
+            for leaf in nest.flatten(a):
+                if _is_variable(leaf):
+                    leaf = leaf._tfc_read()
+                if _is_tensor_like(leaf):
+                    flat.append(leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf))
+        n = len(self.graph.placeholders)
+        if len(flat) != n:
+            raise TypeError(f"{self.name}: expected {n} tensor argument(s) matching the signature "
+                            f"{self.pretty_printed_signature(verbose=False)}, got {len(flat)}")
+        for t, s in zip(flat, self.graph.placeholders):
+            ph = self.graph.slot_values[s]
+            if t._dtype is not ph._dtype:
+                raise TypeError(f"{self.name}: argument of dtype {t._dtype.name} does not match the "
+                                f"signature's {ph._dtype.name}")
+        return self._call_flat(flat)
+
+    def get_operations(self):
+        return self.graph.get_operations()
+
+    def pretty_printed_signature(self, verbose=True):
+        lines = ["Input Parameters:"]
+        for name, k in zip(self._param_names, self._arg_keys):
+            lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {_key_str(k)}")
+        lines.append("Output Type:")
+        lines.append(f"  {_output_str(self.graph.output_structure)}")
+        lines.append("Captures:")
+        caps = [v for v in self.graph.variables]
+        if caps:
+            for v in caps:
+                lines.append(f"  {id(v)}: TensorSpec(shape={v.shape}, dtype=tf.resource, name=None)")
+        else:
+            lines.append("  None")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+
+    def __str__(self):
+        return f"ConcreteFunction {self.name}\n" + self.pretty_printed_signature()
+
+
+def _key_spec(k):
+    if k[0] == "T":
+        return TensorSpec(list(k[2]), k[1])
+    if k[0] in ("list", "tuple"):
+        vals = [_key_spec(v) for v in k[1]]
+        return vals if k[0] == "list" else tuple(vals)
+    if k[0] == "dict":
+        return {a: _key_spec(b) for a, b in k[1]}
+    return k[-1]
+
+
+def _output_str(structure):
+    if structure is None:
+        return "NoneTensorSpec()"
+    if isinstance(structure, Tensor):
+        return f"TensorSpec(shape={structure.shape}, dtype={structure.dtype!r}, name=None)"
+    if isinstance(structure, list | tuple):
+        inner = ", ".join(_output_str(v) for v in structure)
+        return f"[{inner}]" if isinstance(structure, list) else f"Tuple[{inner}]"
+    if isinstance(structure, dict):
+        return "Dict[" + ", ".join(f"[{k!r}, {_output_str(v)}]" for k, v in structure.items()) + "]"
+    return f"Literal[{structure!r}]"
+
+
+def _pack_outputs(graph, outs):
+    it = iter(outs)
+    flags = graph.output_is_slot
+
+    def leaf(v, is_slot):
+        return next(it) if is_slot else v
+
+    leaves = nest.flatten(graph.output_structure)
+    return nest.pack_sequence_as(graph.output_structure, [leaf(v, f) for v, f in zip(leaves, flags)])
+
+
+# -- Function --------------------------------------------------------------------------------------------
+class Function:
+    """The callable ``tf.function(f)`` returns (``tf.types.experimental.PolymorphicFunction``)."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True, jit_compile=None,
+                 reduce_retracing=False, experimental_relax_shapes=None, name=None, instance=None):
+        if not callable(python_function):
+            raise TypeError(f"tf.function: expected a callable, got {python_function!r}")
+        self._python_function = python_function
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = bool(reduce_retracing or experimental_relax_shapes)
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._instance = instance
+        self._input_signature = None
+        if input_signature is not None:
+            if not isinstance(input_signature, list | tuple):
+                raise TypeError(f"input_signature must be a list or tuple of tf.TensorSpec, got {input_signature!r}")
+            for s in nest.flatten(list(input_signature)):
+                if not isinstance(s, TensorSpec):
+                    raise TypeError(f"input_signature must contain tf.TensorSpec objects, got {s!r}")
+            self._input_signature = tuple(input_signature)
+        self._lock = threading.RLock()  # guards the caches
+        self._key_locks = {}
+        self._cache = {}            # key -> ConcreteFunction
+        self._relaxed = []          # (general key, ConcreteFunction) from reduce_retracing
+        self._tracing_count = 0
+        self._recent = []           # traced? flags of the last calls (retracing warning)
+        self._warned = False
+        self._bound = weakref.WeakKeyDictionary()
+        self._bound_by_id = {}
+        self._converted = None
+        try:
+            self._signature = inspect.signature(python_function)
+        except (TypeError, ValueError):
+            self._signature = None
+        functools.update_wrapper(self, python_function, updated=())
+
+    # -- descriptor: methods get one Function per instance ---------------------------------------------
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            bound = self._bound_by_id.get(id(instance))
+        if bound is None:
+            bound = Function(self._python_function, input_signature=self._input_signature,
+                             autograph=self._autograph, jit_compile=self._jit_compile,
+                             reduce_retracing=self._reduce_retracing, name=self._name,
+                             instance=weakref.ref(instance) if _weakrefable(instance) else (lambda: instance))
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                self._bound_by_id[id(instance)] = bound
+        return bound
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def function_spec(self):
+        return self._signature
+
+    def experimental_get_tracing_count(self):
+        return self._tracing_count
+
+    # -- binding -------------------------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        """(parameter names, values) in signature order, defaults applied (self excluded)."""
+        if self._instance is not None:
+            args = (self._instance(),) + tuple(args)
+        if self._signature is None:
+            names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
+            values = list(args) + [kwargs[k] for k in sorted(kwargs)]
+        else:
+            try:
+                ba = self._signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{self._name}: {e}") from None
+            ba.apply_defaults()
+            names, values = [], []
+            for name, v in ba.arguments.items():
+                kind = self._signature.parameters[name].kind
+                if kind is inspect.Parameter.VAR_POSITIONAL:
+                    for i, x in enumerate(v):
+                        names.append(f"{name}_{i}")
+                        values.append(x)
+                elif kind is inspect.Parameter.VAR_KEYWORD:
+                    for k in sorted(v):
+                        names.append(k)
+                        values.append(v[k])
+                else:
+                    names.append(name)
+                    values.append(v)
+        if self._instance is not None:
+            return names[1:], values[1:], values[0]
+        return names, values, None
+
+    def _apply_input_signature(self, names, values):
+        sig = self._input_signature
+        if len(values) < len(sig):
+            raise TypeError(f"{self._name}: expected {len(sig)} argument(s) for input_signature {list(sig)}, "
+                            f"got {len(values)}")
+        if len(values) > len(sig):
+            extra = values[len(sig):]
+            raise TypeError(f"{self._name}: got {len(values)} arguments but input_signature has {len(sig)} "
+                            f"entries; extra: {extra!r}")
+        return [_conform(self._name, name, v, spec) for name, v, spec in zip(names, values, sig)]
+
+    # -- calling ---------------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if tracing.functions_run_eagerly():
+            return self._call_python(args, kwargs)
+        if tracing.is_tracing():
+            # Called while tracing another function: trace inline (the outer graph records the ops).
+            return self._call_python(args, kwargs)
+        names, values, instance = self._bind(args, kwargs)
+        if self._input_signature is not None:
+            values = self._apply_input_signature(names, values)
+            sig_keys = tuple(_spec_key(s) for s in self._input_signature)
+            cf = self._cache.get(sig_keys)
+            if cf is None:
+                return self._trace_and_call(names, values, instance, sig_keys)
+            self._note_call(False)
+            return self._call_concrete(cf, names, values, instance)
+        keys = tuple(_key(v) for v in values)
+        dev = _ctx.current_device()
+        if dev is not None:  # as TF, the device scope is part of the cache key (replica threads)
+            keys = keys + (("device", dev.name),)
+        cf = self._cache.get(keys)
+        if cf is None and self._relaxed:
+            for general, c in self._relaxed:
+                if _matches(general, ("tuple", keys)):
+                    cf = c
+                    break
+        if cf is not None:
+            self._note_call(False)
+            return self._call_concrete(cf, names, values, instance)
+        trace_keys = keys
+        if self._reduce_retracing and self._cache:
+            for k in list(self._cache):
+                general = _relax(("tuple", k), ("tuple", keys))
+                if general is not None and general != ("tuple", k):
+                    trace_keys = general[1]
+                    break
+        return self._trace_and_call(names, values, instance, trace_keys, relaxed=trace_keys is not keys)
+
+    def _call_python(self, args, kwargs):
+        fn = self._python_function
+        if self._instance is not None:
+            return fn(self._instance(), *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    def _note_call(self, traced):
+        self._recent.append(traced)
+        del self._recent[:-FREQUENT_TRACING_WARNING_THRESHOLD]
+        if (traced and not self._warned and self._tracing_count >= FREQUENT_TRACING_WARNING_THRESHOLD
+                and len(self._recent) == FREQUENT_TRACING_WARNING_THRESHOLD and all(self._recent)):
+            self._warned = True
+            _logger.warning(
+                "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is expensive and the "
+                "excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop, "
+                "(2) passing tensors with different shapes, (3) passing Python objects instead of tensors. For "
+                "(1), please define your @tf.function outside of the loop. For (2), @tf.function has "
+                "reduce_retracing=True option that can avoid unnecessary retracing. For (3), please refer to "
+                "https://www.tensorflow.org/guide/function#controlling_retracing and "
+                "https://www.tensorflow.org/api_docs/python/tf/function for  more details.",
+                FREQUENT_TRACING_WARNING_THRESHOLD, FREQUENT_TRACING_WARNING_THRESHOLD, self._python_function)
+
+    def _traced_python_function(self):
+        if not self._autograph:
+            return self._python_function
+        if self._converted is None:
+            from . import autograph as _ag
+
+            self._converted = _ag.convert_for_tracing(self._python_function)
+        return self._converted
+
+    def _call_concrete(self, cf, names, values, instance):
+        """Run ``cf``; a generalised signature (None dims) runs a graph specialised to these static shapes.
+
+        tfcore traces with the call's values, so Python code that read a static shape baked it into the
+        graph; a call with other static shapes gets its own specialisation (the Python function runs
+        again for it, but ``experimental_get_tracing_count`` counts TF's traces only).
+        """
+        flat = _flat_tensors(values)
+        shapes = tuple(tuple(t._array.shape) for t in flat)
+        base = cf
+        if shapes != cf._shapes:
+            base = cf._specialisations.get(shapes)
+            if base is None:
+                with self._key_lock((cf, shapes)):
+                    base = cf._specialisations.get(shapes)
+                    if base is None:
+                        base, out = self._trace(names, values, instance, cf._arg_keys, count=False)
+                        cf._specialisations[shapes] = base
+                        return out
+        try:
+            return base._call_flat(flat)
+        except executor.GuardFailure as e:
+            if e.effects:
+                raise
+        return self._call_by_value(base, names, values, instance, flat)
+
+    def _call_by_value(self, cf, names, values, instance, flat):
+        """A Python value read while tracing changed before any effect ran: a graph per such value.
+
+        (tfcore traces with the call's values; code like ``tf.fill([n], x)`` reads ``n`` in Python.)
+        """
+        for spec in cf._by_value:
+            try:
+                return spec._call_flat(flat)
+            except executor.GuardFailure as e:
+                if e.effects:
+                    raise
+        with self._key_lock((cf, "by_value")):
+            if len(cf._by_value) >= _MAX_VALUE_SPECIALISATIONS:
+                raise executor.GuardFailure(
+                    f"{self._name}: more than {_MAX_VALUE_SPECIALISATIONS} graphs specialised to values that Python "
+                    "code read from tensors while tracing; use TensorFlow ops on those tensors instead", True)
+            spec, out = self._trace(names, values, instance, cf._arg_keys, count=False)
+            cf._by_value.append(spec)
+        return out
+
+    def _trace(self, names, values, instance, keys, count=True):
+        first = self._tracing_count == 0 and count
+
+        def policy(var):
+            if not first:
+                raise ValueError(_VARIABLE_ERROR)
+
+        graph = FuncGraph(self._name, variable_policy=policy)
+        fn = self._traced_python_function()
+        if count:
+            self._tracing_count += 1
+        with tracing.recording_into(graph):
+            ph_values = [_placeholders(graph, v) for v in values]
+            call_args = ([instance] if instance is not None else []) + ph_values
+            out = _call_with_names(fn, self._signature, names, call_args, instance is not None)
+            out = nest.map_structure(lambda x: x._tfc_read() if _is_variable(x) else x, out)
+        flat = nest.flatten(out)
+        graph.output_structure = out
+        graph.output_is_slot = []
+        for leaf in flat:
+            if isinstance(leaf, Tensor):
+                graph.outputs.append(graph.slot_of(leaf))
+                graph.output_is_slot.append(True)
+            else:
+                graph.output_is_slot.append(False)
+        cf = ConcreteFunction(graph, self._name, names, keys, None, None)
+        cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
+        return cf, out
+
+    def _key_lock(self, keys):
+        with self._lock:
+            return self._key_locks.setdefault(keys, threading.RLock())
+
+    def _trace_and_call(self, names, values, instance, keys, relaxed=False):
+        # One trace per key at a time; different keys (replica threads' devices) trace concurrently, as
+        # collectives inside the function rendezvous across those traces.
+        with self._key_lock(keys):
+            cf = self._cache.get(keys)
+            if cf is not None:  # another thread traced it meanwhile
+                return self._call_concrete(cf, names, values, instance)
+            cf, out = self._trace(names, values, instance, keys)
+            with self._lock:
+                self._cache[keys] = cf
+                if relaxed:
+                    self._relaxed.append((("tuple", keys), cf))
+        self._note_call(True)
+        return out
+
+    # -- concrete functions ---------------------------------------------------------------------------
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (TensorSpecs allowed), tracing if needed."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        names, values, instance = self._bind(args, kwargs)
+        if self._input_signature is not None and not args:
+            values = list(self._input_signature)
+        values = [nest.map_structure(_spec_to_value, v) for v in values]
+        if self._input_signature is not None:
+            values = self._apply_input_signature(names, values)
+            keys = tuple(_spec_key(s) for s in self._input_signature)
+        else:
+            keys = tuple(_key(v) for v in values)
+            specs = [v for v in nest.flatten(list(args) + list(kwargs.values())) if isinstance(v, TensorSpec)]
+            if any(None in (s.shape.as_list() if s.shape.rank is not None else [None]) for s in specs):
+                keys = tuple(_key_with_specs(a) for a in _bind_raw(self, args, kwargs))
+        cf = self._cache.get(keys)
+        if cf is None:
+            cf, _ = self._trace(names, values, instance, keys)
+            self._cache[keys] = cf
+            if any(_has_none(k) for k in keys):
+                self._relaxed.append((("tuple", keys), cf))
+        return cf
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        return "\n\n".join(f"{self._name}(" + ", ".join(cf._param_names) + ")\n" + cf.pretty_printed_signature()
+                           for cf in self._cache.values())
+
+    def __repr__(self):
+        return f"<tfcore.function.Function {self._name}>"
+
+
+def _weakrefable(obj):
+    try:
+        weakref.ref(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _has_none(k):
+    if k[0] == "T":
+        return None in k[2]
+    if k[0] in ("list", "tuple"):
+        return any(_has_none(v) for v in k[1])
+    if k[0] == "dict":
+        return any(_has_none(v) for _, v in k[1])
+    return False
+
+
+def _bind_raw(function, args, kwargs):
+    names, values, _ = function._bind(args, kwargs)
+    return values
+
+
+def _key_with_specs(v):
+    if isinstance(v, TensorSpec):
+        shape = tuple(v.shape.as_list()) if v.shape.rank is not None else ()
+        return ("T", v.dtype, shape)
+    if isinstance(v, list | tuple):
+        return (type(v).__name__, tuple(_key_with_specs(x) for x in v))
+    return _key(v)
+
+
+def _spec_key(spec):
+    if isinstance(spec, TensorSpec):
+        shape = tuple(spec.shape.as_list()) if spec.shape.rank is not None else None
+        return ("T", spec.dtype, shape)
+    if isinstance(spec, list | tuple):
+        return (type(spec).__name__, tuple(_spec_key(s) for s in spec))
+    if isinstance(spec, dict):
+        return ("dict", tuple((k, _spec_key(spec[k])) for k in sorted(spec)))
+    return _key(spec)
+
+
+def _spec_to_value(v):
+    """A TensorSpec given to get_concrete_function traces with zeros of that shape (None -> 1)."""
+    if isinstance(v, TensorSpec):
+        dims = v.shape.as_list() if v.shape.rank is not None else []
+        shape = [1 if d is None else d for d in dims]
+        return convert_to_tensor(np.zeros(shape, v.dtype.as_numpy_dtype), dtype=v.dtype)
+    return v
+
+
+def _conform(fname, name, value, spec):
+    """``value`` as the tensor(s) ``spec`` describes, or TypeError naming the argument."""
+    if isinstance(spec, list | tuple | dict):
+        if isinstance(spec, dict):
+            if not isinstance(value, dict) or sorted(value) != sorted(spec):
+                raise TypeError(f"{fname}: argument {name!r} must be a dict with keys {sorted(spec)}")
+            return {k: _conform(fname, f"{name}[{k!r}]", value[k], spec[k]) for k in value}
+        if not isinstance(value, list | tuple) or len(value) != len(spec):
+            raise TypeError(f"{fname}: argument {name!r} must be a sequence of {len(spec)} elements matching "
+                            f"{spec!r}, got {value!r}")
+        return type(value)(_conform(fname, f"{name}[{i}]", v, s) for i, (v, s) in enumerate(zip(value, spec)))
+    if _is_variable(value):
+        value = value._tfc_read()
+    if isinstance(value, Tensor):
+        t = value
+        if t._dtype is not spec.dtype:
+            raise TypeError(f"Binding inputs to tf.function `{fname}` failed due to `Can not cast "
+                            f"TensorSpec(shape={t.shape}, dtype={t._dtype!r}, name=None) to {spec!r}`. Received "
+                            f"args: {name}={value!r}")
+    else:
+        try:
+            t = convert_to_tensor(value, dtype=spec.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Binding inputs to tf.function `{fname}` failed: argument {name}={value!r} "
+                            f"cannot be converted to {spec!r}: {e}") from None
+    if not spec.shape.is_compatible_with(t.shape):
+        raise TypeError(f"Binding inputs to tf.function `{fname}` failed due to `Can not cast "
+                        f"TensorSpec(shape={t.shape}, dtype={t._dtype!r}, name=None) to {spec!r}`. Received "
+                        f"args: {name} with shape {t.shape}")
+    return t
+
+
+def _flat_tensors(values):
+    out = []
+    for v in values:
+        for leaf in nest.flatten(v):
+            if isinstance(leaf, Tensor):
+                out.append(leaf)
+            elif _is_tensor_like(leaf):
+                out.append(convert_to_tensor(leaf))
+    return out
+
+
+def _placeholders(graph, value):
+    def ph(leaf):
+        if _is_tensor_like(leaf):
+            t = leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf)
+            if id(t) in graph._ids:  # the same tensor passed twice: a second placeholder needs its own object
+                t = Tensor(t._array, t._dtype, t._device)
+            graph.add_placeholder(t)  # the caller's tensor itself: an outer tape tracing it sees the trace's ops
+            return t
+        return leaf
+
+    # flatten order (dict values by sorted key) is the order calls pass their tensors in
+    return nest.pack_sequence_as(value, [ph(leaf) for leaf in nest.flatten(value)])
+
+
+def _call_with_names(fn, signature, names, call_args, has_self):
+    if signature is None:
+        return fn(*call_args)
+    params = list(signature.parameters.values())
+    args, kwargs = [], {}
+    values = list(call_args)
+    i = 0
+    for p in params:
+        if i >= len(values):
+            break
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            while i < len(values) and (i - (1 if has_self else 0)) < len(names) and \
+                    names[i - (1 if has_self else 0)].startswith(p.name + "_"):
+                args.append(values[i])
+                i += 1
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            while i < len(values):
+                kwargs[names[i - (1 if has_self else 0)]] = values[i]
+                i += 1
+        elif p.kind is inspect.Parameter.KEYWORD_ONLY:
+            kwargs[p.name] = values[i]
+            i += 1
+        else:
+            args.append(values[i])
+            i += 1
+    return fn(*args, **kwargs)
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None,
+             name=None):
+    """``tf.function``: as a decorator (with or without arguments) or called on a function."""
+    if jit_compile is None and experimental_compile is not None:
+        jit_compile = experimental_compile
+
+    def decorate(f):
+        return Function(f, input_signature=input_signature, autograph=autograph, jit_compile=jit_compile,
+                        reduce_retracing=reduce_retracing, experimental_relax_shapes=experimental_relax_shapes,
+                        name=name)
+
+    if func is None:
+        return decorate
+    return decorate(func)
