@@ -34,7 +34,7 @@ from .function import (case, cond, control_dependencies, foldl, foldr, init_scop
                        py_function, scan, switch_case, while_loop)
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
-from . import io, train, sparse
+from . import io, train, sparse, saved_model
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer

@@ -67,7 +67,7 @@ def _info(args):
 
 
 def main(argv=None):
-    for mod in ("tfcore.keras.train_command", "tfcore.bench_command"):
+    for mod in ("tfcore.keras.train_command", "tfcore.bench_command", "tfcore.saving.saved_model_cli"):
         try:
             importlib.import_module(mod)  # registers its subcommand
         except ImportError:

@@ -97,6 +97,9 @@ class Flatten(Layer):
             inputs = tf.transpose(inputs, perm)
         if inputs.shape.rank == 1:
             return tf.expand_dims(inputs, 1)
+        rest = inputs.shape.as_list()[1:]
+        if all(d is not None for d in rest) and math.prod(rest) > 0:
+            return tf.reshape(inputs, (-1, math.prod(rest)))  # batch-size independent (traced graphs too)
         return tf.reshape(inputs, (inputs.shape[0], -1))
 
     def compute_output_shape(self, input_shape):
