@@ -16,7 +16,7 @@ from tfcore.cli import main as cli_main
 class DemoModule(tf.Module):
     """Seed 003's module."""
 
-    def __init__(self, init_value=tf.constant(0.0), name=None):
+    def __init__(self, init_value=0.0, name=None):
         super().__init__(name=name)
         with self.name_scope:
             self.x = tf.Variable(init_value, dtype=tf.float32, trainable=True)
