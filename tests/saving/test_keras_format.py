@@ -134,6 +134,25 @@ def test_model_checkpoint_saves_whole_models(tmp_path):
     np.testing.assert_array_equal(last.predict(x, verbose=0), model.predict(x, verbose=0))
 
 
+def test_weights_h5_round_trip_and_keras3_layout(tmp_path):
+    keras3 = tf.keras.models.load_model(os.path.join(DATA, "keras3_cnn.keras"))
+    path = str(tmp_path / "cnn.weights.h5")
+    keras3.save_weights(path)
+    fresh = tf.keras.Sequential([tf.keras.Input((6, 6, 1)), tf.keras.layers.Conv2D(2, 3, activation="relu"),
+                                 tf.keras.layers.BatchNormalization(), tf.keras.layers.Flatten(),
+                                 tf.keras.layers.Dropout(0.1), tf.keras.layers.Dense(3, activation="softmax")])
+    fresh.load_weights(path)
+    np.testing.assert_allclose(fresh.predict(REFS["x"], verbose=0), REFS["cnn"], rtol=1e-5, atol=1e-6)
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        assert f["layers/conv2d/vars/0"].shape == (3, 3, 1, 2)
+        assert f["layers/batch_normalization/vars"].attrs["name"] == "batch_normalization"
+    wrong = tf.keras.Sequential([tf.keras.Input((6, 6, 1)), tf.keras.layers.Conv2D(3, 3)])
+    with pytest.raises(ValueError, match=r"\(3, 3, 1, 3\).*\(3, 3, 1, 2\)"):
+        wrong.load_weights(path)
+
+
 def test_errors_name_the_file(tmp_path):
     with pytest.raises(tf.errors.NotFoundError, match="missing.keras"):
         tf.keras.models.load_model(str(tmp_path / "missing.keras"))

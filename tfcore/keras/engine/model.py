@@ -184,11 +184,19 @@ class Model(TrainingMixin, Layer):
         return Layer.count_params(self)
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
-        """Write all weights to ``filepath`` in tfcore's NumPy ``.npz`` format (see saving/weights_format.py)."""
+        """Write all weights: Keras 3's HDF5 layout for ``*.weights.h5``, else tfcore's NumPy ``.npz`` format."""
+        if str(filepath).endswith(".weights.h5"):
+            from ..saving import keras_format
+
+            return keras_format.save_weights_h5(self, filepath, overwrite=overwrite)
         weights_format.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, by_name=False, skip_mismatch=False, options=None):
-        """Read weights written by :meth:`save_weights` (by position, or by weight name with ``by_name``)."""
+        """Read weights written by :meth:`save_weights` or by Keras 3 (``*.weights.h5``)."""
+        if str(filepath).endswith(".weights.h5"):
+            from ..saving import keras_format
+
+            return keras_format.load_weights_h5(self, filepath)
         return weights_format.load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
 
     def save(self, filepath, overwrite=True, save_format=None, include_optimizer=True, **kwargs):

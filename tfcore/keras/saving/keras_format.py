@@ -632,3 +632,42 @@ def model_from_json(json_string, custom_objects=None):
 
 def model_from_config(config, custom_objects=None):
     return deserialize_layer(config, custom_objects)
+
+
+def save_weights_h5(model, filepath, overwrite=True):
+    """``model.save_weights("m.weights.h5")``: the weights part of a ``.keras`` file, Keras 3's layout."""
+    h5py = _h5py()
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"{filepath} already exists and overwrite=False")
+    parent = os.path.dirname(filepath) or "."
+    os.makedirs(parent, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(filepath) + ".tmp", dir=parent)
+    os.close(fd)
+    try:
+        with h5py.File(tmp, "w") as f:
+            _write_layer(f, model)
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def load_weights_h5(model, filepath):
+    """Load a ``.weights.h5`` file (written here or by Keras 3); all shapes are checked before any assignment."""
+    h5py = _h5py()
+    filepath = os.fspath(filepath)
+    if not os.path.isfile(filepath):
+        raise NotFoundError(f"Unable to load weights: no file at {filepath}")
+    if not model.built:
+        raise ValueError(f"Unable to load weights into model {model.name!r}: it has not created its weights yet. "
+                         "Call the model on a batch of data or `build()` it first, then load the weights.")
+    try:
+        with h5py.File(filepath, "r") as f:
+            pairs = []
+            _collect_assignments(f, model, model.name, pairs)
+    except OSError as e:
+        raise DataLossError(f"Cannot read the weights file {filepath}: it is truncated or corrupted ({e})") from e
+    for v, a in pairs:
+        v.assign(a.astype(v.dtype.as_numpy_dtype, copy=False))
