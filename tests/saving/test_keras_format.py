@@ -148,6 +148,12 @@ def test_weights_h5_round_trip_and_keras3_layout(tmp_path):
     with h5py.File(path, "r") as f:
         assert f["layers/conv2d/vars/0"].shape == (3, 3, 1, 2)
         assert f["layers/batch_normalization/vars"].attrs["name"] == "batch_normalization"
+    from tfcore.keras.saving import weights_format
+
+    legacy = str(tmp_path / "old.weights.h5")  # an .npz that older tfcore wrote under this name still loads
+    weights_format.save_weights(keras3, legacy)
+    fresh.load_weights(legacy)
+    np.testing.assert_allclose(fresh.predict(REFS["x"], verbose=0), REFS["cnn"], rtol=1e-5, atol=1e-6)
     wrong = tf.keras.Sequential([tf.keras.Input((6, 6, 1)), tf.keras.layers.Conv2D(3, 3)])
     with pytest.raises(ValueError, match=r"\(3, 3, 1, 3\).*\(3, 3, 1, 2\)"):
         wrong.load_weights(path)

@@ -196,7 +196,8 @@ class Model(TrainingMixin, Layer):
         if str(filepath).endswith(".weights.h5"):
             from ..saving import keras_format
 
-            return keras_format.load_weights_h5(self, filepath)
+            if keras_format.is_hdf5(filepath):  # else an .npz written under that name by older tfcore
+                return keras_format.load_weights_h5(self, filepath)
         return weights_format.load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
 
     def save(self, filepath, overwrite=True, save_format=None, include_optimizer=True, **kwargs):

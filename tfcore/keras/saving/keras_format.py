@@ -654,6 +654,15 @@ def save_weights_h5(model, filepath, overwrite=True):
         raise
 
 
+def is_hdf5(filepath):
+    """True when ``filepath`` starts with HDF5's signature (missing files count as HDF5: the loader reports them)."""
+    try:
+        with open(filepath, "rb") as f:
+            return f.read(8) == b"\x89HDF\r\n\x1a\n"
+    except FileNotFoundError:
+        return True
+
+
 def load_weights_h5(model, filepath):
     """Load a ``.weights.h5`` file (written here or by Keras 3); all shapes are checked before any assignment."""
     h5py = _h5py()
