@@ -27,6 +27,17 @@ from .saved_model_protos import pb
 
 _JSON_ATTRS = "_tfcore_attrs"
 
+# TF's output argument names (OpDef) for the ops whose single output is not called "output"
+_OUTPUT_ARG = {**dict.fromkeys(("AddV2", "Add", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "Pow",
+                                "SquaredDifference", "FloorDiv", "FloorMod", "Atan2"), "z"),
+               **dict.fromkeys(("Neg", "Abs", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Tanh", "Sigmoid", "Sign",
+                                "Reciprocal", "Sin", "Cos", "Floor", "Ceil", "Round", "Cast", "Log1p", "Expm1",
+                                "Erf", "Softplus", "Elu", "Selu"), "y"),
+               "MatMul": "product", "_FusedMatMul": "product", "BatchMatMulV2": "output", "Relu": "activations",
+               "Relu6": "activations", "LeakyRelu": "activations", "Softmax": "softmax", "LogSoftmax": "logsoftmax",
+               **dict.fromkeys(("Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual",
+                                "LogicalAnd", "LogicalOr"), "z"), "LogicalNot": "y"}
+
 
 # -- tensors ---------------------------------------------------------------------------------------------
 def tensor_proto(value):
@@ -188,10 +199,10 @@ def function_def(cf, fname, arg_names):
     counts = {}
 
     def new_node(op):
-        k = counts.get(op, 0)
-        counts[op] = k + 1
-        nd = fdef.node_def.add(name=op if k == 0 else f"{op}_{k}", op=op)
-        return nd
+        base = op.lstrip("_") or "node"  # TF node names may not start with "_"
+        k = counts.get(base, 0)
+        counts[base] = k + 1
+        return fdef.node_def.add(name=base if k == 0 else f"{base}_{k}", op=op)
 
     def ref(slot):
         if slot in refs:
@@ -216,10 +227,15 @@ def function_def(cf, fname, arg_names):
             attrs = n.attrs or {}
             for k, v in attrs.items():
                 _set_attr(nd.attr[k], v)
-            if attrs:
-                nd.attr[_JSON_ATTRS].s = json.dumps({k: _json_attr(v) for k, v in attrs.items()}).encode()
+            # the exact attributes tfcore's kernels take (TF's "T" and friends are for TensorFlow's loader)
+            nd.attr[_JSON_ATTRS].s = json.dumps({k: _json_attr(v) for k, v in attrs.items()}).encode()
+            if "T" not in attrs and n.inputs:
+                nd.attr["T"].type = g.slot_values[n.inputs[0]].dtype.as_datatype_enum  # TF's type attr
+            if n.op.name in ("_FusedMatMul", "_FusedConv2D") and "num_args" not in attrs:
+                nd.attr["num_args"].i = len(n.inputs) - 2  # TF's count of the fused ops' extra inputs
+            out_arg = _OUTPUT_ARG.get(n.op.name, "output")
             for i, s in enumerate(n.outputs):
-                refs[s] = f"{nd.name}:output:{i}"
+                refs[s] = f"{nd.name}:{out_arg}:{i}"
             if n.stateful:
                 if last_stateful:
                     nd.input.append("^" + last_stateful)
@@ -331,6 +347,8 @@ class GraphFunction:
             if _JSON_ATTRS in nd.attr:
                 raw = json.loads(nd.attr[_JSON_ATTRS].s.decode())
                 attrs = {k: _from_json_attr(v) for k, v in raw.items()}
+            elif op is not None:
+                attrs = {k: _attr_value(v) for k, v in nd.attr.items() if k not in ("T", "num_args")}
             else:
                 attrs = {k: _attr_value(v) for k, v in nd.attr.items()}
             const = tensor_from_proto(nd.attr["value"].tensor) if nd.op == "Const" else None

@@ -102,6 +102,17 @@ def _encode(value):
     return sv
 
 
+def _fullargspec(params):
+    """Python's ``FullArgSpec`` of a function of ``params`` as TF's nested-structure coder writes it."""
+    sv = pb("struct_pb2").StructuredValue()
+    nt = sv.named_tuple_value
+    nt.name = "FullArgSpec"
+    for key, value in (("args", list(params)), ("varargs", None), ("varkw", None), ("defaults", None),
+                       ("kwonlyargs", []), ("kwonlydefaults", None), ("annotations", {})):
+        nt.values.add(key=key).value.CopyFrom(_encode(value))
+    return sv
+
+
 def _decode(sv):
     kind = sv.WhichOneof("kind")
     if kind == "none_value" or kind is None:
@@ -272,7 +283,7 @@ def save(obj, export_dir, signatures=None, options=None):
     library = meta.graph_def.library
     names_used = set()
 
-    def add_concrete(cf, base, specs=None, out_structure=None):
+    def add_concrete(cf, base, specs=None, out_structure=None, keyword_specs=None):
         name = f"__inference_{base}_{len(names_used)}"
         names_used.add(name)
         specs = specs if specs is not None else _input_specs(cf)
@@ -287,7 +298,10 @@ def save(obj, export_dir, signatures=None, options=None):
                 raise ValueError(f"tf.saved_model.save: {cf.name} uses the variable {var.name}, which is not "
                                  f"reachable from the saved object; attach it (e.g. as an attribute) to {obj!r}.")
             saved.bound_inputs.append(nid)
-        saved.canonicalized_input_signature.CopyFrom(_encode((tuple(specs), {})))
+        if keyword_specs is not None:  # signature functions take keyword arguments (TF's layout)
+            saved.canonicalized_input_signature.CopyFrom(_encode(((), {sp.name: sp for sp in keyword_specs})))
+        else:
+            saved.canonicalized_input_signature.CopyFrom(_encode((tuple(specs), {})))
         out = _output_spec(cf, dynamic) if out_structure is None else out_structure
         saved.output_signature.CopyFrom(_encode(out))
         return name, specs, out
@@ -302,6 +316,8 @@ def save(obj, export_dir, signatures=None, options=None):
                     name, _, _ = add_concrete(variant, attr, specs=_exact(declared, variant))
                     fnode.function.concrete_functions.append(name)
             fnode.function.function_spec.is_method = False
+            params = _concretes(fn)[0]._param_names if _concretes(fn) else []
+            fnode.function.function_spec.fullargspec.CopyFrom(_fullargspec(params))
             fnode.function.function_spec.input_signature.CopyFrom(_encode(
                 tuple(_input_specs(_concretes(fn)[0])) if _concretes(fn) else None))
 
@@ -324,8 +340,11 @@ def save(obj, export_dir, signatures=None, options=None):
         kw_specs = tuple(TensorSpec(s.shape, s.dtype, name=k) for s, k in zip(specs, keywords))
         for i, variant in enumerate(_variants(cf)):
             exact = _exact(kw_specs, variant)
+            # the first graph is declared with the signature's shapes (TF serves it for all of them);
+            # further specialisations keep their exact static shapes
             name, _, _ = add_concrete(variant, f"signature_wrapper_{key}", specs=exact,
-                                      out_structure=_signature_outputs(_output_spec(variant, False)))
+                                      out_structure=_signature_outputs(_output_spec(variant, i == 0 and dynamic)),
+                                      keyword_specs=kw_specs if i == 0 else exact)
             bare = obj_graph.nodes.add()
             bare.bare_concrete_function.concrete_function_name = name
             bare.bare_concrete_function.argument_keywords.extend(keywords)
@@ -421,13 +440,14 @@ class _RestoredConcreteFunction:
         self._fn = fn
         args, kwargs = _decode(saved.canonicalized_input_signature)
         self.structured_input_signature = (tuple(args), kwargs or {})
+        self.input_specs = tuple(args)  # signature functions set theirs from their keyword order
         self.structured_outputs = _decode(saved.output_signature)
 
     def _matches(self, args):
-        return _compatible(self.structured_input_signature[0], args)
+        return _compatible(self.input_specs, args)
 
     def _run(self, args):
-        specs = nest.flatten(list(self.structured_input_signature[0]))
+        specs = nest.flatten(list(self.input_specs))
         flat = [a._tfc_read() if hasattr(a, "_tfc_read") else convert_to_tensor(a, dtype=s.dtype)
                 for a, s in zip(nest.flatten(list(args)), specs)]
         outs = self._fn(flat)
@@ -449,7 +469,7 @@ def _dispatch(name, concretes, declared, args):
     for cf in concretes:
         if cf._matches(args):
             return cf._run(args)
-    saved = [tuple(s.shape.as_list() for s in nest.flatten(list(cf.structured_input_signature[0])))
+    saved = [tuple(s.shape.as_list() for s in nest.flatten(list(cf.input_specs)))
              for cf in concretes]
     if declared is not None and concretes and _compatible(declared, args):
         try:
@@ -492,11 +512,17 @@ class _RestoredFunction:
 class _SignatureFunction:
     """``loaded.signatures[key]``: keyword arguments in, a dict of named outputs out."""
 
+    def _use(self, concrete):
+        kw = concrete.structured_input_signature[1]
+        if kw:
+            concrete.input_specs = tuple(kw[k] for k in self.argument_keywords)
+
     def __init__(self, concrete, keywords, declared=None):
         self._concretes = [concrete]
         self.argument_keywords = list(keywords)
+        self._use(concrete)
         self._declared = declared
-        specs = declared or concrete.structured_input_signature[0]
+        specs = declared or concrete.input_specs
         self.structured_input_signature = ((), {s.name: s for s in specs})
         self.structured_outputs = concrete.structured_outputs
 
@@ -566,7 +592,10 @@ def load(export_dir, tags=None, options=None):
             if isinstance(parent, dict):  # the signature map; "<key>/<i>" are more shapes of <key>
                 key = ref.local_name.split("/")[0]
                 if key in parent:
-                    parent[key]._concretes += child._concretes
+                    for cf in child._concretes:
+                        parent[key]._use(cf)
+                    # exact-shape graphs first: the declared (None-dimension) graph is the fallback
+                    parent[key]._concretes = child._concretes + parent[key]._concretes
                 else:
                     parent[key] = child
                     sdef = meta.signature_def.get(key)
