@@ -26,6 +26,9 @@ from ..framework.tensor_shape import TensorShape
 from .saved_model_protos import pb
 
 _JSON_ATTRS = "_tfcore_attrs"
+_EXTRA_INPUTS = "_tfcore_attr_inputs"  # trailing inputs that TF reads and tfcore has as attributes
+# tfcore attributes that TF's op takes as an input tensor: op -> [(attribute, TF's type attribute)]
+_ATTR_INPUTS = {"Reshape": [("shape", "Tshape")]}
 
 # TF's output argument names (OpDef) for the ops whose single output is not called "output"
 _OUTPUT_ARG = {**dict.fromkeys(("AddV2", "Add", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "Pow",
@@ -233,6 +236,17 @@ def function_def(cf, fname, arg_names):
                 nd.attr["T"].type = g.slot_values[n.inputs[0]].dtype.as_datatype_enum  # TF's type attr
             if n.op.name in ("_FusedMatMul", "_FusedConv2D") and "num_args" not in attrs:
                 nd.attr["num_args"].i = len(n.inputs) - 2  # TF's count of the fused ops' extra inputs
+                if n.op.name == "_FusedConv2D":
+                    nd.attr["TArgs"].list.type.extend([nd.attr["T"].type] * (len(n.inputs) - 2))
+            for attr_name, type_attr in _ATTR_INPUTS.get(n.op.name, ()):
+                if attr_name in attrs:  # TF takes this attribute as an int32 input tensor
+                    const = new_node("Const")
+                    const.attr["value"].tensor.CopyFrom(tensor_proto(np.asarray(attrs[attr_name], np.int32)))
+                    const.attr["dtype"].type = dtypes.int32.as_datatype_enum
+                    nd.input.insert(len(n.inputs), f"{const.name}:output:0")
+                    nd.attr[type_attr].type = dtypes.int32.as_datatype_enum
+                    del nd.attr[attr_name]
+                    nd.attr[_EXTRA_INPUTS].i = nd.attr[_EXTRA_INPUTS].i + 1
             out_arg = _OUTPUT_ARG.get(n.op.name, "output")
             for i, s in enumerate(n.outputs):
                 refs[s] = f"{nd.name}:{out_arg}:{i}"
@@ -336,6 +350,8 @@ class GraphFunction:
         self.steps = []
         for nd in fdef.node_def:
             inputs = [i for i in nd.input if not i.startswith("^")]
+            if _EXTRA_INPUTS in nd.attr:
+                inputs = inputs[: len(inputs) - nd.attr[_EXTRA_INPUTS].i]
             if nd.op in _BUILTIN_NODES:
                 op = None
             else:
