@@ -166,3 +166,22 @@ def test_loading_never_runs_unknown_code_and_reports_bad_files(tmp_path):
     with pytest.raises(tf.errors.NotFoundError, match="nowhere"):
         tf.saved_model.load(str(tmp_path / "nowhere"))
     assert tf.saved_model.contains_saved_model(export) and not tf.saved_model.contains_saved_model(str(tmp_path))
+
+
+def test_tensorflow_loads_our_savedmodels(tmp_path):
+    tf_real = pytest.importorskip("tensorflow")
+    demo = DemoModule(init_value=1.0)
+    tf.saved_model.save(demo, str(tmp_path / "demo"), signatures={"serving_default": demo.addprint})
+    theirs = tf_real.saved_model.load(str(tmp_path / "demo"))
+    assert float(theirs.addprint(tf_real.constant(5.0)).numpy()) == 6.0  # the saved value was 1.0
+    assert float(theirs.signatures["serving_default"](a=tf_real.constant(1.0))["output_0"].numpy()) == 7.0
+
+    model = tf.keras.Sequential([tf.keras.Input((6, 6, 1)), tf.keras.layers.Conv2D(2, 3, activation="relu"),
+                                 tf.keras.layers.BatchNormalization(), tf.keras.layers.Flatten(),
+                                 tf.keras.layers.Dense(3, activation="softmax")])
+    x = np.random.RandomState(2).rand(5, 6, 6, 1).astype("float32")
+    tf.saved_model.save(model, str(tmp_path / "cnn"))
+    serve = tf_real.saved_model.load(str(tmp_path / "cnn")).signatures["serving_default"]
+    (key,) = serve.structured_input_signature[1]
+    np.testing.assert_allclose(serve(**{key: tf_real.constant(x)})["output_0"].numpy(), model.predict(x, verbose=0),
+                               rtol=1e-5, atol=1e-6)
