@@ -306,7 +306,7 @@ class CheckpointLoadStatus:
                     self._expect_slot(opt, var, slot_name, sid)
         values = [(var, nid, self._checked(var, nid, key)) for var, nid, key in assignments if key is not None]
         for var, nid, value in values:
-            var.assign(value)
+            _assign(var, value)
             self._restored[id(var)] = nid
         for nid, owners in missing.items():
             if nid in self._matched or self._value(nid) is None:
@@ -322,13 +322,13 @@ class CheckpointLoadStatus:
             if status is None or nid in status._matched:
                 return
             value = status._checked(var, nid, status._value(nid))
-            var.assign(value)
+            _assign(var, value)
             status._matched[nid] = var
             status._restored[id(var)] = nid
             for opt, slot_name, sid in status._waiting_slots.get(nid, ()):
                 slot = _existing_slot(opt, var, slot_name)
                 if slot is not None:
-                    slot.assign(status._checked(slot, sid, status._value(sid)))
+                    _assign(slot, status._checked(slot, sid, status._value(sid)))
                     status._matched[sid] = slot
                     status._restored[id(slot)] = sid
                 else:
@@ -343,7 +343,7 @@ class CheckpointLoadStatus:
             status = ref()
             if status is None or sid in status._matched:
                 return
-            slot.assign(status._checked(slot, sid, status._value(sid)))
+            _assign(slot, status._checked(slot, sid, status._value(sid)))
             status._matched[sid] = slot
             status._restored[id(slot)] = sid
 
@@ -416,3 +416,14 @@ def _existing_slot(opt, var, slot_name):
     if slot_name == "average":
         return getattr(opt, "_ema", {}).get(graph.var_key(var))
     return named.get(slot_name)
+
+
+def _assign(var, value):
+    """Give ``var`` the restored value; every copy of a distributed variable gets it, whatever the scope."""
+    components = getattr(var, "values", None)
+    if isinstance(components, tuple | list) and components and all(
+            isinstance(c, Variable) and c is not var for c in components):
+        for c in components:
+            c.assign(value)
+        return
+    var.assign(value)
