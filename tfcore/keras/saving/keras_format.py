@@ -239,8 +239,10 @@ def _lookup_class(class_name, registered_name, custom_objects):
     for key, cls in _REGISTERED.items():
         if key.split(">")[-1] == class_name:
             return cls
+    from ..engine.base_layer import Layer
+
     cls = getattr(layers_mod, class_name, None) or getattr(models_mod, class_name, None)
-    if isinstance(cls, type):
+    if isinstance(cls, type) and issubclass(cls, Layer):  # only layer classes, whatever name the file holds
         return cls
     raise ValueError(f"Unknown layer: '{class_name}'. Please ensure you are using a "
                      "`keras.utils.custom_object_scope` and that this object is included in the scope, or pass it "
