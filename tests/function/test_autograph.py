@@ -153,3 +153,37 @@ def test_do_not_convert():
     assert float(f(tf.constant(2.0))) == 2.0
     assert float(f(tf.constant(-2.0))) == 2.0  # a second graph, specialised to the Python condition
     assert "ag__" not in repr(f.get_concrete_function(tf.constant(1.0)).graph.get_operations())
+
+
+def test_for_over_a_dataset_is_one_node_iterating_per_call():
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(6, dtype=np.float32)).batch(2)
+    counter = tf.Variable(0.0)
+
+    @tf.function
+    def f(scale):
+        s = tf.constant(0.0)
+        n = 0
+        for x in ds:
+            s += tf.reduce_sum(x) * scale
+            counter.assign_add(1.0)
+            n += 1
+        return s, n
+
+    s, n = f(tf.constant(1.0))
+    assert (float(s), int(n)) == (15.0, 3)
+    s, n = f(tf.constant(2.0))
+    assert (float(s), int(n)) == (30.0, 3) and float(counter) == 6.0
+    ops = [op.type for op in f.get_concrete_function(tf.constant(1.0)).graph.get_operations()]
+    assert ops == ["DatasetLoop"] and f.experimental_get_tracing_count() == 1
+
+    @tf.function
+    def first_big(limit):
+        found = tf.constant(-1.0)
+        for x in tf.data.Dataset.range(10):
+            if tf.cast(x, tf.float32) > limit:
+                found = tf.cast(x, tf.float32)
+                break
+        return found
+
+    assert float(first_big(tf.constant(3.5))) == 4.0
+    assert float(first_big(tf.constant(7.5))) == 8.0

@@ -22,7 +22,8 @@ def _step_results(use_function):
     rng = np.random.default_rng(3)
     x = tf.constant(rng.standard_normal((8, 6)).astype(np.float32))
     y = tf.constant(rng.integers(0, 3, 8))
-    model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="tanh", input_shape=(6,)), tf.keras.layers.Dense(3)])
+    model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="tanh", input_shape=(6,)),
+                                 tf.keras.layers.Dense(3)])
     model.set_weights([np.random.default_rng(i).standard_normal(w.shape).astype(np.float32) * 0.4
                        for i, w in enumerate(model.weights)])
     opt = tf.keras.optimizers.Adam(0.05)
@@ -65,3 +66,26 @@ def test_control_flow_and_autograph_on_the_emulated_gpu():
     assert out.device.endswith("GPU:0")
     np.testing.assert_allclose(out.numpy(), x.numpy() * (0 + 2 + 4) * 2)
     np.testing.assert_allclose(f(x, tf.constant(2)).numpy(), x.numpy() * 0.0)
+
+
+def test_jit_compile_fuses_a_chain_into_one_generated_kernel():
+    from tfcore.backend import nvrtc
+
+    def f(x, y):
+        h = tf.nn.relu(x * y + 1.0) - x
+        return tf.tanh(h) * tf.sigmoid(h)
+
+    rng = np.random.default_rng(0)
+    for dt in (np.float32, np.float64):
+        x, y = (tf.constant(rng.standard_normal((5, 67)).astype(dt)) for _ in range(2))
+        want = f(x, y).numpy()
+        fn = tf.function(f, jit_compile=True)
+        fn(x, y)                      # trace
+        got = fn(x, y)                # replay: the fused kernels run on the emulator
+        assert got.device.endswith("GPU:0")
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6 if dt is np.float32 else 1e-13)
+        plan = fn.get_concrete_function(x, y)._fused_plan
+        kernels = [step[1] for step in plan.steps if step[0] == 3]
+        assert [k.__name__ for k in kernels] == ["fused_Mul+AddV2+Relu+Sub", "fused_Sigmoid+Mul"]
+        for k in kernels:  # every generated source also compiles with NVRTC
+            assert ".entry tfc_fused_" in nvrtc.compile_ptx(k.cuda_source, 80)

@@ -281,3 +281,40 @@ def test_graph_passes_fold_merge_and_prune():
     assert float(cf(tf.constant(1.0))) == pytest.approx(2 * np.e + 6.0, rel=1e-6)
     stats = cf._plan.stats
     assert stats["folded"] >= 1 and stats["merged"] >= 1 and stats["pruned"] >= 1
+
+
+def test_jit_compile_fuses_elementwise_chains_with_identical_results():
+    def f(x, w, b):
+        h = tf.nn.relu(tf.matmul(x, w) + b) * 2.0 - 1.0
+        return tf.tanh(h) + tf.exp(-h)
+
+    rng = np.random.default_rng(0)
+    args = [tf.constant(rng.random(s)) for s in ((4, 3), (3, 5), (5,))]
+    want = f(*args).numpy()
+    fused = tf.function(f, jit_compile=True)
+    for _ in range(2):
+        np.testing.assert_array_equal(fused(*args).numpy(), want)
+    plan = fused.get_concrete_function(*args)._fused_plan
+    assert plan.stats["fused"] >= 5
+    assert any(step[1].__name__ == "fused_AddV2+Relu+Mul+Sub" for step in plan.steps if step[0] == 3)
+    x = args[0]
+    with tf.GradientTape() as tape:  # under a tape the unfused ops run (and are recorded)
+        tape.watch(x)
+        y = tf.reduce_sum(fused(x, args[1], args[2]))
+    with tf.GradientTape() as tape2:
+        tape2.watch(x)
+        y2 = tf.reduce_sum(f(x, args[1], args[2]))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), tape2.gradient(y2, x).numpy())
+
+
+def test_concrete_function_with_none_dims_accepts_other_sizes():
+    @tf.function
+    def f(x):
+        return tf.reshape(x, [x.shape[0], 1]) * 2.0  # reads a static shape while tracing
+
+    cf = f.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    np.testing.assert_allclose(cf(tf.constant([1.0, 2.0, 3.0])).numpy(), [[2.0], [4.0], [6.0]])
+    np.testing.assert_allclose(cf(tf.constant([5.0])).numpy(), [[10.0]])
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError):
+        cf(tf.constant([[1.0]]))

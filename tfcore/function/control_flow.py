@@ -451,11 +451,11 @@ def _record_while_on_tapes(outer, loop, flat0, cap_slots, results, max_slot, sta
     variables = _trainable_variables(graphs)
     var_tensors = [v._tfc_read() for v in variables]
     k, n_caps = len(flat0), len(caps)
+    limit_t = [] if max_slot is None else [outer.slot_values[max_slot]]
 
     def grad(call, *dys):
         inputs = list(call.inputs)
         xs, cs = inputs[:k], inputs[k:k + n_caps]
-        limit_t = [] if max_slot is None else [outer.slot_values[max_slot]]
 
         def recompute(*vals):
             from ..autodiff.tape import GradientTape
@@ -695,3 +695,68 @@ def _py_call(func, inp, tout, numpy, stateful=True):
     result = tracing.call_python(run, inputs, stateful=stateful, dry_result=dry if tout is not None else None,
                                  name="EagerPyFunc")
     return result
+
+
+# -- for loops over datasets (AutoGraph) -----------------------------------------------------------------
+def dataset_loop(dataset, body, state, break_index=None):
+    """``for elem in dataset`` inside a trace: ``state = body(elem, *state)`` per element, ONE graph node.
+
+    The body is traced once (with the first element) into a sub-graph; every call of the function
+    iterates the dataset anew (a new pass: reshuffled, as TF's in-graph dataset loops) and runs the
+    body graph per element. ``state`` holds the loop's variables (tensors, Python numbers); a true
+    ``state[break_index]`` after an element ends the loop.
+    """
+    outer = tracing.current_graph()
+    state = [_to_tensor_leaf(v) for v in state]
+    with tracing.suspended():
+        it = iter(dataset)
+        first = next(it, None)
+    empty = first is None
+    if empty:  # zeros shaped like the element spec (unknown dimensions 0) to trace the body (dry)
+        first = nest.map_structure(
+            lambda sp: convert_to_tensor(np.zeros([0 if d is None else d for d in (
+                sp.shape.as_list() if sp.shape.rank is not None else [])], sp.dtype.as_numpy_dtype)),
+            dataset.element_spec)
+    structure = first
+    flat_elem = nest.flatten(first)
+    k = len(flat_elem)
+
+    def traced_body(*args):
+        elem = nest.pack_sequence_as(structure, list(args[:k]))
+        return [_to_tensor_leaf(v) for v in body(elem, *args[k:])]
+
+    g, new_state, _ = _trace_subgraph("dataset_loop_body", traced_body, flat_elem + state, dry=empty)
+    if len(new_state) != len(state):
+        raise ValueError(f"for loop over a dataset: the body returned {len(new_state)} loop variables, "
+                         f"expected {len(state)}")
+    cap_slots = sorted({o for o, _ in g.captures})
+
+    def stop(st):
+        return break_index is not None and _pred_value(st[break_index], "for loop break")
+
+    def loop(env, st, elements):
+        for elem in elements:
+            if stop(st):
+                break
+            st = _run_sub(g, nest.flatten(elem) + list(st), env)
+        return st
+
+    def run(env, *args):
+        with tracing.suspended():
+            return loop(env, list(args[:len(state)]), iter(dataset))
+
+    trace_env = _EnvView({s: outer.slot_values[s] for s in cap_slots})
+    final = list(state)
+    if not empty:
+        with tracing.suspended():
+            saved = recording.active_tapes()
+            recording._state.tapes = []
+            try:
+                final = loop(trace_env, list(new_state), it)
+            finally:
+                recording._state.tapes = saved
+    in_slots = [outer.slot_of(x) for x in state]
+    results = [_fresh(x) for x in final]
+    out_slots = [outer._new_slot(r) for r in results]
+    outer.nodes.append(Node("subcall", run, in_slots + cap_slots, out_slots, stateful=True, name="DatasetLoop"))
+    return results

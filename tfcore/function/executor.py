@@ -28,7 +28,7 @@ class Plan:
         self.stats = stats
 
 
-def compile_plan(graph, fuse=True):
+def compile_plan(graph, fuse=False):
     return passes.optimize(graph, Plan, fuse=fuse)
 
 

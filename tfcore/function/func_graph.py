@@ -93,6 +93,21 @@ class SymbolicTensorInfo:
         return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
 
+class _TraceSpec:
+    """What a finished graph keeps of a trace-time tensor: dtype, shape and device (not the values)."""
+
+    __slots__ = ("_dtype", "shape", "_device")
+
+    def __init__(self, t):
+        self._dtype = t._dtype
+        self.shape = TensorShape(list(t._array.shape))
+        self._device = t._device
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+
 class FuncGraph:
     """The graph of one trace (or of a control-flow branch/body inside one)."""
 
@@ -113,6 +128,19 @@ class FuncGraph:
             outer._variable_policy if outer is not None else None)
         self._overlay = {} if self.dry else None   # dry graphs: Variable -> value assigned here
         self.uid = next(_uid)
+        self.children = []              # branch and loop-body graphs traced inside this one
+        if outer is not None:
+            outer.children.append(self)
+
+    def release_values(self):
+        """After tracing: drop the trace's intermediate values (constants stay), here and in sub-graphs."""
+        for i, v in enumerate(self.slot_values):
+            if isinstance(v, Tensor) and i not in self.constants:
+                self.slot_values[i] = _TraceSpec(v)
+        self._ids = {}
+        self._overlay = None
+        for g in self.children:
+            g.release_values()
 
     # -- slots ---------------------------------------------------------------------------------------
     def _new_slot(self, value):
@@ -155,6 +183,8 @@ class FuncGraph:
         v = self.slot_values[s]
         if isinstance(v, Tensor):
             return SymbolicTensorInfo(f"t{s}", v.dtype, TensorShape(list(v._array.shape)))
+        if isinstance(v, _TraceSpec):
+            return SymbolicTensorInfo(f"t{s}", v.dtype, v.shape)
         return v
 
     # -- recording hooks (called through framework.tracing) ------------------------------------------

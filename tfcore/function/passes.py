@@ -5,6 +5,7 @@
 - constant folding: op nodes whose inputs are all constants run once, here;
 - common-subexpression elimination: an op node identical to an earlier one
   (same op, same input slots, same attrs) reuses its outputs;
+- element-wise fusion (``fuse=True``, from ``jit_compile=True``): see ``fusion``;
 Random ops are never folded or merged (each call draws new numbers).
 """
 
@@ -84,6 +85,10 @@ def optimize(graph, plan_cls, fuse=False):
         graph.outputs = saved_outputs
     pruned = len(nodes) - len(kept)
     fused = 0
+    if fuse:
+        from . import fusion
+
+        kept, fused = fusion.fuse(graph, kept, outputs)
     steps = [_step(n) for n in kept]
     stats = {"nodes": len(graph.nodes), "steps": len(steps), "folded": folded, "merged": merged,
              "pruned": pruned, "fused": fused}

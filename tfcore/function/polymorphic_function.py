@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 
 from ..framework import context as _ctx
-from ..framework import dtypes, nest, tracing
+from ..framework import dtypes, nest, recording, tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -134,6 +134,9 @@ class ConcreteFunction:
         self._structure = structure                 # flat positional args with tensors replaced by None
         self._python_args = python_args
         self._plan = None
+        self._owner = None              # the Function that traced it (shape specialisations)
+        self._fused_plan = None
+        self._jit_compile = False
         self._shapes = None
         self._specialisations = {}
         self._by_value = []
@@ -164,6 +167,10 @@ class ConcreteFunction:
         return args, {}
 
     def _run_flat(self, flat_tensors):
+        if self._jit_compile and not recording.active_tapes():  # fused steps: no tape may need the ops
+            if self._fused_plan is None:
+                self._fused_plan = executor.compile_plan(self.graph, fuse=True)
+            return executor.run_plan(self._fused_plan, flat_tensors)
         if self._plan is None:
             self._plan = executor.compile_plan(self.graph)
         return executor.run_plan(self._plan, flat_tensors)
@@ -184,11 +191,15 @@ class ConcreteFunction:
         if len(flat) != n:
             raise TypeError(f"{self.name}: expected {n} tensor argument(s) matching the signature "
                             f"{self.pretty_printed_signature(verbose=False)}, got {len(flat)}")
-        for t, s in zip(flat, self.graph.placeholders):
-            ph = self.graph.slot_values[s]
-            if t._dtype is not ph._dtype:
-                raise TypeError(f"{self.name}: argument of dtype {t._dtype.name} does not match the "
-                                f"signature's {ph._dtype.name}")
+        specs = [x for x in nest.flatten([_key_spec(k) for k in self._arg_keys]) if isinstance(x, TensorSpec)]
+        for t, spec in zip(flat, specs):
+            if t._dtype is not spec.dtype or not spec.shape.is_compatible_with(t.shape):
+                raise TypeError(f"{self.name}: argument {t._dtype.name}{t.shape} does not match the signature's "
+                                f"{spec}")
+        if self._owner is not None and tuple(tuple(t._array.shape) for t in flat) != self._shapes:
+            # a generalised signature: the owner keeps a graph per static shape
+            names, values, instance = self._owner._bind(args, kwargs)
+            return self._owner._call_concrete(self, names, values, instance)
         return self._call_flat(flat)
 
     def get_operations(self):
@@ -230,7 +241,7 @@ def _key_spec(k):
 def _output_str(structure):
     if structure is None:
         return "NoneTensorSpec()"
-    if isinstance(structure, Tensor):
+    if isinstance(structure, Tensor | TensorSpec):
         return f"TensorSpec(shape={structure.shape}, dtype={structure.dtype!r}, name=None)"
     if isinstance(structure, list | tuple):
         inner = ", ".join(_output_str(v) for v in structure)
@@ -507,7 +518,12 @@ class Function:
             else:
                 graph.output_is_slot.append(False)
         cf = ConcreteFunction(graph, self._name, names, keys, None, None)
+        cf._jit_compile = bool(self._jit_compile)
+        cf._owner = self
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
+        graph.output_structure = nest.map_structure(
+            lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
+        graph.release_values()
         return cf, out
 
     def _key_lock(self, keys):

@@ -4,7 +4,7 @@ An :class:`Op` is registered once with TF's op name, a shape/dtype rule, one
 implementation per backend kind and a gradient written with other ops. Every
 public op calls :func:`execute`, which does placement, input conversion, the
 rule, the kernel call, error translation and tape recording. ``tf.function``
-will hook this same entry.
+records graph nodes through this same entry (``framework.tracing``) while tracing.
 
 Implementation signature: ``impl(backend, *arrays, **attrs)`` returning one
 array, or a tuple of arrays for multi-output ops. ``backend.xp`` is numpy or

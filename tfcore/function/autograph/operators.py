@@ -154,11 +154,33 @@ def for_stmt(iterable, body_fn, state, names, break_flag):
 
         out = _tensor_loop(test, body, (i0,) + state, ("__ag_i",) + tuple(names))
         return out[1:]
+    if tracing.current_graph() is not None and hasattr(iterable, "element_spec") and hasattr(iterable, "_make_iter"):
+        return _dataset_loop(iterable, body_fn, state, brk)
     for elem in iterable:
         state = tuple(body_fn(elem, *state))
         if brk is not None and state[brk]:
             break
     return state
+
+
+def _dataset_loop(dataset, body_fn, state, brk):
+    """A for loop over a tf.data.Dataset while tracing: one graph node iterating it per call."""
+    idx = [i for i, v in enumerate(state) if v is not UNDEFINED]
+    full = list(state)
+
+    def body(elem, *lv):
+        f = list(full)
+        for i, v in zip(idx, lv):
+            f[i] = v
+        out = body_fn(elem, *f)
+        return tuple(out[i] for i in idx)
+
+    loop_brk = idx.index(brk) if brk is not None else None
+    res = control_flow.dataset_loop(dataset, body, tuple(state[i] for i in idx), loop_brk)
+    out = list(state)
+    for i, v in zip(idx, res):
+        out[i] = v
+    return tuple(out)
 
 
 def and_(a, b):
