@@ -34,6 +34,14 @@ def test_loads_keras3_functional_model():
     assert [lay.name for lay in model.layers if lay.weights] == ["h", "o"]
 
 
+def test_loads_keras3_lstm_with_its_cell_weights(tmp_path):
+    model = tf.keras.models.load_model(os.path.join(DATA, "keras3_lstm.keras"))
+    np.testing.assert_allclose(model.predict(REFS["xr"], verbose=0), REFS["lstm"], rtol=1e-5, atol=1e-6)
+    model.save(str(tmp_path / "lstm.keras"))  # the cell's weights go back under layers/lstm/cell
+    again = tf.keras.models.load_model(str(tmp_path / "lstm.keras"))
+    np.testing.assert_array_equal(again.predict(REFS["xr"], verbose=0), model.predict(REFS["xr"], verbose=0))
+
+
 def _cnn():
     return tf.keras.Sequential([tf.keras.Input((6, 6, 1)), tf.keras.layers.Conv2D(2, 3, activation="relu"),
                                 tf.keras.layers.BatchNormalization(), tf.keras.layers.Flatten(),

@@ -107,6 +107,12 @@ def _build_shape(layer):
     return _jsonable(shape) if shape is not None else None
 
 
+# keys tfcore's configs carry that Keras 3's constructors of these classes reject
+_NOT_IN_KERAS3 = {"DepthwiseConv2D": ("groups",), "SeparableConv2D": ("groups",), "Conv2DTranspose": ("groups",),
+                  "Conv1DTranspose": ("groups",), "Conv3DTranspose": ("groups",), "LSTM": ("time_major",),
+                  "GRU": ("time_major",), "SimpleRNN": ("time_major",), "RNN": ("time_major",)}
+
+
 def serialize_layer(layer):
     """A layer or model as Keras 3 serializes it."""
     from ..engine.input_layer import InputLayer
@@ -127,6 +133,8 @@ def serialize_layer(layer):
     except NotImplementedError as e:
         raise ValueError(f"Cannot serialize {cls.__name__} {layer.name!r}: it has no get_config(). Override "
                          "get_config() (and from_config() if needed) to save it in a .keras file.") from e
+    for key in _NOT_IN_KERAS3.get(cls.__name__, ()):
+        config.pop(key, None)
     entry = {"module": "keras.layers" if builtin else cls.__module__, "class_name": cls.__name__,
              "config": _keras3_layer_config(config),
              "registered_name": None if builtin else (registered or cls.__name__)}
@@ -211,7 +219,8 @@ def functional_config(model):
 
 
 # -- configs: Keras 3 (or tfcore) -> objects -------------------------------------------------------------
-_IGNORABLE = frozenset({"renorm_momentum", "renorm_clipping", "optional", "build_input_shape"})
+# Keras 3 options with no effect on what tfcore computes (cuDNN selection, BatchNorm renorm unused)
+_IGNORABLE = frozenset({"renorm_momentum", "renorm_clipping", "optional", "build_input_shape", "use_cudnn"})
 
 
 def _plain(value):
@@ -263,7 +272,7 @@ def _accepted(cls):
             break
         var_kw = True
     if var_kw:
-        names |= set(_ALLOWED_KWARGS) | {"batch_shape", "batch_input_shape"}
+        names |= set(_ALLOWED_KWARGS) | {"batch_shape", "batch_input_shape"} | set(getattr(cls, "_cell_args", ()))
     return names
 
 
@@ -466,6 +475,36 @@ def _snake(name):
     return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
+def _attribute_sublayers(layer):
+    """``[(attribute, sublayer)]`` of a plain layer (an LSTM's ``cell``), first attribute name each."""
+    from ..engine.base_layer import Layer
+
+    out, seen = [], set()
+    for key, value in vars(layer).items():
+        if isinstance(value, Layer) and value is not layer and id(value) not in seen:
+            seen.add(id(value))
+            out.append((key, value))
+    return out
+
+
+def _sub_groups(group, layer, create):
+    """``[(h5 group, sublayer)]``: a model's layers under ``layers/<class name>``, a plain layer's sublayers
+    under their attribute names (``cell``), as Keras 3 stores them."""
+    if _is_sequential(layer) or _is_functional(layer):
+        named = _named_children(layer)
+        if not named:
+            return []
+        parent = group.create_group("layers") if create else group.get("layers")
+    else:
+        named = _attribute_sublayers(layer)
+        parent = group
+    out = []
+    for name, sub in named:
+        g = (parent.create_group(name) if create else parent.get(name)) if parent is not None else None
+        out.append((g, name, sub))
+    return out
+
+
 def _named_children(layer):
     """``[(group name, sublayer)]``: Keras 3 names a container's entries by class (``dense``, ``dense_1``)."""
     used, out = {}, []
@@ -485,11 +524,8 @@ def _write_layer(group, layer):
     v.attrs["name"] = layer.name
     for i, w in enumerate(_own_variables(layer)):
         v.create_dataset(str(i), data=w.numpy())
-    subs = _named_children(layer)
-    if subs:
-        lg = group.create_group("layers")
-        for name, sub in subs:
-            _write_layer(lg.create_group(name), sub)
+    for g, _, sub in _sub_groups(group, layer, create=True):
+        _write_layer(g, sub)
 
 
 def _optimizer_variables(model):
@@ -516,16 +552,12 @@ def _collect_assignments(group, layer, path, out):
             raise ValueError(f"Shape mismatch in layer {path!r} for variable {w.name}: the model expects {expected}, "
                              f"the file holds {a.shape}.")
         out.append((w, a))
-    subs = _named_children(layer)
-    if subs:
-        lg = group.get("layers")
-        for name, sub in subs:
-            g = lg.get(name) if lg is not None else None
-            if g is None:
-                if _own_variables(sub) or _children(sub):
-                    raise ValueError(f"The file has no weights for layer {path}/{sub.name} (group layers/{name}).")
-                continue
-            _collect_assignments(g, sub, f"{path}/{sub.name}", out)
+    for g, name, sub in _sub_groups(group, layer, create=False):
+        if g is None:
+            if sub.weights:
+                raise ValueError(f"The file has no weights for layer {path}/{sub.name} (group {name}).")
+            continue
+        _collect_assignments(g, sub, f"{path}/{sub.name}", out)
 
 
 # -- files -------------------------------------------------------------------------------------------------
