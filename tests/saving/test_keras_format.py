@@ -36,6 +36,7 @@ def test_loads_keras3_functional_model():
 
 def test_loads_keras3_lstm_with_its_cell_weights(tmp_path):
     model = tf.keras.models.load_model(os.path.join(DATA, "keras3_lstm.keras"))
+    assert type(model.layers[1]).__name__ == "Bidirectional"
     np.testing.assert_allclose(model.predict(REFS["xr"], verbose=0), REFS["lstm"], rtol=1e-5, atol=1e-6)
     model.save(str(tmp_path / "lstm.keras"))  # the cell's weights go back under layers/lstm/cell
     again = tf.keras.models.load_model(str(tmp_path / "lstm.keras"))

@@ -7,7 +7,7 @@
   (``ckpt-2``) after changing values, so the ``checkpoint`` state file names ckpt-2.
 - ``keras3_cnn.keras``: a trained Keras 3 Sequential CNN (Conv2D, BatchNormalization, Flatten, Dropout,
   Dense) compiled with Adam; ``keras3_functional.keras``: a functional model with a Concatenate;
-  ``keras3_lstm.keras``: Embedding + LSTM + Dense; ``keras3_refs.npz``: inputs, the models' predictions,
+  ``keras3_lstm.keras``: Embedding + Bidirectional(LSTM) + LSTM + Dense; ``keras3_refs.npz``: inputs, the models' predictions,
   and the CNN's Adam step count and first slot.
 """
 
@@ -60,8 +60,9 @@ def keras_files():
     func = keras.Model(inp, out)
     xf = rs.rand(5, 4).astype("float32")
     func.save(os.path.join(HERE, "keras3_functional.keras"))
-    rnn = keras.Sequential([keras.Input((6,), dtype="int32"), keras.layers.Embedding(10, 4), keras.layers.LSTM(3),
-                            keras.layers.Dense(2)])
+    rnn = keras.Sequential([keras.Input((6,), dtype="int32"), keras.layers.Embedding(10, 4),
+                            keras.layers.Bidirectional(keras.layers.LSTM(3, return_sequences=True)),
+                            keras.layers.LSTM(3), keras.layers.Dense(2)])
     xr = rs.randint(0, 10, (3, 6)).astype("int32")
     rnn.save(os.path.join(HERE, "keras3_lstm.keras"))
     np.savez(os.path.join(HERE, "keras3_refs.npz"), x=x, cnn=cnn.predict(x, verbose=0), xf=xf,

@@ -88,8 +88,13 @@ def _keras3_layer_config(config):
             value = _dtype_policy(value)
         elif isinstance(value, dict) and "class_name" in value and "module" not in value:
             module = next((m for suffix, m in _SUFFIX_MODULES if key.endswith(suffix)), "keras.layers")
-            value = {"module": module, "class_name": value["class_name"],
-                     "config": _jsonable(value.get("config", {})), "registered_name": None}
+            inner = dict(value.get("config", {}))
+            if module == "keras.layers" and _layer_class_or_none(value["class_name"]) is not None:
+                for k in _NOT_IN_KERAS3.get(value["class_name"], ()):  # a wrapped layer's config
+                    inner.pop(k, None)
+                inner = _keras3_layer_config(inner)
+            value = {"module": module, "class_name": value["class_name"], "config": _jsonable(inner),
+                     "registered_name": None}
         out[key] = _jsonable(value)
     return out
 
@@ -229,10 +234,20 @@ def _plain(value):
         if value.get("class_name") == "DTypePolicy" or value.get("class_name") == "DTypePolicyMap":
             return value.get("config", {}).get("name")
         inner = {k: _plain(v) for k, v in (value.get("config") or {}).items() if v is not None}
+        cls = _layer_class_or_none(value["class_name"])
+        if cls is not None:  # a nested layer (a wrapper's inner layer): only the options tfcore's class takes
+            inner = _layer_kwargs(cls, inner, value["class_name"])
         return {"class_name": value["class_name"], "config": inner}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def _layer_class_or_none(class_name):
+    try:
+        return _lookup_class(class_name, None, None)
+    except ValueError:
+        return None
 
 
 def _lookup_class(class_name, registered_name, custom_objects):
@@ -307,6 +322,9 @@ def deserialize_layer(entry, custom_objects=None):
     config = _layer_kwargs(cls, dict(entry.get("config") or {}), class_name)
     if cls is InputLayer:
         return InputLayer(**config)
+    for key, value in list(config.items()):  # e.g. Bidirectional's backward_layer ("layer" is from_config's)
+        if key != "layer" and isinstance(value, dict) and _layer_class_or_none(value.get("class_name")):
+            config[key] = deserialize_layer(value, custom_objects)
     layer = cls.from_config(config)
     build = entry.get("build_config")
     if build and build.get("input_shape") is not None and not layer.built and _is_model(layer):
