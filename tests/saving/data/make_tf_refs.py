@@ -7,8 +7,8 @@
   (``ckpt-2``) after changing values, so the ``checkpoint`` state file names ckpt-2.
 - ``keras3_cnn.keras``: a trained Keras 3 Sequential CNN (Conv2D, BatchNormalization, Flatten, Dropout,
   Dense) compiled with Adam; ``keras3_functional.keras``: a functional model with a Concatenate;
-  ``keras3_lstm.keras``: Embedding + Bidirectional(LSTM) + LSTM + Dense; ``keras3_refs.npz``: inputs, the models' predictions,
-  and the CNN's Adam step count and first slot.
+  ``keras3_lstm.keras``: Embedding + Bidirectional(LSTM) + LSTM + Dense; ``keras3_refs.npz``: inputs,
+  the models' predictions, and the CNN's Adam step count and first slot.
 """
 
 import os
