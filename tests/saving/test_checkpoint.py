@@ -67,6 +67,37 @@ def test_load_checkpoint_and_list_variables_of_tf_file():
         tf.train.load_checkpoint(os.path.join(d, ".."))
 
 
+def _keras3_mlp():
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4), tf.keras.layers.BatchNormalization(),
+                                 tf.keras.layers.Dense(2)])
+    opt = tf.keras.optimizers.Adam(0.01)
+    model.compile(opt, "mse")
+    return model, opt
+
+
+def test_reads_keras3_checkpoint_written_by_tensorflow():
+    """TF 2.21 (Keras 3) names: model/_functional/_operations/<i>/_kernel, optimizer/_variables/<i>."""
+    path = os.path.join(DATA, "tf_keras", "ckpt")
+    refs = np.load(os.path.join(DATA, "keras3_refs.npz"))
+    reader = tf.train.load_checkpoint(path)
+    model, opt = _keras3_mlp()  # not built: the weights are filled when the model builds
+    status = tf.train.Checkpoint(model=model, optimizer=opt).restore(path)
+    model.build((None, 3))
+    np.testing.assert_allclose(model.predict(refs["ck_x"], verbose=0), refs["ck_pred"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(
+        model.layers[1].moving_variance.numpy(),
+        reader.get_tensor("model/_functional/_operations/2/moving_variance/.ATTRIBUTES/VARIABLE_VALUE"))
+    assert int(opt.iterations.numpy()) == 4
+    status.assert_existing_objects_matched()
+    status.expect_partial()  # Keras 3 keeps slots in a list: they restore into a built optimizer only
+
+    built, opt2 = _keras3_mlp()  # optimizer slots exist: they come from optimizer/_variables/<i>
+    built.optimizer.build(built.trainable_variables)
+    tf.train.Checkpoint(model=built, optimizer=opt2).restore(path).assert_existing_objects_matched()
+    np.testing.assert_array_equal(opt2.get_slot(built.layers[0].kernel, "v").numpy(),
+                                  reader.get_tensor("optimizer/_variables/3/.ATTRIBUTES/VARIABLE_VALUE"))
+
+
 # -- round trips ------------------------------------------------------------------------------
 def test_module_round_trip_and_save_counter(tmp_path):
     net, ckpt = _tf_ckpt()

@@ -277,7 +277,7 @@ class CheckpointLoadStatus:
             if graph.is_optimizer(obj) and nodes[nid].slot_variables:
                 optimizers.append((nid, obj))
             live = {}
-            for name, child in graph.children(obj):
+            for name, child in graph.children(obj) + graph.restore_aliases(obj):
                 live.setdefault(name, child)
             for ref in nodes[nid].children:
                 if ref.node_id in self._matched:
@@ -312,7 +312,11 @@ class CheckpointLoadStatus:
             if nid in self._matched or self._value(nid) is None:
                 continue
             for owner, name in owners:
+                if isinstance(owner, list | tuple | dict):
+                    continue  # containers gain no variables later
                 deferred.expect(owner, name, self._deferred_callback(nid))
+                if name.startswith("_") and graph.is_layer(owner):  # Keras 3's "_kernel" is add_weight's "kernel"
+                    deferred.expect(owner, name[1:], self._deferred_callback(nid))
 
     def _deferred_callback(self, nid):
         ref = weakref.ref(self)

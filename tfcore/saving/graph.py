@@ -118,6 +118,48 @@ def _optimizer_children(opt):
     return out
 
 
+class _Placeholder:
+    """Stands in for a Keras 3 object tfcore has no counterpart for (keeps list positions aligned)."""
+
+
+class _Functional:
+    """Keras 3's ``model._functional`` node: ``_operations`` lists the input layer(s), then the layers."""
+
+    def __init__(self, model):
+        if getattr(model, "_seq_layers", None) is not None:
+            first = model._input_layer if model._input_layer is not None else _Placeholder()
+            self.operations = [first] + list(model._seq_layers)
+        else:
+            self.operations = list(model.layers)
+
+    def _tfc_checkpoint_children(self):
+        return [("_operations", self.operations)]
+
+
+def restore_aliases(obj):
+    """Extra names under which Keras 3 (TF 2.16+) checkpoints hold an object's children, for reading them.
+
+    Keras 3 writes ``model/_functional/_operations/<i>/_kernel``, ``optimizer/_iterations`` and
+    ``optimizer/_variables/<i>`` (iterations, learning rate, then each variable's slots in build order).
+    These names are only matched when restoring; tfcore writes TF 2 / Keras 2 names.
+    """
+    out = []
+    if is_layer(obj):
+        for name, child in _layer_children(obj):
+            if is_variable(child) and not name.startswith("_"):
+                out.append(("_" + name, child))
+        if getattr(obj, "_seq_layers", None) is not None or getattr(obj, "_graph", None) is not None:
+            out.append(("_functional", _Functional(obj)))
+    elif is_optimizer(obj):
+        out.append(("_iterations", obj._iterations))
+        lr = getattr(obj, "_learning_rate", None)
+        if is_variable(lr):
+            out.append(("_learning_rate", lr))
+            variables = [obj._iterations, lr] + [v for slots in obj._slots.values() for v in slots]
+            out.append(("_variables", variables))
+    return out
+
+
 def children(obj):
     """``[(local name, child)]`` of one trackable, in TF's order."""
     hook = getattr(obj, "_tfc_checkpoint_children", None)

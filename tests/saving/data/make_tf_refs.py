@@ -9,6 +9,9 @@
   Dense) compiled with Adam; ``keras3_functional.keras``: a functional model with a Concatenate;
   ``keras3_lstm.keras``: Embedding + Bidirectional(LSTM) + LSTM + Dense; ``keras3_refs.npz``: inputs,
   the models' predictions, and the CNN's Adam step count and first slot.
+- ``tf_keras/ckpt``: ``tf.train.Checkpoint(model=..., optimizer=...).write`` of a trained Keras 3 MLP
+  (Dense, BatchNormalization, Dense; Adam): Keras 3's object names (``model/_functional/_operations/1/_kernel``,
+  ``optimizer/_variables/<i>``); its inputs and predictions are in ``keras3_refs.npz`` (``ck_x``, ``ck_pred``).
 """
 
 import os
@@ -65,7 +68,15 @@ def keras_files():
                             keras.layers.LSTM(3), keras.layers.Dense(2)])
     xr = rs.randint(0, 10, (3, 6)).astype("int32")
     rnn.save(os.path.join(HERE, "keras3_lstm.keras"))
-    np.savez(os.path.join(HERE, "keras3_refs.npz"), x=x, cnn=cnn.predict(x, verbose=0), xf=xf,
+    mlp = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4), keras.layers.BatchNormalization(),
+                            keras.layers.Dense(2)])
+    mlp.compile(keras.optimizers.Adam(0.01), "mse")
+    ck_x = rs.rand(8, 3).astype("float32")
+    mlp.fit(ck_x, ck_x[:, :2], epochs=2, batch_size=4, verbose=0)
+    shutil.rmtree(os.path.join(HERE, "tf_keras"), ignore_errors=True)
+    tf.train.Checkpoint(model=mlp, optimizer=mlp.optimizer).write(os.path.join(HERE, "tf_keras", "ckpt"))
+    np.savez(os.path.join(HERE, "keras3_refs.npz"), ck_x=ck_x, ck_pred=mlp.predict(ck_x, verbose=0),
+             x=x, cnn=cnn.predict(x, verbose=0), xf=xf,
              func=func.predict(xf, verbose=0), iterations=int(cnn.optimizer.iterations.numpy()),
              kernel_momentum=cnn.optimizer.variables[2].numpy(), xr=xr, lstm=rnn.predict(xr, verbose=0))
 
