@@ -324,6 +324,15 @@ def test_writer_killed_mid_save_leaves_previous_checkpoint_loadable(tmp_path):
     assert mgr.checkpoints == [os.path.join(d, "ckpt-1")]
 
 
+def test_missing_optional_packages_name_the_extra(monkeypatch):
+    import tfcore.saving._protos as protos
+
+    monkeypatch.setattr(protos, "_checked", [False])
+    monkeypatch.setitem(sys.modules, "tensorboard.compat.proto.trackable_object_graph_pb2", None)
+    with pytest.raises(ImportError, match=r"tensorboard.*tfcore\[checkpoint\]"):
+        tf.train.Checkpoint(v=tf.Variable(1.0)).write("/nonexistent/never-written")
+
+
 # -- interchange with TensorFlow (runs only where TensorFlow is installed) -------------------------
 def test_tensorflow_reads_our_checkpoints(tmp_path):
     tf_real = pytest.importorskip("tensorflow")

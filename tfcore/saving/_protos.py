@@ -30,6 +30,28 @@ _MESSAGES = {
 }
 
 _classes = {}
+_checked = [False]
+
+
+def require():
+    """Import the optional packages checkpoints and SavedModels need, or raise ImportError naming the extra."""
+    if _checked[0]:
+        return
+    missing = []
+    for module, package in (("google.protobuf", "protobuf"), ("tensorboard.compat.proto.trackable_object_graph_pb2",
+                                                              "tensorboard")):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(package)
+    try:
+        _deps.crc32c_value()
+    except ImportError:
+        missing.append("google-crc32c")
+    if missing:
+        raise ImportError(f"Checkpoints and SavedModels need {', '.join(missing)}: pip install 'tfcore[checkpoint]' "
+                          f"(or pip install {' '.join(missing)})")
+    _checked[0] = True
 
 
 def _build():

@@ -77,6 +77,7 @@ class BundleWriter:
     """Collects named tensors and writes one bundle atomically (``write``)."""
 
     def __init__(self, prefix):
+        _protos.require()
         self.prefix = os.fspath(prefix)
         self._tensors = {}
 
@@ -127,6 +128,7 @@ class BundleReader:
     """Reads a bundle's index eagerly and tensors on demand (checksums verified)."""
 
     def __init__(self, prefix):
+        _protos.require()
         self.prefix = os.fspath(prefix)
         index = self.prefix + ".index"
         if not os.path.isfile(index):

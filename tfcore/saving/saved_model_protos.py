@@ -11,6 +11,9 @@ from ..io import _deps
 
 def pb(name):
     """``tensorboard.compat.proto.<name>`` (``'meta_graph_pb2'``, ``'saved_object_graph_pb2'``, ...)."""
+    from ._protos import require
+
+    require()
     return _deps.tensorboard_proto(name)
 
 
