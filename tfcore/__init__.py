@@ -42,7 +42,7 @@ from . import bitwise, ragged, version
 from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # TF2's top-level aliases
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'
-from . import io, train, sparse, summary, strings
+from . import io, train, sparse, summary, strings, saved_model
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer

@@ -82,7 +82,7 @@ def _print_op_kernels(names, devices):
 
 
 def main(argv=None):
-    for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench"):
+    for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench", "tfcore.saving.saved_model_cli"):
         try:
             importlib.import_module(mod)  # registers its subcommand
         except ImportError:

@@ -1,4 +1,5 @@
-"""``tf.train``: the ``Example`` family of protocol buffers (wire-compatible with TensorFlow's).
+"""``tf.train``: the ``Example`` family of protocol buffers (wire-compatible with TensorFlow's), and
+checkpoints (``Checkpoint``, ``CheckpointManager``, ... from ``tfcore.saving``).
 
 ``tf.train.Example(features=tf.train.Features(feature={...}))`` and friends are protobuf
 messages (``SerializeToString()``, ``FromString()``); they need the ``protobuf`` package
@@ -6,6 +7,15 @@ messages (``SerializeToString()``, ``FromString()``); they need the ``protobuf``
 """
 
 from .io import protos as _protos
+from .saving import (
+    Checkpoint,
+    CheckpointManager,
+    CheckpointOptions,
+    get_checkpoint_state,
+    latest_checkpoint,
+    list_variables,
+    load_checkpoint,
+)
 
 _NAMES = ("Example", "Features", "Feature", "BytesList", "FloatList", "Int64List", "FeatureList", "FeatureLists",
           "SequenceExample")

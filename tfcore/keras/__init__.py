@@ -6,6 +6,10 @@ from .engine.input_layer import Input
 from .engine.model import Model
 from .engine.sequential import Sequential
 from . import applications
-from . import callbacks, datasets, losses, metrics, optimizers, utils
+from . import callbacks, datasets, losses, metrics, optimizers, saving, utils
 from . import mixed_precision
 from . import _activations_extra, _losses_extra, _metrics_extra  # noqa: F401 - they add the rest of Keras' names
+
+from .engine import model as _model_engine
+
+_model_engine.register_model_io(saving.keras_format)  # Model.save / to_json / *.weights.h5 (keras/saving)

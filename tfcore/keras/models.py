@@ -3,8 +3,16 @@
 from .engine.model import Functional, Model
 from .engine.sequential import Sequential
 from .layers.serialization import deserialize, register, serialize
+from .saving.keras_format import load_model, model_from_config, model_from_json
+from .saving.keras_format import save_model as _save_model
 
-__all__ = ["Model", "Functional", "Sequential", "clone_model"]
+__all__ = ["Model", "Functional", "Sequential", "clone_model", "load_model", "save_model", "model_from_json",
+           "model_from_config"]
+
+
+def save_model(model, filepath, overwrite=True, **kwargs):
+    """``tf.keras.models.save_model``: as ``model.save(filepath)`` (a ``.keras`` file)."""
+    _save_model(model, filepath, overwrite=overwrite, include_optimizer=kwargs.get("include_optimizer", True))
 
 register(Model, Functional, Sequential)
 

@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from ...framework import dtypes, nest
+from ...framework import deferred, dtypes, nest
 from ...framework.context import name_scope as _name_scope
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
@@ -462,6 +462,7 @@ class Layer(Module):
             var = _autocast.create_autocast_variable(var)  # reads as the compute dtype inside call
         (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
         _STRUCTURE[0] += 1
+        deferred.created(self, name, var)  # a checkpoint restored before the build fills it now
         if regularizer is not None:
             reg = regularizers_mod.get(regularizer)
             self._callable_losses.append(lambda v=var, r=reg: r(v))

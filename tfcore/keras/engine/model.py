@@ -19,6 +19,21 @@ from .functional import GraphNetwork
 from .summary import print_summary
 from .training import TrainingMixin
 
+# Whole-model formats (Keras 3's ``.keras`` files, ``*.weights.h5``, JSON configs) live above the engine in
+# ``keras/saving``, which registers its module here when ``tfcore.keras`` is imported (no import back up).
+_MODEL_IO = []
+
+
+def register_model_io(module):
+    """Install the module implementing save_model/to_json/functional configs/``*.weights.h5`` (keras.saving)."""
+    _MODEL_IO[:] = [module]
+
+
+def _model_io():
+    if not _MODEL_IO:
+        raise RuntimeError("Keras model saving is not available: import tfcore.keras (it registers keras.saving)")
+    return _MODEL_IO[0]
+
 
 class Model(TrainingMixin, Layer):
     """Groups layers into an object with training and inference features (``tf.keras.Model``)."""
@@ -185,17 +200,50 @@ class Model(TrainingMixin, Layer):
         return Layer.count_params(self)
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
-        """Write all weights to ``filepath`` in tfcore's NumPy ``.npz`` format (see saving/weights_format.py)."""
+        """Write all weights: Keras 3's HDF5 layout for ``*.weights.h5``, else tfcore's NumPy ``.npz`` format."""
+        if str(filepath).endswith(".weights.h5"):
+            keras_format = _model_io()
+
+            return keras_format.save_weights_h5(self, filepath, overwrite=overwrite)
         weights_format.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, by_name=False, skip_mismatch=False, options=None):
-        """Read weights written by :meth:`save_weights` (by position, or by weight name with ``by_name``)."""
+        """Read weights written by :meth:`save_weights` or by Keras 3 (``*.weights.h5``)."""
+        if str(filepath).endswith(".weights.h5"):
+            keras_format = _model_io()
+
+            if keras_format.is_hdf5(filepath):  # else an .npz written under that name by older tfcore
+                return keras_format.load_weights_h5(self, filepath)
         return weights_format.load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
 
+    def save(self, filepath, overwrite=True, save_format=None, include_optimizer=True, **kwargs):
+        """Save architecture, weights and compiled optimizer state to a Keras 3 ``.keras`` file."""
+        keras_format = _model_io()
+
+        keras_format.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+    def to_json(self, **kwargs):
+        """The model's Keras 3 config as a JSON string (``tf.keras.models.model_from_json`` reads it)."""
+        keras_format = _model_io()
+
+        return keras_format.to_json(self, **kwargs)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "layers" in config and "input_layers" in config:
+            keras_format = _model_io()
+
+            return keras_format.functional_from_config(config, custom_objects)
+        return cls(**config)
+
     def get_config(self):
-        """Only Sequential models serialise their architecture in tfcore; others must override this."""
+        """Functional and Sequential models serialise their architecture; subclassed ones must override this."""
+        if getattr(self, "_graph", None) is not None:
+            keras_format = _model_io()
+
+            return keras_format.functional_config(self)
         raise NotImplementedError(f"Model {type(self).__name__} cannot be serialised to a config by tfcore "
-                                  "(only Sequential models can); override get_config() in a subclass.")
+                                  "(only Sequential and functional models can); override get_config() in a subclass.")
 
 
 class Functional(Model):

@@ -105,6 +105,9 @@ class Flatten(Layer):
             inputs = array_ops.transpose(inputs, perm)
         if inputs.shape.rank == 1:
             return array_ops.expand_dims(inputs, 1)
+        rest = inputs.shape.as_list()[1:]
+        if all(d is not None for d in rest) and math.prod(rest) > 0:
+            return array_ops.reshape(inputs, (-1, math.prod(rest)))  # batch-size independent (traced graphs too)
         return array_ops.reshape(inputs, (inputs.shape[0], -1))
 
     def compute_output_shape(self, input_shape):

@@ -14,6 +14,11 @@ def register(*classes):
         _BUILTIN.setdefault(cls.__name__, cls)
 
 
+def builtin_class(name):
+    """The layer or model class registered under ``name`` (None if there is none)."""
+    return _BUILTIN.get(name)
+
+
 def serialize(layer):
     """``{'class_name': ..., 'config': layer.get_config()}`` (registered classes: ``"package>name"``)."""
     from ..utils.object_registration import get_registered_name

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...autodiff.tape import GradientTape
 from ...framework import context as _ctx
-from ...framework import dtypes, recording, tracing
+from ...framework import deferred, dtypes, recording, tracing
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import Variable
@@ -215,6 +215,8 @@ class Optimizer:
         self._slots[key] = slots
         if self.use_ema:
             self._ema[key] = self.add_variable_from_reference(var, "average", initial_value=var.numpy())
+        for n, slot in zip(self._slot_names, slots):  # checkpoint values restored before the slots existed
+            deferred.created(self, deferred.slot_name(var, n), slot)
         return slots
 
     def get_slot_names(self):
