@@ -54,3 +54,24 @@ def _make_step(model, opt):
         return loss
 
     return step
+
+
+def test_cross_device_assign_inside_a_function_uses_each_call_value(devices):
+    """A value computed in the graph and assigned to a variable on another device is copied implicitly;
+    the copy is a graph node (a traced graph that kept the trace's copy updated metrics only once)."""
+    devices(n_cpus=2)
+    with tf.device("/CPU:1"):
+        total = tf.Variable(0.0)
+
+    @tf.function
+    def accumulate(x):
+        with tf.device("/CPU:0"):
+            y = x * 2.0
+        total.assign_add(y)
+        return y
+
+    for v in (1.0, 2.0, 3.0):
+        accumulate(tf.constant(v))
+    assert accumulate.experimental_get_tracing_count() == 1
+    assert float(total.numpy()) == 12.0
+    assert total.device.endswith("CPU:1")

@@ -283,7 +283,9 @@ def test_graph_passes_fold_merge_and_prune():
     assert stats["folded"] >= 1 and stats["merged"] >= 1 and stats["pruned"] >= 1
 
 
-def test_jit_compile_fuses_elementwise_chains_with_identical_results():
+def test_jit_compile_fuses_elementwise_chains_with_identical_results(on_cpu):
+    """CPU chains: the ops' own kernels back to back (test_function_on_gpu covers generated CUDA kernels)."""
+
     def f(x, w, b):
         h = tf.nn.relu(tf.matmul(x, w) + b) * 2.0 - 1.0
         return tf.tanh(h) + tf.exp(-h)

@@ -11,7 +11,7 @@ import threading
 
 from .. import backend as _backend
 from ..backend import collectives as _collectives
-from . import device_spec
+from . import device_spec, dtypes
 from .errors import InvalidArgumentError
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -328,6 +328,17 @@ def default_device():
 def current_device():
     """The innermost ``tf.device`` scope's Device, or None."""
     return _state._device if ACTIVE[0] else None
+
+
+def placement_for(dtype, device):
+    """Where a tensor or variable of ``dtype`` meant for ``device`` lives.
+
+    Strings live in host memory, as in TF (no GPU kernels hold them): on any other device a
+    string value goes to CPU:0. Everything else stays where it was asked for.
+    """
+    if dtype is dtypes.string and device.backend.kind != "cpu":
+        return context.find("CPU", 0)
+    return device
 
 
 class device:  # noqa: N801 - TF's public name (tf.device)

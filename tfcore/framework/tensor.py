@@ -76,7 +76,10 @@ class Tensor:
         """This value on ``device`` (``self`` when already there): eager TF's implicit copy."""
         if self._device is device:
             return self
-        return Tensor(device.backend.from_other(self._array, self._device.backend), self._dtype, device)
+        out = Tensor(device.backend.from_other(self._array, self._device.backend), self._dtype, device)
+        if _TRACING[0]:
+            tracing.alias(out, self)
+        return out
 
     def ref(self):
         """A hashable reference (Tensors themselves are unhashable, as in TF)."""

@@ -130,8 +130,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, device=None
         if not isinstance(value, np.ndarray | np.generic):
             _check_representable(np_value, arr, dtype)
     dev = device if device is not None else (_ctx.current_device() or _ctx.default_device())
-    if dtype is dtypes.string and dev.backend.kind != "cpu":
-        dev = _ctx.context.find("CPU", 0)  # strings live in host memory, as in TF
+    dev = _ctx.placement_for(dtype, dev)
     if dev.backend.kind != "cpu" or dev.backend.xp is not np:
         arr = dev.backend.asarray(arr)
     elif arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):

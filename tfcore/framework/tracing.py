@@ -119,6 +119,17 @@ def call_python(fn, inputs, stateful=True, dry_result=None, name="PyCall"):
     return g._record_call(fn, list(inputs), stateful, dry_result, name)
 
 
+def alias(copy, original):
+    """``copy`` is ``original``'s value moved to another device (an implicit copy while tracing).
+
+    The graph refers to the copy by ``original``'s slot, so a replay feeds the value that call
+    computed (and ``execute`` copies it again) instead of the trace's value as a constant.
+    """
+    g = _state.graph
+    if g is not None and g.knows(original):
+        g._alias(copy, original)
+
+
 def host_read(tensor):
     """A tensor's value is read into Python while tracing (``numpy()``, ``bool()``, ``int()``...).
 

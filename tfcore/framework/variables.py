@@ -123,6 +123,7 @@ class Variable:
         else:
             dev = _ctx.current_device() or _ctx.default_device()
         value = convert_to_tensor(initial_value, dtype=dtype, device=dev)
+        dev = _ctx.placement_for(value._dtype, dev)
         if value._device is not dev:
             value = value._copy_to(dev)
         if synchronization == VariableSynchronization.ON_READ and trainable:

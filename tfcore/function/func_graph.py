@@ -114,6 +114,7 @@ class FuncGraph:
         self.nodes = []
         self.slot_values = []           # trace-time value of each slot (kept alive: ids stay unique)
         self._ids = {}                  # id(value) -> slot
+        self._aliases = []              # implicit device copies named by their source's slot (kept alive)
         self.placeholders = []          # input slots, in flat-argument order
         self.constants = {}             # slot -> value captured by value
         self.captures = []              # (outer slot, inner slot): values from the enclosing graph
@@ -134,6 +135,7 @@ class FuncGraph:
             if isinstance(v, Tensor) and i not in self.constants:
                 self.slot_values[i] = _TraceSpec(v)
         self._ids = {}
+        self._aliases = []
         self._overlay = None
         for g in self.children:
             g.release_values()
@@ -169,6 +171,10 @@ class FuncGraph:
         s = self._new_slot(value)
         self.constants[s] = value
         return s
+
+    def _alias(self, copy, original):
+        self._ids[id(copy)] = self.slot_of(original)
+        self._aliases.append(copy)
 
     def add_placeholder(self, value):
         s = self._new_slot(value)

@@ -563,6 +563,9 @@ class Function:
             specs = [v for v in nest.flatten(list(args) + list(kwargs.values())) if isinstance(v, TensorSpec)]
             if any(None in (s.shape.as_list() if s.shape.rank is not None else [None]) for s in specs):
                 keys = tuple(_key_with_specs(a) for a in _bind_raw(self, args, kwargs))
+            dev = _ctx.current_device()
+            if dev is not None:  # the same key a call in this device scope uses
+                keys = keys + (("device", dev.name),)
         cf = self._cache.get(keys)
         if cf is None:
             cf, _ = self._trace(names, values, instance, keys)

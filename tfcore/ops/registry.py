@@ -59,6 +59,7 @@ KINDS = ("cpu", "cuda")  # device kinds a kernel may be registered for (Backend.
 # Tapes and gradients only concern floating and complex tensors; float32 is checked by identity
 # first because DType's hash is a Python call.
 _F32 = dtypes.float32
+_STRING = dtypes.string
 _DIFFERENTIABLE = dtypes.DIFFERENTIABLE_DTYPES
 
 
@@ -289,12 +290,14 @@ def _describe(inputs):
     return ", ".join(f"{t._dtype.name}{list(t._array.shape)}" for t in inputs)
 
 
-def _convert_inputs(inputs):
+def _convert_inputs(inputs, op=None):
     """Slow path of :func:`execute`: read variables, convert values, copy across devices.
 
     Returns ``(tensors, device, caller_tensors)``: the Tensors the kernel gets (all on
     the op's device) and the ones before implicit copies, which tapes record so that
     gradients reach the caller's tensors (as in TF, copies are not visible to tapes).
+    Soft placement is decided before any copy: an op with no kernel at all for the device's
+    kind, or with a string input (strings live in host memory), runs on CPU:0.
     """
     dev = _state._device
     converted = []
@@ -306,6 +309,9 @@ def _convert_inputs(inputs):
         converted.append(x)
     if dev is None:
         dev = converted[0]._device if converted else _ctx.default_device()
+    if dev.backend.kind != "cpu" and ((op is not None and dev.backend.kind not in op.candidates)
+                                      or any(t._dtype is _STRING for t in converted)):
+        dev = _context.find("CPU", 0)
     caller = tuple(converted)
     for t in caller:
         if t._device is not dev:
@@ -329,7 +335,7 @@ def execute(op, inputs, attrs=None):
     # Fast check: every input is already a Tensor on the op's device (scope, else first input).
     for x in inputs:
         if type(x) is not Tensor or (dev is not None and x._device is not dev):
-            inputs, dev, recorded = _convert_inputs(inputs)
+            inputs, dev, recorded = _convert_inputs(inputs, op)
             break
         if dev is None:
             dev = x._device
