@@ -6,23 +6,28 @@
 // GEMM operands are gathered from the NHWC tensors while a k-tile is fetched, so no im2col
 // buffer ever exists in global memory. Each kernel has float4 gathers where the channel count
 // allows (a 4-run of k then shares its filter tap and is contiguous in memory) and a scalar
-// fallback otherwise. The walk over k is incremental (fetch is called for k = 0, BK, 2*BK, ...
-// in order), so the mainloop does no integer division per tile.
+// fallback otherwise. The walks over k (forward, dgrad) and over N*OH*OW rows (wgrad) are
+// incremental (fetch is called for k = 0, BK, 2*BK, ... in order), so no tile divides to decode
+// its k or row index (dgrad's stride test still divides when the stride is not 1).
 //
 // Forward: Y[M, CO] = X'[M, K] @ W[K, CO], M = N*OH*OW, K = KH*KW*C, X'[m, (kh, kw, ci)] = X at the
 //   position tap (kh, kw) of output m reads. Grid (ceil(CO / CV_BN), ceil(M / CV_BM)).
 // Input gradient: dX[M, C] = dY'[M, K] @ W'[K, C], M = N*H*W, K = KH*KW*CO,
 //   dY'[(n, ih, iw), (kh, kw, co)] = dY[n, oh, ow, co] for the output (oh, ow) whose tap (kh, kw)
 //   reads (ih, iw), zero when the stride does not divide or it is out of range;
-//   W'[(kh, kw, co), ci] = W[kh, kw, ci, co]. Grid (ceil(C / CV_BN), min(ceil(M / CV_BM), 65535)),
-//   grid-stride over the row tiles.
+//   W'[(kh, kw, co), ci] = W[kh, kw, ci, co]. Grid (ceil(M / CV_BM), ceil(C / CV_BN)): row tiles in
+//   x, whose limit is 2^31 - 1. (Every stride phase runs the full K loop; CUTLASS's strided dgrad,
+//   which drops the taps a phase never uses, is not done here.)
 // Filter gradient (split-K): dW[T, CO] = X'^T[T, M] @ dY[M, CO], T = KH*KW*C taps, M = N*OH*OW.
 //   The reduction over M is split into gridDim.z slices of `tiles_per_split` k-tiles; slice z
 //   writes float32 partials part[z, T, CO] and conv2d_filter_grad_sum_* adds the slices in a
 //   fixed order and converts to the output dtype (deterministic, no float atomics). The launcher
-//   picks the split count from the problem size. Grid (ceil(CO / CV_BN), min(ceil(T / CV_BM),
-//   65535), splits).
-// The GEMM kernels are bounded to CV_MIN_BLOCKS resident blocks per SM (<= 128 registers/thread).
+//   picks the split count from the problem size. Grid (ceil(T / CV_BM), ceil(CO / CV_BN), splits).
+//   The taps of a row tile are decoded once into a shared-memory table (tap_h, tap_w, tap_c).
+//   Offsets inside one image of X and a slice's row count are int32 (the launcher checks).
+// The GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS): at most 128 registers per
+// thread, so 2 blocks (16 warps) fit an SM's 65536 registers; a bound of 3 blocks (80 registers)
+// spills 400-900 bytes per thread with this 8x8-per-thread tile, so the bound stays at 2.
 //
 // Depthwise: forward and input gradient are direct kernels (one thread per output element);
 // the filter gradient is a (CV_GRAD_X, CV_GRAD_Y) block per (tap, 32 output channels), also
