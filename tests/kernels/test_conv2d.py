@@ -264,3 +264,15 @@ def test_conv2d_empty_sizes(kb, dtype):
     dx = conv.conv2d_input_grad(kb, np.ones((3, 3, 0, 5), dtype), np.ones((1, 4, 4, 5), dtype), (1, 4, 4, 0),
                                 one, one, "SAME")
     assert dx.shape == (1, 4, 4, 0)
+
+
+def test_gradient_kernels_decline_what_their_int32_and_grid_limits_cannot_hold():
+    """The registrations' supports checks: the generic code runs what the GEMM grids cannot index."""
+    def arr(shape):
+        return types.SimpleNamespace(shape=shape)
+
+    assert conv._input_grad_fits(arr((3, 3, 4, 8)), arr((1, 4, 4, 8)), input_sizes=(1, 4, 4, 4))
+    assert not conv._input_grad_fits(arr((1, 1, 4, 8)), arr((1, 4, 4, 8)), input_sizes=(1, 4, 4, 128 * 65536))
+    assert conv._filter_grad_fits(arr((1, 8, 8, 4)), arr((1, 8, 8, 8)), filter_sizes=(3, 3, 4, 8))
+    assert not conv._filter_grad_fits(arr((1, 1 << 16, 1 << 13, 4)), arr((1, 1, 1, 8)), filter_sizes=(3, 3, 4, 8))
+    assert not conv._filter_grad_fits(arr((1, 8, 8, 4)), arr((1, 8, 8, 8)), filter_sizes=(3, 3, 4, 128 * 65536))
