@@ -204,7 +204,8 @@ typedef float tfc_gemm_b_row_t[TFC_GEMM_BN + TFC_GEMM_PAD];  // one k-row of a s
 // fetch(kt) loads the k-tile starting at kt from global memory into the caller's registers;
 // stash(a, b) stores those registers into one shared buffer pair a[k][m], b[k][n]
 // (tfc_gemm_a_row_t*, tfc_gemm_b_row_t*). The next tile's global loads are in flight while
-// this tile is multiplied out of the other buffer.
+// this tile is multiplied out of the other buffer. fetch is called exactly once per k-tile, in
+// order (kt = 0, BK, 2*BK, ...), so a gather may walk its indices incrementally.
 // Every thread of the block must call (it contains __syncthreads).
 template <typename Fetch, typename Stash>
 TFC_DEVICE_INLINE void tfc_gemm_mainloop(int ntiles, Fetch&& fetch, Stash&& stash, float acc[8][8]) {

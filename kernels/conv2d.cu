@@ -1,33 +1,69 @@
 // 2-D convolution, NHWC input, HWIO filter (DESIGN.md §4).
 //
-// Forward: implicit GEMM. Y[M, Cout] = X'[M, K] @ W[K, Cout] with M = N*OH*OW and
-// K = KH*KW*C; the rows of X' (the im2col matrix) are gathered from X on the fly while a
-// tile is loaded, so no im2col buffer ever exists in global memory. The tiling is the
-// matmul SIMT one (common.cuh's tfc_gemm_mainloop): 128x128 block tile, BK = 8, 256 threads
-// with 8x8 register blocks, register prefetch + double-buffered shared memory. float4 gathers when C % 4 == 0
-// (a 4-run of k then shares (kh, kw) and is contiguous in X), scalar otherwise.
-// Grid: (ceil(Cout / CV_BN), ceil(M / CV_BM)); block: CV_THREADS.
+// Forward, input gradient (dgrad) and filter gradient (wgrad) are all implicit GEMMs on the
+// matmul SIMT tile (common.cuh's tfc_gemm_mainloop: 128x128 block tile, BK = 8, 256 threads with
+// 8x8 register blocks, register prefetch + double-buffered shared memory), as in CUTLASS. The
+// GEMM operands are gathered from the NHWC tensors while a k-tile is fetched, so no im2col
+// buffer ever exists in global memory. Each kernel has float4 gathers where the channel count
+// allows (a 4-run of k then shares its filter tap and is contiguous in memory) and a scalar
+// fallback otherwise. The walks over k (forward, dgrad) and over N*OH*OW rows (wgrad) are
+// incremental (fetch is called for k = 0, BK, 2*BK, ... in order), so no tile divides to decode
+// its k or row index (dgrad's stride test still divides when the stride is not 1).
+//
+// Forward: Y[M, CO] = X'[M, K] @ W[K, CO], M = N*OH*OW, K = KH*KW*C, X'[m, (kh, kw, ci)] = X at the
+//   position tap (kh, kw) of output m reads. Grid (ceil(CO / CV_BN), ceil(M / CV_BM)).
+// Input gradient: dX[M, C] = dY'[M, K] @ W'[K, C], M = N*H*W, K = KH*KW*CO,
+//   dY'[(n, ih, iw), (kh, kw, co)] = dY[n, oh, ow, co] for the output (oh, ow) whose tap (kh, kw)
+//   reads (ih, iw), zero when the stride does not divide or it is out of range;
+//   W'[(kh, kw, co), ci] = W[kh, kw, ci, co]. Grid (ceil(M / CV_BM), ceil(C / CV_BN)): row tiles in
+//   x, whose limit is 2^31 - 1. (Every stride phase runs the full K loop; CUTLASS's strided dgrad,
+//   which drops the taps a phase never uses, is not done here.)
+// Filter gradient (split-K): dW[T, CO] = X'^T[T, M] @ dY[M, CO], T = KH*KW*C taps, M = N*OH*OW.
+//   The reduction over M is split into gridDim.z slices of `tiles_per_split` k-tiles; slice z
+//   writes float32 partials part[z, T, CO] and conv2d_filter_grad_sum_* adds the slices in a
+//   fixed order and converts to the output dtype (deterministic, no float atomics). The launcher
+//   picks the split count from the problem size. Grid (ceil(T / CV_BM), ceil(CO / CV_BN), splits).
+//   The taps of a row tile are decoded once into a shared-memory table (tap_h, tap_w, tap_c).
+//   Offsets inside one image of X and a slice's row count are int32 (the launcher checks).
+// The GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS): at most 128 registers per
+// thread, so 2 blocks (16 warps) fit an SM's 65536 registers; a bound of 3 blocks (80 registers)
+// spills 400-900 bytes per thread with this 8x8-per-thread tile, so the bound stays at 2.
+//
+// Depthwise: forward and input gradient are direct kernels (one thread per output element);
+// the filter gradient is a (CV_GRAD_X, CV_GRAD_Y) block per (tap, 32 output channels), also
+// split over N*OH*OW across gridDim.z into the same float32 partials and summed by the same
+// kernel.
 //
 // Padding is explicit (pad_top, pad_left) and computed in Python with TF's SAME rule,
 // so one kernel serves SAME, VALID and explicit paddings.
-//
-// Backward: conv2d_input_grad (one thread per dX element, gathering the dY positions
-// whose window covers it) and conv2d_filter_grad (block (32, 8): 32 output channels x 8
-// partial sums over N*OH*OW, combined in shared memory). Depthwise forward is a direct
-// kernel (one thread per output element); its gradients are the same two kernels
-// instantiated for the depthwise filter layout.
 #include "common.cuh"
 
-// The forward block tile is common.cuh's SIMT GEMM tile (TFC_GEMM_*, shared with matmul.cu).
+// The GEMM block tile is common.cuh's SIMT GEMM tile (TFC_GEMM_*, shared with matmul.cu).
 #define CV_BM TFC_GEMM_BM
 #define CV_BN TFC_GEMM_BN
+#define CV_BK TFC_GEMM_BK
 #define CV_THREADS TFC_GEMM_THREADS
-#define CV_GRAD_X 32  // filter-grad block: output channels per block
-#define CV_GRAD_Y 8   // filter-grad block: partial sums per channel
+#define CV_MIN_BLOCKS 2  // __launch_bounds__ min blocks per SM of the GEMM kernels (<= 128 regs)
+#define CV_GRAD_X 32     // depthwise filter-grad block: output channels per block
+#define CV_GRAD_Y 8      // depthwise filter-grad block: partial sums per channel
+#define CV_SUM_THREADS 256  // block of conv2d_filter_grad_sum_*
 
 struct CvGeom {
   int N, H, W, C, OH, OW, KH, KW, CO, sh, sw, dh, dw, pt, pl;
 };
+
+// o with o * s == t and 0 <= o < lim (t = a padded input coordinate minus a tap offset);
+// false when there is none (t negative, not a multiple of the stride, or past the output).
+TFC_DEVICE_INLINE bool cv_out_index(int t, int s, int lim, int& o) {
+  if (t < 0) return false;
+  if (s == 1) {
+    o = t;
+  } else {
+    o = t / s;
+    if (o * s != t) return false;
+  }
+  return o < lim;
+}
 
 template <typename T>
 __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __restrict__ Wt, T* __restrict__ Y,
@@ -53,33 +89,40 @@ __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __r
   const bool vx = vec_x != 0, vw = vec_w != 0;
   const int ntiles = (K + TFC_GEMM_BK - 1) / TFC_GEMM_BK;
 
+  // (kh, kw, ci) of k = kt + a_k for the next fetch; kh == KH once k >= K.
+  int kh = 0, kw = 0, ci = a_k;
+  while (ci >= g.C && kh < g.KH) {
+    ci -= g.C;
+    if (++kw == g.KW) { kw = 0; ++kh; }
+  }
+
   float acc[8][8];
   float ra[4], rb[4];
   // Gather X'[a_m, kt + a_k .. +3] and load W[kt + b_k, n0 + b_n .. +3] into registers.
   auto fetch = [&](int kt) {
-    const int k = kt + a_k;
-    if (!a_ok || k >= K) {
+    if (!a_ok || kh >= g.KH) {
       ra[0] = ra[1] = ra[2] = ra[3] = 0.0f;
+    } else if (vx) {  // C % 4 == 0: the 4-run shares (kh, kw) and is contiguous
+      const int ih = ih0 + kh * g.dh, iw = iw0 + kw * g.dw;
+      const bool in = ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+      tfc_load4(xn + (in ? ((long long)ih * g.W + iw) * g.C + ci : 0), in ? 4 : 0, true, ra);
     } else {
-      int ci = k % g.C;
-      int r = k / g.C;
-      int kw = r % g.KW, kh = r / g.KW;
-      if (vx) {  // C % 4 == 0: the 4-run shares (kh, kw) and is contiguous
-        const int ih = ih0 + kh * g.dh, iw = iw0 + kw * g.dw;
-        const bool in = ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
-        tfc_load4(xn + ((long long)ih * g.W + iw) * g.C + ci, in ? 4 : 0, true, ra);
-      } else {
+      int c2 = ci, w2 = kw, h2 = kh;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int ih = ih0 + kh * g.dh, iw = iw0 + kw * g.dw;
-          const bool in = k + i < K && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
-          ra[i] = in ? tfc_to_float(xn[((long long)ih * g.W + iw) * g.C + ci]) : 0.0f;
-          if (++ci == g.C) {
-            ci = 0;
-            if (++kw == g.KW) { kw = 0; ++kh; }
-          }
+      for (int i = 0; i < 4; ++i) {
+        const int ih = ih0 + h2 * g.dh, iw = iw0 + w2 * g.dw;
+        const bool in = h2 < g.KH && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+        ra[i] = in ? tfc_to_float(xn[((long long)ih * g.W + iw) * g.C + c2]) : 0.0f;
+        if (++c2 == g.C) {
+          c2 = 0;
+          if (++w2 == g.KW) { w2 = 0; ++h2; }
         }
       }
+    }
+    ci += TFC_GEMM_BK;
+    while (ci >= g.C && kh < g.KH) {
+      ci -= g.C;
+      if (++kw == g.KW) { kw = 0; ++kh; }
     }
     const int k2 = kt + b_k, n = n0 + b_n;
     tfc_load4(Wt + (long long)k2 * g.CO + n, k2 < K ? tfc_imin(g.CO - n, 4) : 0, vw, rb);
@@ -94,77 +137,178 @@ __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __r
   tfc_gemm_store(Y, g.CO, m0, n0, M, g.CO, acc);
 }
 
-// Input gradient, one thread per dX element, for both convolutions:
-// dense     dX[n, ih, iw, ci] = sum over (kh, kw, co) of dY[n, oh, ow, co] * W[kh, kw, ci, co];
-// depthwise dX[n, ih, iw, c]  = sum over (kh, kw, q) of dY[n, oh, ow, c*Q + q] * W[kh, kw, c, q];
-// where (oh, ow) is the output position whose tap (kh, kw) reads (ih, iw).
-template <typename T, bool DEPTHWISE>
+// Input gradient as an implicit GEMM: dX[M, C] = dY'[M, K] @ W'[K, C] (see the header).
+// Thread tid gathers 4 consecutive k (from kq) of row a_r of the dY' tile and of column a_r of the
+// W' tile; both share k, so one (kh, kw, co) walk serves both.
+template <typename T>
 __device__ __forceinline__ void cv_input_grad(const T* __restrict__ dY, const T* __restrict__ Wt,
-                                              T* __restrict__ dX, const CvGeom g) {
-  const int Q = DEPTHWISE ? g.CO / g.C : 1;                              // depthwise multiplier
-  const int len = DEPTHWISE ? Q : g.CO;                                  // dY channels per dX element
-  const long long tap = DEPTHWISE ? g.CO : (long long)g.C * g.CO;        // W elements per (kh, kw)
-  const long long total = (long long)g.N * g.H * g.W * g.C;
-  for (long long idx = tfc_global_thread_id(); idx < total; idx += tfc_grid_stride()) {
-    const int ci = (int)(idx % g.C);
-    const tfc_nhw_t p = tfc_unravel_nhw(idx / g.C, g.H, g.W);
-    const long long dy_off = DEPTHWISE ? (long long)ci * Q : 0;
-    const long long w_off = DEPTHWISE ? (long long)ci * Q : (long long)ci * g.CO;
-    float s = 0.0f;
-    for (int kh = 0; kh < g.KH; ++kh) {
-      const int th = p.h + g.pt - kh * g.dh;
-      if (th < 0 || th % g.sh) continue;
-      const int oh = th / g.sh;
-      if (oh >= g.OH) continue;
-      for (int kw = 0; kw < g.KW; ++kw) {
-        const int tw = p.w + g.pl - kw * g.dw;
-        if (tw < 0 || tw % g.sw) continue;
-        const int ow = tw / g.sw;
-        if (ow >= g.OW) continue;
-        const T* dy = dY + ((p.n * g.OH + oh) * g.OW + ow) * g.CO + dy_off;
-        const T* w = Wt + ((long long)kh * g.KW + kw) * tap + w_off;
-        for (int j = 0; j < len; ++j) s = fmaf(tfc_to_float(dy[j]), tfc_to_float(w[j]), s);
+                                              T* __restrict__ dX, const CvGeom g, int vec_dy, int vec_w) {
+  const bool run = (g.CO & 3) == 0;  // a 4-run of k shares (kh, kw) and is contiguous in co
+  const int tid = threadIdx.x;
+  const long long M = (long long)g.N * g.H * g.W;
+  const int K = g.KH * g.KW * g.CO;
+  const long long m0 = (long long)blockIdx.x * CV_BM;
+  const int n0 = blockIdx.y * CV_BN;
+  const int kq = (tid & 1) << 2, a_r = tid >> 1;
+  const int ci = n0 + a_r;  // this thread's column of W' (an input channel)
+  const bool b_ok = ci < g.C;
+  const bool vdy = vec_dy != 0, vw = vec_w != 0;
+  const int ntiles = (K + CV_BK - 1) / CV_BK;
+  const long long w_tap = (long long)g.C * g.CO;  // W elements per tap (kh, kw)
+  const T* wc = Wt + (b_ok ? (long long)ci * g.CO : 0);
+  const long long a_m = m0 + a_r;
+  const bool a_ok = a_m < M;
+  int th0 = 0, tw0 = 0;  // padded input coordinates of row a_m
+  const T* dyn = dY;     // image n of dY
+  if (a_ok) {
+    const tfc_nhw_t p = tfc_unravel_nhw(a_m, g.H, g.W);
+    th0 = p.h + g.pt;
+    tw0 = p.w + g.pl;
+    dyn = dY + p.n * g.OH * g.OW * g.CO;
+  }
+  // (kh, kw, co) of k = kt + kq for the next fetch; kh == KH once k >= K.
+  int kh = 0, kw = 0, co = kq;
+  while (co >= g.CO && kh < g.KH) {
+    co -= g.CO;
+    if (++kw == g.KW) { kw = 0; ++kh; }
+  }
+  float acc[8][8];
+  float ra[4], rb[4];
+  auto fetch = [&](int /*kt: implied by the walk*/) {
+    if (run) {
+      const bool kin = kh < g.KH;
+      int oh = 0, ow = 0;
+      const bool in = a_ok && kin && cv_out_index(th0 - kh * g.dh, g.sh, g.OH, oh) &&
+                      cv_out_index(tw0 - kw * g.dw, g.sw, g.OW, ow);
+      tfc_load4(dyn + (in ? ((long long)oh * g.OW + ow) * g.CO + co : 0), in ? 4 : 0, vdy, ra);
+      const bool bin = b_ok && kin;
+      tfc_load4(wc + (bin ? (kh * g.KW + kw) * w_tap + co : 0), bin ? 4 : 0, vw, rb);
+    } else {
+      int c2 = co, w2 = kw, h2 = kh;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const bool kin = h2 < g.KH;
+        int oh = 0, ow = 0;
+        const bool in = a_ok && kin && cv_out_index(th0 - h2 * g.dh, g.sh, g.OH, oh) &&
+                        cv_out_index(tw0 - w2 * g.dw, g.sw, g.OW, ow);
+        ra[i] = in ? tfc_to_float(dyn[((long long)oh * g.OW + ow) * g.CO + c2]) : 0.0f;
+        rb[i] = b_ok && kin ? tfc_to_float(wc[(h2 * g.KW + w2) * w_tap + c2]) : 0.0f;
+        if (++c2 == g.CO) {
+          c2 = 0;
+          if (++w2 == g.KW) { w2 = 0; ++h2; }
+        }
       }
     }
-    tfc_store(dX + idx, s);
-  }
+    co += CV_BK;
+    while (co >= g.CO && kh < g.KH) {
+      co -= g.CO;
+      if (++kw == g.KW) { kw = 0; ++kh; }
+    }
+  };
+  auto stash = [&](tfc_gemm_a_row_t* As, tfc_gemm_b_row_t* Bs) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) As[kq + i][a_r] = ra[i];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) Bs[kq + i][a_r] = rb[i];
+  };
+  tfc_gemm_mainloop(ntiles, fetch, stash, acc);
+  tfc_gemm_store(dX, g.C, m0, n0, M, g.C, acc);
 }
 
-// Filter gradient for both convolutions. dW viewed as (taps, CO): dense (KH*KW*C, CO) with
-// tap = (kh, kw, ci) and x column = co; depthwise (KH*KW, C*Q) with tap = (kh, kw) and x column the
-// flattened (c, q). Block (CV_GRAD_X, CV_GRAD_Y); y = partial sums over N*OH*OW.
-// Grid: (ceil(CO / CV_GRAD_X), min(taps, 65535)), grid-stride over the taps.
-template <typename T, bool DEPTHWISE>
+// Filter gradient as a split-K implicit GEMM: part[z, T, CO] = X'^T @ dY over slice z of the
+// k-tiles of M = N*OH*OW (see the header). Thread tid gathers, for reduction row mk of each
+// k-tile, taps q4..q4+3 of the X' tile and columns q4..q4+3 of the dY tile; both share the
+// row, so one (n, oh, ow) walk serves both.
+template <typename T>
 __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T* __restrict__ dY,
-                                               T* __restrict__ dW, const CvGeom g) {
-  __shared__ float part[CV_GRAD_Y][CV_GRAD_X + 1];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int co = blockIdx.x * CV_GRAD_X + tx;
-  const int Q = DEPTHWISE ? g.CO / g.C : 1;
+                                               float* __restrict__ part, const CvGeom g, int tiles_per_split,
+                                               int vec_x, int vec_dy) {
+  // Per tap of the row tile: kh*dh - pt, kw*dw - pl and ci (-1: past the last tap).
+  __shared__ int tap_h[CV_BM], tap_w[CV_BM], tap_c[CV_BM];
+  const int tid = threadIdx.x;
   const long long M = (long long)g.N * g.OH * g.OW;
-  const int taps = DEPTHWISE ? g.KH * g.KW : g.KH * g.KW * g.C;
-  for (int kidx = blockIdx.y; kidx < taps; kidx += gridDim.y) {
-    const int c = DEPTHWISE ? co / Q : kidx % g.C;  // the input channel this (tap, column) reads
-    const int kk = DEPTHWISE ? kidx : kidx / g.C;     // kh * KW + kw
-    const int kw = kk % g.KW, kh = kk / g.KW;
-    float s = 0.0f;
-    if (co < g.CO) {
-      for (long long m = ty; m < M; m += CV_GRAD_Y) {
-        const tfc_nhw_t o = tfc_unravel_nhw(m, g.OH, g.OW);
-        const int ih = o.h * g.sh - g.pt + kh * g.dh, iw = o.w * g.sw - g.pl + kw * g.dw;
-        if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
-        s = fmaf(tfc_to_float(X[((o.n * g.H + ih) * g.W + iw) * g.C + c]), tfc_to_float(dY[m * g.CO + co]), s);
+  const int T_ = g.KH * g.KW * g.C;
+  const int t0 = blockIdx.x * CV_BM, n0 = blockIdx.y * CV_BN;
+  // This block's slice of the reduction: rows [m_begin, m_begin + slice_rows) of N*OH*OW.
+  const long long m_begin = (long long)blockIdx.z * tiles_per_split * CV_BK;
+  const long long left = M - m_begin;
+  const int slice_rows = left <= 0 ? 0 : (int)(left < (long long)tiles_per_split * CV_BK ? left
+                                                                                      : tiles_per_split * CV_BK);
+  const int ntiles = (slice_rows + CV_BK - 1) / CV_BK;
+  const int mk = tid >> 5, q4 = (tid & 31) << 2;
+  const bool run = (g.C & 3) == 0;  // a 4-run of taps shares (kh, kw) and is contiguous in ci
+  const bool vx = vec_x != 0, vdy = vec_dy != 0;
+  const long long hwc = (long long)g.H * g.W * g.C;
+  float* out = part + (long long)blockIdx.z * T_ * g.CO;
+  if (tid < CV_BM) {
+    const int t = t0 + tid;
+    if (t < T_) {
+      const int r = t / g.C;
+      tap_h[tid] = (r / g.KW) * g.dh - g.pt;
+      tap_w[tid] = (r % g.KW) * g.dw - g.pl;
+      tap_c[tid] = t - r * g.C;
+    } else {
+      tap_h[tid] = tap_w[tid] = 0;
+      tap_c[tid] = -1;
+    }
+  }
+  __syncthreads();
+  // Row r = m_begin + i of the slice for the next fetch: i (rows_left = slice rows - i), its
+  // (oh, ow), image n of X, and dY's row r at columns n0 + q4.
+  int rows_left = slice_rows - mk, oh = 0, ow = 0;
+  const T* xn = X;
+  const T* dyr = dY;
+  if (rows_left > 0) {
+    const tfc_nhw_t p = tfc_unravel_nhw(m_begin + mk, g.OH, g.OW);
+    oh = p.h;
+    ow = p.w;
+    xn = X + p.n * hwc;
+    dyr = dY + (m_begin + mk) * g.CO + n0 + q4;
+  }
+  float acc[8][8];
+  float ra[4], rb[4];
+  auto fetch = [&](int /*kt: implied by the walk*/) {
+    const bool mok = rows_left > 0;
+    const int ihb = oh * g.sh, iwb = ow * g.sw;
+    if (run) {  // (re-read from shared memory each time: fewer live registers)
+      const int c = tap_c[q4], ih = ihb + tap_h[q4], iw = iwb + tap_w[q4];
+      const bool in = mok && c >= 0 && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+      tfc_load4(xn + (in ? (ih * g.W + iw) * g.C + c : 0), in ? 4 : 0, vx, ra);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int c = tap_c[q4 + i], ih = ihb + tap_h[q4 + i], iw = iwb + tap_w[q4 + i];
+        const bool in = mok && c >= 0 && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+        ra[i] = in ? tfc_to_float(xn[(ih * g.W + iw) * g.C + c]) : 0.0f;
       }
     }
-    part[ty][tx] = s;
-    __syncthreads();
-    if (ty == 0 && co < g.CO) {
-      float t = 0.0f;
-#pragma unroll
-      for (int y = 0; y < CV_GRAD_Y; ++y) t += part[y][tx];
-      tfc_store(dW + (long long)kidx * g.CO + co, t);
+    tfc_load4(dyr, mok ? tfc_imin(g.CO - n0 - q4, 4) : 0, vdy, rb);
+    rows_left -= CV_BK;
+    if (rows_left > 0) {
+      dyr += CV_BK * g.CO;
+      ow += CV_BK;
+      while (ow >= g.OW) {
+        ow -= g.OW;
+        if (++oh == g.OH) { oh = 0; xn += hwc; }
+      }
     }
-    __syncthreads();
+  };
+  auto stash = [&](tfc_gemm_a_row_t* As, tfc_gemm_b_row_t* Bs) {
+    *reinterpret_cast<float4*>(&As[mk][q4]) = make_float4(ra[0], ra[1], ra[2], ra[3]);
+    *reinterpret_cast<float4*>(&Bs[mk][q4]) = make_float4(rb[0], rb[1], rb[2], rb[3]);
+  };
+  tfc_gemm_mainloop(ntiles, fetch, stash, acc);
+  tfc_gemm_store(out, g.CO, t0, n0, T_, g.CO, acc);
+}
+
+// out[i] = sum over z = 0, 1, ..., splits-1 of part[z * count + i], in that order, in float32.
+template <typename T>
+__device__ __forceinline__ void cv_sum_splits(const float* __restrict__ part, T* __restrict__ out, int splits,
+                                              long long count) {
+  for (long long i = tfc_global_thread_id(); i < count; i += tfc_grid_stride()) {
+    float s = 0.0f;
+    for (int z = 0; z < splits; ++z) s += part[z * count + i];
+    tfc_store(out + i, s);
   }
 }
 
@@ -193,31 +337,116 @@ __device__ __forceinline__ void dw_forward(const T* __restrict__ X, const T* __r
   }
 }
 
+// Depthwise input gradient, one thread per dX element:
+// dX[n, ih, iw, c] = sum over (kh, kw, q) of dY[n, oh, ow, c*Q + q] * W[kh, kw, c, q],
+// where (oh, ow) is the output position whose tap (kh, kw) reads (ih, iw).
+template <typename T>
+__device__ __forceinline__ void dw_input_grad(const T* __restrict__ dY, const T* __restrict__ Wt,
+                                              T* __restrict__ dX, const CvGeom g) {
+  const int Q = g.CO / g.C;  // depthwise multiplier
+  const long long total = (long long)g.N * g.H * g.W * g.C;
+  for (long long idx = tfc_global_thread_id(); idx < total; idx += tfc_grid_stride()) {
+    const int c = (int)(idx % g.C);
+    const tfc_nhw_t p = tfc_unravel_nhw(idx / g.C, g.H, g.W);
+    float s = 0.0f;
+    for (int kh = 0; kh < g.KH; ++kh) {
+      int oh;
+      if (!cv_out_index(p.h + g.pt - kh * g.dh, g.sh, g.OH, oh)) continue;
+      for (int kw = 0; kw < g.KW; ++kw) {
+        int ow;
+        if (!cv_out_index(p.w + g.pl - kw * g.dw, g.sw, g.OW, ow)) continue;
+        const T* dy = dY + ((p.n * g.OH + oh) * g.OW + ow) * g.CO + (long long)c * Q;
+        const T* w = Wt + ((long long)kh * g.KW + kw) * g.CO + (long long)c * Q;
+        for (int j = 0; j < Q; ++j) s = fmaf(tfc_to_float(dy[j]), tfc_to_float(w[j]), s);
+      }
+    }
+    tfc_store(dX + idx, s);
+  }
+}
+
+// Depthwise filter gradient, dW viewed as (KH*KW taps, CO = C*Q): block (CV_GRAD_X, CV_GRAD_Y) per
+// (tap, CV_GRAD_X output channels); threadIdx.y strides over the block's slice
+// [z * rows_per_split, (z + 1) * rows_per_split) of N*OH*OW, the CV_GRAD_Y sums are combined in
+// shared memory and written to the float32 partials part[z, tap, co].
+// Grid: (ceil(CO / CV_GRAD_X), min(taps, 65535), splits), grid-stride over the taps.
+template <typename T>
+__device__ __forceinline__ void dw_filter_grad(const T* __restrict__ X, const T* __restrict__ dY,
+                                               float* __restrict__ part, const CvGeom g, int rows_per_split) {
+  __shared__ float red[CV_GRAD_Y][CV_GRAD_X + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int co = blockIdx.x * CV_GRAD_X + tx;
+  const int Q = g.CO / g.C;
+  const int c = co / Q;  // the input channel column co reads
+  const long long M = (long long)g.N * g.OH * g.OW;
+  const int taps = g.KH * g.KW;
+  const long long m_begin = (long long)blockIdx.z * rows_per_split;
+  const long long m_end = M < m_begin + rows_per_split ? M : m_begin + rows_per_split;
+  const long long hwc = (long long)g.H * g.W * g.C;
+  float* out = part + (long long)blockIdx.z * taps * g.CO;
+  for (int kidx = blockIdx.y; kidx < taps; kidx += gridDim.y) {
+    const int hoff = (kidx / g.KW) * g.dh - g.pt, woff = (kidx % g.KW) * g.dw - g.pl;
+    float s = 0.0f;
+    long long m = m_begin + ty;
+    if (co < g.CO && m < m_end) {
+      const tfc_nhw_t p = tfc_unravel_nhw(m, g.OH, g.OW);
+      int oh = p.h, ow = p.w;
+      const T* xn = X + p.n * hwc + c;
+      for (; m < m_end; m += CV_GRAD_Y) {
+        const int ih = oh * g.sh + hoff, iw = ow * g.sw + woff;
+        if (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W)
+          s = fmaf(tfc_to_float(xn[((long long)ih * g.W + iw) * g.C]), tfc_to_float(dY[m * g.CO + co]), s);
+        ow += CV_GRAD_Y;
+        while (ow >= g.OW) {
+          ow -= g.OW;
+          if (++oh == g.OH) { oh = 0; xn += hwc; }
+        }
+      }
+    }
+    red[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && co < g.CO) {
+      float t = 0.0f;
+#pragma unroll
+      for (int y = 0; y < CV_GRAD_Y; ++y) t += red[y][tx];
+      out[(long long)kidx * g.CO + co] = t;
+    }
+    __syncthreads();
+  }
+}
+
 // Every entry takes the same geometry list after its three pointers.
 #define CV_ARGS                                                                                    \
   int N, int H, int W, int C, int OH, int OW, int KH, int KW, int CO, int sh, int sw, int dh, int dw, \
       int pt, int pl
 #define CV_GEOM CvGeom{N, H, W, C, OH, OW, KH, KW, CO, sh, sw, dh, dw, pt, pl}
+#define CV_GEMM_BOUNDS __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS)
 
-#define CV_ENTRIES(SUF, T)                                                                               \
-  extern "C" __global__ void __launch_bounds__(CV_THREADS)                                               \
-  conv2d_fwd_##SUF(const T* x, const T* w, T* y, CV_ARGS, int vec_x, int vec_w) {                        \
-    cv_forward<T>(x, w, y, CV_GEOM, vec_x, vec_w);                                                       \
-  }                                                                                                      \
-  extern "C" __global__ void conv2d_input_grad_##SUF(const T* dy, const T* w, T* dx, CV_ARGS) {          \
-    cv_input_grad<T, false>(dy, w, dx, CV_GEOM);                                                         \
-  }                                                                                                      \
-  extern "C" __global__ void conv2d_filter_grad_##SUF(const T* x, const T* dy, T* dw_, CV_ARGS) {        \
-    cv_filter_grad<T, false>(x, dy, dw_, CV_GEOM);                                                       \
-  }                                                                                                      \
-  extern "C" __global__ void depthwise_fwd_##SUF(const T* x, const T* w, T* y, CV_ARGS) {                \
-    dw_forward<T>(x, w, y, CV_GEOM);                                                                     \
-  }                                                                                                      \
-  extern "C" __global__ void depthwise_input_grad_##SUF(const T* dy, const T* w, T* dx, CV_ARGS) {       \
-    cv_input_grad<T, true>(dy, w, dx, CV_GEOM);                                                          \
-  }                                                                                                      \
-  extern "C" __global__ void depthwise_filter_grad_##SUF(const T* x, const T* dy, T* dw_, CV_ARGS) {     \
-    cv_filter_grad<T, true>(x, dy, dw_, CV_GEOM);                                                        \
+#define CV_ENTRIES(SUF, T)                                                                                 \
+  extern "C" __global__ void CV_GEMM_BOUNDS conv2d_fwd_##SUF(const T* x, const T* w, T* y, CV_ARGS,        \
+                                                             int vec_x, int vec_w) {                       \
+    cv_forward<T>(x, w, y, CV_GEOM, vec_x, vec_w);                                                         \
+  }                                                                                                        \
+  extern "C" __global__ void CV_GEMM_BOUNDS conv2d_input_grad_##SUF(const T* dy, const T* w, T* dx,        \
+                                                                    CV_ARGS, int vec_dy, int vec_w) {      \
+    cv_input_grad<T>(dy, w, dx, CV_GEOM, vec_dy, vec_w);                                                       \
+  }                                                                                                        \
+  extern "C" __global__ void CV_GEMM_BOUNDS conv2d_filter_grad_##SUF(                                      \
+      const T* x, const T* dy, float* part, CV_ARGS, int tiles_per_split, int vec_x, int vec_dy) {         \
+    cv_filter_grad<T>(x, dy, part, CV_GEOM, tiles_per_split, vec_x, vec_dy);                               \
+  }                                                                                                        \
+  extern "C" __global__ void conv2d_filter_grad_sum_##SUF(const float* part, T* dw_, int splits,          \
+                                                          long long count) {                               \
+    cv_sum_splits<T>(part, dw_, splits, count);                                                            \
+  }                                                                                                        \
+  extern "C" __global__ void depthwise_fwd_##SUF(const T* x, const T* w, T* y, CV_ARGS) {                  \
+    dw_forward<T>(x, w, y, CV_GEOM);                                                                       \
+  }                                                                                                        \
+  extern "C" __global__ void depthwise_input_grad_##SUF(const T* dy, const T* w, T* dx, CV_ARGS) {         \
+    dw_input_grad<T>(dy, w, dx, CV_GEOM);                                                                  \
+  }                                                                                                        \
+  extern "C" __global__ void depthwise_filter_grad_##SUF(const T* x, const T* dy, float* part, CV_ARGS,    \
+                                                         int rows_per_split) {                             \
+    dw_filter_grad<T>(x, dy, part, CV_GEOM, rows_per_split);                                               \
   }
 
 CV_ENTRIES(f32, float)

@@ -2,8 +2,9 @@
 
 Written directly from the math, independently of the kernels and of the CPU op code, in
 float64, so emulator and real-GPU tests compare against one obviously-correct definition.
-Convolution and pooling take explicit paddings ``(top, bottom, left, right)``; use
-:func:`tfcore.ops.conv_ops.conv_geometry` to derive them from TF's SAME/VALID rule.
+Convolution and pooling take explicit paddings ``(top, bottom, left, right)``; derive them
+with :func:`conv_pads` (TF's SAME/VALID rule written out here, not the production
+``conv_geometry``, so a bug there cannot hide in the reference).
 """
 
 import math
@@ -21,6 +22,26 @@ def matmul_ref(a, b, transpose_a=False, transpose_b=False):
     if transpose_b:
         b64 = np.swapaxes(b64, -1, -2)
     return np.matmul(a64, b64).astype(a.dtype)
+
+
+def _same_pad(size, k, stride, dilation):
+    """TF's SAME padding of one spatial axis: output ceil(size / stride); the total padding
+    max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0) split with the extra one at the end."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def conv_pads(x_shape, ksize, strides, dilations, padding, explicit=()):
+    """``(top, bottom, left, right)`` for an NHWC ``x_shape``, ``ksize`` (kh, kw), 2-tuples ``strides`` and
+    ``dilations``, ``padding`` "SAME" / "VALID" / "EXPLICIT" (``explicit`` in TF's 8-value NHWC form)."""
+    if padding == "VALID":
+        return (0, 0, 0, 0)
+    if padding == "EXPLICIT":
+        return tuple(explicit[2:6])
+    assert padding == "SAME", padding
+    return (*_same_pad(x_shape[1], ksize[0], strides[0], dilations[0]),
+            *_same_pad(x_shape[2], ksize[1], strides[1], dilations[1]))
 
 
 def _out_size(size, k, stride, dilation, pad_before, pad_after):

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from tests import kernel_refs as ref
-from tfcore.ops.conv_ops import conv_geometry
 from tfcore.ops.cuda_kernels import bias_add, conv, pool, reduce, softmax
 from tfcore.ops.cuda_kernels.matmul import launch_matmul
 
@@ -46,30 +45,38 @@ def test_matmul_batched_broadcast(gb):
     _close(launch_matmul(gb, gb.xp.asarray(a), gb.xp.asarray(b)), ref.matmul_ref(a, b), 1e-4, 1e-3)
 
 
-@pytest.mark.parametrize("shape,k,co,s,padding", [((4, 17, 15, 8), 3, 130, 1, "SAME"),
-                                                  ((2, 9, 9, 3), 3, 5, 2, "VALID")])
-def test_conv2d(gb, shape, k, co, s, padding):
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("shape,k,co,s,d,padding", [((4, 17, 15, 8), 3, 130, 1, 1, "SAME"),
+                                                    ((2, 9, 9, 3), 3, 5, 2, 1, "VALID"),
+                                                    ((3, 20, 19, 12), 3, 20, 3, 2, "SAME"),
+                                                    ((8, 28, 28, 64), 3, 64, 1, 1, "SAME")])  # split-K wgrad
+def test_conv2d(gb, shape, k, co, s, d, padding, dtype):
     rng = np.random.default_rng(2)
-    x, w = rng.standard_normal(shape).astype(np.float32), rng.standard_normal((k, k, shape[3], co)).astype(np.float32)
-    strides, one = (1, s, s, 1), (1, 1, 1, 1)
-    oh, ow, ph, pw = conv_geometry(shape, k, k, strides, one, padding, ())
-    pads = (ph[0], ph[1], pw[0], pw[1])
-    dy = rng.standard_normal((shape[0], oh, ow, co)).astype(np.float32)
+    x, w = rng.standard_normal(shape).astype(dtype), rng.standard_normal((k, k, shape[3], co)).astype(dtype)
+    strides, dil = (1, s, s, 1), (1, d, d, 1)
+    pads = ref.conv_pads(shape, (k, k), (s, s), (d, d), padding)
+    oh = (shape[1] + pads[0] + pads[1] - (k - 1) * d - 1) // s + 1
+    ow = (shape[2] + pads[2] + pads[3] - (k - 1) * d - 1) // s + 1
+    dy = rng.standard_normal((shape[0], oh, ow, co)).astype(dtype)
     xp = gb.xp
-    _close(conv.conv2d_forward(gb, xp.asarray(x), xp.asarray(w), strides, one, padding),
-           ref.conv2d_ref(x, w, (s, s), (1, 1), pads), 1e-4, 1e-3)
-    _close(conv.conv2d_input_grad(gb, xp.asarray(w), xp.asarray(dy), shape, strides, one, padding),
-           ref.conv2d_input_grad_ref(w, dy, shape, (s, s), (1, 1), pads), 1e-4, 1e-3)
-    _close(conv.conv2d_filter_grad(gb, xp.asarray(x), xp.asarray(dy), w.shape, strides, one, padding),
-           ref.conv2d_filter_grad_ref(x, dy, w.shape, (s, s), (1, 1), pads), 1e-4, 1e-3)
+    f16 = dtype == np.float16
+    kt, rows = k * k * max(shape[3], co), shape[0] * oh * ow
+    _close(conv.conv2d_forward(gb, xp.asarray(x), xp.asarray(w), strides, dil, padding),
+           ref.conv2d_ref(x, w, (s, s), (d, d), pads), *((2e-2, 2e-2 * np.sqrt(kt) / 4) if f16 else (1e-4, 1e-3)))
+    _close(conv.conv2d_input_grad(gb, xp.asarray(w), xp.asarray(dy), shape, strides, dil, padding),
+           ref.conv2d_input_grad_ref(w, dy, shape, (s, s), (d, d), pads),
+           *((2e-2, 2e-2 * np.sqrt(kt) / 4) if f16 else (1e-4, 1e-3)))
+    _close(conv.conv2d_filter_grad(gb, xp.asarray(x), xp.asarray(dy), w.shape, strides, dil, padding),
+           ref.conv2d_filter_grad_ref(x, dy, w.shape, (s, s), (d, d), pads),
+           *((2e-2, 2e-2 * np.sqrt(rows) / 4) if f16 else (1e-4, 1e-4 * np.sqrt(rows))))
 
 
 def test_pool(gb):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 13, 11, 5)).astype(np.float32)
     k, s = (1, 3, 3, 1), (1, 2, 2, 1)
-    oh, ow, ph, pw = conv_geometry(x.shape, 3, 3, s, (1, 1, 1, 1), "SAME", ())
-    pads = (ph[0], ph[1], pw[0], pw[1])
+    pads = ref.conv_pads(x.shape, (3, 3), (2, 2), (1, 1), "SAME")
+    oh, ow = -(-x.shape[1] // 2), -(-x.shape[2] // 2)
     dy = rng.standard_normal((2, oh, ow, 5)).astype(np.float32)
     xd, dyd = gb.xp.asarray(x), gb.xp.asarray(dy)
     _close(pool.pool_forward(gb, xd, "max", k, s, "SAME"), ref.max_pool_ref(x, (3, 3), (2, 2), pads), 0, 0)

@@ -1,4 +1,11 @@
-"""kernels/conv2d.cu on the emulator: implicit-GEMM forward, input/filter gradients, depthwise."""
+"""kernels/conv2d.cu on the emulator: implicit-GEMM forward, input gradient (dgrad) and split-K filter
+gradient (wgrad) with its partial-sum kernel, and depthwise.
+
+References are float64 NumPy (tests/kernel_refs.py) with paddings from ``conv_pads``, TF's SAME rule
+written out in the tests, never the production ``conv_geometry``.
+"""
+
+import types
 
 import numpy as np
 import pytest
@@ -8,23 +15,33 @@ from tests.kernel_refs import (
     conv2d_filter_grad_ref,
     conv2d_input_grad_ref,
     conv2d_ref,
+    conv_pads,
     depthwise_filter_grad_ref,
     depthwise_forward_ref,
     depthwise_input_grad_ref,
 )
-from tfcore.ops.conv_ops import conv_geometry
 from tfcore.ops.cuda_kernels import conv
 
 pytestmark = pytest.mark.emulator
 
 # (x shape NHWC, filter (kh, kw), out channels, strides, dilations, padding, explicit paddings)
 CASES = [
-    ((2, 7, 9, 3), (3, 3), 5, (1, 1), (1, 1), "SAME", ()),
-    ((1, 8, 8, 4), (3, 3), 130, (2, 2), (1, 1), "SAME", ()),     # C % 4 == 0 (float4 gathers), CO > BN
-    ((2, 9, 7, 2), (2, 3), 3, (2, 1), (2, 1), "VALID", ()),       # mixed strides and dilations
-    ((1, 6, 5, 3), (3, 2), 4, (1, 2), (1, 1), "EXPLICIT", (0, 0, 1, 2, 0, 1, 0, 0)),
-    ((1, 1, 1, 1), (1, 1), 1, (1, 1), (1, 1), "VALID", ()),
+    ((2, 7, 9, 3), (3, 3), 5, (1, 1), (1, 1), "SAME", ()),         # C, CO % 4 != 0: scalar gathers everywhere
+    ((1, 8, 8, 4), (3, 3), 130, (2, 2), (1, 1), "SAME", ()),       # C % 4 == 0, CO > BN: 2 column tiles
+    ((2, 9, 7, 2), (2, 3), 3, (2, 1), (2, 1), "VALID", ()),         # mixed strides and dilations
+    ((1, 6, 5, 3), (3, 2), 4, (1, 2), (1, 1), "EXPLICIT", (0, 0, 1, 2, 0, 1, 0, 0)),  # CO % 4 == 0
+    ((1, 1, 1, 1), (1, 1), 1, (1, 1), (1, 1), "VALID", ()),         # every size 1
+    ((1, 10, 11, 8), (3, 3), 12, (3, 3), (1, 1), "SAME", ()),       # stride 3; 4-wide gathers everywhere
+    ((2, 9, 9, 4), (3, 3), 8, (2, 2), (2, 2), "SAME", ()),          # stride 2 with dilation 2
+    ((1, 7, 8, 4), (3, 3), 4, (1, 1), (2, 2), "EXPLICIT", (0, 0, 2, 0, 1, 3, 0, 0)),  # dilation 2, lopsided
+    ((2, 8, 7, 5), (3, 3), 6, (3, 2), (1, 1), "VALID", ()),         # stride 3 x 2, VALID, ragged
+    ((1, 5, 6, 1), (3, 3), 1, (1, 1), (1, 1), "SAME", ()),          # C = CO = 1
+    ((3, 1, 1, 5), (3, 3), 6, (1, 1), (1, 1), "SAME", ()),          # H = W = 1 under a 3x3 SAME window
+    ((2, 12, 11, 4), (3, 3), 8, (1, 1), (1, 1), "SAME", ()),        # N*H*W = 264: 3 ragged row tiles
+    ((1, 5, 4, 130), (2, 2), 6, (1, 1), (1, 1), "VALID", ()),       # C > BN: 2 dgrad column tiles, 520 taps
+    ((1, 6, 6, 16), (3, 3), 8, (2, 2), (1, 1), "SAME", ()),         # 144 taps: 2 wgrad row tiles
 ]
+CASE_IDS = [f"{c[0]}-k{c[1]}-co{c[2]}-s{c[3]}-d{c[4]}-{c[5]}" for c in CASES]
 
 
 def _attrs(case):
@@ -32,84 +49,230 @@ def _attrs(case):
     return x_shape, (kh, kw), co, (1, *s, 1), (1, *d, 1), padding, ex
 
 
-def _pads(x_shape, kh, kw, strides, dilations, padding, ex):
-    oh, ow, ph, pw = conv_geometry(x_shape, kh, kw, strides, dilations, padding, ex)
-    return (oh, ow), (ph[0], ph[1], pw[0], pw[1])
+def _out_hw(x_shape, k, strides, dilations, pads):
+    """Output size from the reference paddings (independent of the launcher's geometry)."""
+    oh = (x_shape[1] + pads[0] + pads[1] - (k[0] - 1) * dilations[1] - 1) // strides[1] + 1
+    ow = (x_shape[2] + pads[2] + pads[3] - (k[1] - 1) * dilations[2] - 1) // strides[2] + 1
+    return oh, ow
+
+
+def _problem(rng, case, dtype, depthwise=False):
+    x_shape, k, co, strides, dilations, padding, ex = _attrs(case)
+    pads = conv_pads(x_shape, k, strides[1:3], dilations[1:3], padding, ex)
+    oh, ow = _out_hw(x_shape, k, strides, dilations, pads)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal((*k, x_shape[3], co)).astype(dtype)
+    dy_c = x_shape[3] * co if depthwise else co
+    dy = rng.standard_normal((x_shape[0], oh, ow, dy_c)).astype(dtype)
+    return types.SimpleNamespace(x=x, w=w, dy=dy, strides=strides, dilations=dilations, padding=padding, ex=ex,
+                                 pads=pads, s=strides[1:3], d=dilations[1:3], rows=x_shape[0] * oh * ow)
+
+
+def _close(got, want, dtype, k):
+    assert got.shape == want.shape and got.dtype == dtype
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), *tol(dtype, k))
+
+
+class _Recorder:
+    """A backend that records every launch (name, grid) and forwards it to the emulator."""
+
+    def __init__(self, kb):
+        self.xp, self.kind, self._kernels, self.launches = kb.xp, kb.kind, kb.kernels, []
+        self.kernels = self
+
+    def launch(self, name, grid, block, args, shared_mem=0):
+        self.launches.append((name, tuple(grid)))
+        return self._kernels.launch(name, grid, block, args, shared_mem)
+
+
+def test_conv_pads_reference_rule():
+    """The tests' SAME rule against hand-derived values (TF: the odd padding goes at the end)."""
+    assert conv_pads((1, 7, 7, 1), (3, 3), (2, 2), (1, 1), "SAME") == (1, 1, 1, 1)      # out 4: 6 + 3 - 7
+    assert conv_pads((1, 8, 8, 1), (3, 3), (2, 2), (1, 1), "SAME") == (0, 1, 0, 1)      # out 4: 6 + 3 - 8
+    assert conv_pads((1, 5, 6, 1), (3, 3), (1, 1), (2, 2), "SAME") == (2, 2, 2, 2)      # window 5
+    assert conv_pads((1, 10, 11, 1), (3, 3), (3, 3), (1, 1), "SAME") == (1, 1, 0, 1)    # out 4: 9+3-10, 9+3-11
+    assert conv_pads((1, 1, 1, 1), (3, 3), (1, 1), (1, 1), "SAME") == (1, 1, 1, 1)
+    assert conv_pads((1, 9, 9, 1), (4, 4), (4, 4), (1, 1), "SAME") == (1, 2, 1, 2)      # out 3: 8 + 4 - 9
+    assert conv_pads((1, 9, 9, 1), (3, 3), (2, 2), (1, 1), "VALID") == (0, 0, 0, 0)
+    assert conv_pads((1, 6, 5, 1), (3, 2), (1, 2), (1, 1), "EXPLICIT", (0, 0, 1, 2, 0, 1, 0, 0)) == (1, 2, 0, 1)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_conv2d_forward(kb, rng, case, dtype):
-    x_shape, (kh, kw), co, strides, dilations, padding, ex = _attrs(case)
-    x = rng.standard_normal(x_shape).astype(dtype)
-    w = rng.standard_normal((kh, kw, x_shape[3], co)).astype(dtype)
-    y = conv.conv2d_forward(kb, x, w, strides, dilations, padding, ex)
-    _, pads = _pads(x_shape, kh, kw, strides, dilations, padding, ex)
-    ref = conv2d_ref(x, w, strides[1:3], dilations[1:3], pads)
-    assert y.shape == ref.shape and y.dtype == dtype
-    np.testing.assert_allclose(y.astype(np.float64), ref.astype(np.float64), *tol(dtype, kh * kw * x_shape[3]))
+    p = _problem(rng, case, dtype)
+    y = conv.conv2d_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex)
+    _close(y, conv2d_ref(p.x, p.w, p.s, p.d, p.pads), dtype, p.w[..., 0].size)
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_conv2d_gradients(kb, rng, case):
-    x_shape, (kh, kw), co, strides, dilations, padding, ex = _attrs(case)
-    (oh, ow), pads = _pads(x_shape, kh, kw, strides, dilations, padding, ex)
-    x = rng.standard_normal(x_shape).astype(np.float32)
-    w = rng.standard_normal((kh, kw, x_shape[3], co)).astype(np.float32)
-    dy = rng.standard_normal((x_shape[0], oh, ow, co)).astype(np.float32)
-    dx = conv.conv2d_input_grad(kb, w, dy, x_shape, strides, dilations, padding, ex)
-    np.testing.assert_allclose(dx, conv2d_input_grad_ref(w, dy, x_shape, strides[1:3], dilations[1:3], pads),
-                               *tol(np.float32, kh * kw * co))
-    dw = conv.conv2d_filter_grad(kb, x, dy, w.shape, strides, dilations, padding, ex)
-    np.testing.assert_allclose(dw, conv2d_filter_grad_ref(x, dy, w.shape, strides[1:3], dilations[1:3], pads),
-                               *tol(np.float32, x_shape[0] * oh * ow))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_conv2d_input_grad(kb, rng, case, dtype):
+    p = _problem(rng, case, dtype)
+    dx = conv.conv2d_input_grad(kb, p.w, p.dy, p.x.shape, p.strides, p.dilations, p.padding, p.ex)
+    _close(dx, conv2d_input_grad_ref(p.w, p.dy, p.x.shape, p.s, p.d, p.pads), dtype,
+           p.w.shape[0] * p.w.shape[1] * p.w.shape[3])
 
 
-def test_conv2d_gradients_f16(kb, rng):
-    x_shape, (kh, kw), co, strides, dilations, padding, ex = _attrs(CASES[0])
-    (oh, ow), pads = _pads(x_shape, kh, kw, strides, dilations, padding, ex)
-    x = rng.standard_normal(x_shape).astype(np.float16)
-    w = rng.standard_normal((kh, kw, x_shape[3], co)).astype(np.float16)
-    dy = rng.standard_normal((x_shape[0], oh, ow, co)).astype(np.float16)
-    dx = conv.conv2d_input_grad(kb, w, dy, x_shape, strides, dilations, padding, ex)
-    dw = conv.conv2d_filter_grad(kb, x, dy, w.shape, strides, dilations, padding, ex)
-    assert dx.dtype == dw.dtype == np.float16
-    np.testing.assert_allclose(dx.astype(np.float64), conv2d_input_grad_ref(w, dy, x_shape, (1, 1), (1, 1), pads)
-                               .astype(np.float64), *tol(np.float16, kh * kw * co))
-    np.testing.assert_allclose(dw.astype(np.float64), conv2d_filter_grad_ref(x, dy, w.shape, (1, 1), (1, 1), pads)
-                               .astype(np.float64), *tol(np.float16, x_shape[0] * oh * ow))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_conv2d_filter_grad(kb, rng, case, dtype):
+    p = _problem(rng, case, dtype)
+    dw = conv.conv2d_filter_grad(kb, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
+    _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), dtype, p.rows)
 
 
-@pytest.mark.parametrize("case", [
+# Cases whose N*OH*OW spans several BK-row k-tiles, for forced split-K slices.
+SPLIT_CASES = [
+    ((2, 16, 16, 4), (3, 3), 8, (1, 1), (1, 1), "SAME", ()),        # 512 rows, 4-wide gathers
+    ((3, 9, 10, 3), (3, 3), 5, (2, 2), (1, 1), "SAME", ()),         # 75 rows (ragged last tile), scalar
+    ((2, 11, 9, 4), (2, 3), 6, (1, 2), (2, 1), "VALID", ()),        # 90 rows, dilation, mixed strides
+    ((1, 9, 8, 130), (1, 1), 3, (1, 1), (1, 1), "SAME", ()),        # 130 taps: 2 row tiles per slice
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("splits", [2, 3, 7, 100000])
+@pytest.mark.parametrize("case", SPLIT_CASES, ids=[f"{c[0]}-co{c[2]}" for c in SPLIT_CASES])
+def test_conv2d_filter_grad_split_k(kb, rng, case, splits, dtype):
+    """Several gridDim.z slices, each writing float32 partials, summed by conv2d_filter_grad_sum_*."""
+    p = _problem(rng, case, dtype)
+    rec = _Recorder(kb)
+    dw = conv.conv2d_filter_grad(rec, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex,
+                                 splits=splits)
+    (gemm, grid), (summed, _) = rec.launches
+    sfx = conv.suffix(dtype)
+    assert gemm == f"conv2d_filter_grad_{sfx}" and summed == f"conv2d_filter_grad_sum_{sfx}"
+    ktiles = -(-p.rows // conv.BK)
+    assert 2 <= grid[2] <= min(splits, ktiles)  # at most one slice per k-tile, never an empty one
+    if splits >= ktiles:
+        assert grid[2] == ktiles
+    _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), dtype, p.rows)
+
+
+def test_conv2d_filter_grad_split_k_is_deterministic(kb, rng):
+    p = _problem(rng, SPLIT_CASES[0], np.float32)
+    args = (p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
+    a = conv.conv2d_filter_grad(kb, *args, splits=5)
+    b = conv.conv2d_filter_grad(kb, *args, splits=5)
+    one = conv.conv2d_filter_grad(kb, *args, splits=1)
+    np.testing.assert_array_equal(a, b)  # fixed summation order: bitwise reproducible
+    np.testing.assert_allclose(a, one, *tol(np.float32, p.rows))
+
+
+def test_conv2d_filter_grad_default_split_launches(kb, rng):
+    """Without ``splits`` the launcher picks several slices once N*OH*OW is long enough (512 rows here)."""
+    p = _problem(rng, SPLIT_CASES[0], np.float32)
+    rec = _Recorder(kb)
+    dw = conv.conv2d_filter_grad(rec, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
+    splits, _ = conv.filter_grad_splits(1, p.rows, p.w.size)
+    assert splits == 2 and rec.launches[0][1] == (1, 1, 2)
+    assert [n for n, _ in rec.launches] == ["conv2d_filter_grad_f32", "conv2d_filter_grad_sum_f32"]
+    _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), np.float32, p.rows)
+
+
+def test_conv2d_filter_grad_single_f32_slice_writes_dw_directly(kb, rng):
+    p = _problem(rng, CASES[0], np.float32)
+    rec = _Recorder(kb)
+    dw = conv.conv2d_filter_grad(rec, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
+    assert [n for n, _ in rec.launches] == ["conv2d_filter_grad_f32"]  # no partial buffer, no sum kernel
+    _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), np.float32, p.rows)
+
+
+@pytest.mark.parametrize("base, rows, out", [
+    (5, 32 * 56 * 56, 3 * 3 * 64 * 64),      # the ResNet 56x56x64 3x3 layer, N = 32
+    (144, 32 * 7 * 7, 3 * 3 * 512 * 512),    # a deep layer: the partial-buffer cap binds
+    (1, 100, 75),                            # too short to split
+    (1, 512, 288),
+    (4, 10**9, 10**6),                       # huge reduction: slices stay below 2**30 rows
+    (1, 7, 10**8),                           # huge filter: one slice
+])
+def test_filter_grad_splits_heuristic(base, rows, out):
+    splits, per = conv.filter_grad_splits(base, rows, out)
+    assert splits >= 1 and per % conv.BK == 0 and 0 < per < 2**30
+    assert (splits - 1) * per < rows <= splits * per        # covers every row, no empty slice
+    assert splits <= conv.MAX_GRID_Y
+    if splits > 1:
+        assert splits * out <= conv.MAX_PARTIAL_ELEMS or per >= 2**29
+        assert per >= conv.MIN_SPLIT_ROWS - conv.BK
+    if (base, rows) == (5, 32 * 56 * 56):
+        assert splits * base >= conv.SPLIT_WAVES * conv.SPLIT_SMS * conv.MIN_BLOCKS  # >= 2 full waves
+    if rows <= 100:
+        assert splits == 1
+
+
+DW_CASES = [
     ((2, 7, 6, 3), (3, 3), 2, (1, 1), (1, 1), "SAME", ()),
     ((1, 9, 8, 5), (2, 3), 1, (2, 2), (1, 2), "VALID", ()),
-])
-def test_depthwise(kb, rng, case):
-    x_shape, (kh, kw), q, strides, dilations, padding, ex = _attrs(case)
-    (oh, ow), pads = _pads(x_shape, kh, kw, strides, dilations, padding, ex)
-    s, d = strides[1:3], dilations[1:3]
-    x = rng.standard_normal(x_shape).astype(np.float32)
-    w = rng.standard_normal((kh, kw, x_shape[3], q)).astype(np.float32)
-    dy = rng.standard_normal((x_shape[0], oh, ow, x_shape[3] * q)).astype(np.float32)
-    y = conv.depthwise_forward(kb, x, w, strides, dilations, padding, ex)
-    np.testing.assert_allclose(y, depthwise_forward_ref(x, w, s, d, pads), *tol(np.float32, kh * kw))
-    dx = conv.conv2d_input_grad(kb, w, dy, x_shape, strides, dilations, padding, ex, depthwise=True)
-    np.testing.assert_allclose(dx, depthwise_input_grad_ref(w, dy, x_shape, s, d, pads), *tol(np.float32, kh * kw * q))
-    dw = conv.conv2d_filter_grad(kb, x, dy, w.shape, strides, dilations, padding, ex, depthwise=True)
-    np.testing.assert_allclose(dw, depthwise_filter_grad_ref(x, dy, w.shape, s, d, pads),
-                               *tol(np.float32, x_shape[0] * oh * ow))
+    ((2, 10, 9, 4), (3, 3), 3, (3, 3), (2, 2), "SAME", ()),        # stride 3, dilation 2
+    ((1, 6, 7, 2), (3, 2), 2, (1, 2), (1, 1), "EXPLICIT", (0, 0, 2, 1, 0, 1, 0, 0)),
+    ((1, 1, 1, 1), (3, 3), 1, (1, 1), (1, 1), "SAME", ()),
+    ((1, 4, 5, 40), (2, 2), 1, (1, 1), (1, 1), "SAME", ()),        # CO = 40 > CV_GRAD_X
+]
 
 
-def test_conv2d_empty_sizes(kb):
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", DW_CASES, ids=[f"{c[0]}-q{c[2]}-s{c[3]}-d{c[4]}-{c[5]}" for c in DW_CASES])
+def test_depthwise(kb, rng, case, dtype):
+    p = _problem(rng, case, dtype, depthwise=True)
+    kh, kw, _, q = p.w.shape
+    y = conv.depthwise_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex)
+    _close(y, depthwise_forward_ref(p.x, p.w, p.s, p.d, p.pads), dtype, kh * kw)
+    dx = conv.conv2d_input_grad(kb, p.w, p.dy, p.x.shape, p.strides, p.dilations, p.padding, p.ex, depthwise=True)
+    _close(dx, depthwise_input_grad_ref(p.w, p.dy, p.x.shape, p.s, p.d, p.pads), dtype, kh * kw * q)
+    want = depthwise_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads)
+    for splits in (None, 3):
+        dw = conv.conv2d_filter_grad(kb, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex,
+                                     depthwise=True, splits=splits)
+        _close(dw, want, dtype, p.rows)
+
+
+def test_depthwise_filter_grad_split_launches(kb, rng):
+    case = ((2, 16, 16, 3), (3, 3), 2, (1, 1), (1, 1), "SAME", ())
+    p = _problem(rng, case, np.float32, depthwise=True)
+    rec = _Recorder(kb)
+    dw = conv.conv2d_filter_grad(rec, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex, depthwise=True)
+    (name, grid), (summed, _) = rec.launches
+    assert name == "depthwise_filter_grad_f32" and summed == "conv2d_filter_grad_sum_f32"
+    assert grid == (1, 9, 2)  # 512 rows: two slices of 256
+    _close(dw, depthwise_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), np.float32, p.rows)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_conv2d_empty_sizes(kb, dtype):
     one = (1, 1, 1, 1)
-    x = np.ones((0, 4, 4, 2), np.float32)
-    w = np.ones((3, 3, 2, 5), np.float32)
+    x = np.ones((0, 4, 4, 2), dtype)
+    w = np.ones((3, 3, 2, 5), dtype)
     assert conv.conv2d_forward(kb, x, w, one, one, "SAME").shape == (0, 4, 4, 5)
-    x = np.ones((1, 4, 4, 0), np.float32)          # no input channels: every output is an empty sum
-    y = conv.conv2d_forward(kb, x, np.ones((3, 3, 0, 5), np.float32), one, one, "SAME")
+    x = np.ones((1, 4, 4, 0), dtype)          # no input channels: every output is an empty sum
+    y = conv.conv2d_forward(kb, x, np.ones((3, 3, 0, 5), dtype), one, one, "SAME")
     np.testing.assert_array_equal(y, np.zeros((1, 4, 4, 5)))
-    dx = conv.conv2d_input_grad(kb, w, np.ones((0, 4, 4, 5), np.float32), (0, 4, 4, 2), one, one, "SAME")
-    assert dx.shape == (0, 4, 4, 2)
-    dw = conv.conv2d_filter_grad(kb, np.ones((0, 4, 4, 2), np.float32), np.ones((0, 4, 4, 5), np.float32),
+    dx = conv.conv2d_input_grad(kb, w, np.ones((0, 4, 4, 5), dtype), (0, 4, 4, 2), one, one, "SAME")
+    assert dx.shape == (0, 4, 4, 2) and dx.dtype == dtype
+    dw = conv.conv2d_filter_grad(kb, np.ones((0, 4, 4, 2), dtype), np.ones((0, 4, 4, 5), dtype),
                                  (3, 3, 2, 5), one, one, "SAME")
     np.testing.assert_array_equal(dw, np.zeros((3, 3, 2, 5)))
+    assert dw.dtype == dtype
+    # CO == 0: no dY channels, so dX is all zeros and dW is empty
+    dx = conv.conv2d_input_grad(kb, np.ones((3, 3, 2, 0), dtype), np.ones((1, 4, 4, 0), dtype), (1, 4, 4, 2),
+                                one, one, "SAME")
+    np.testing.assert_array_equal(dx, np.zeros((1, 4, 4, 2)))
+    dw = conv.conv2d_filter_grad(kb, np.ones((1, 4, 4, 2), dtype), np.ones((1, 4, 4, 0), dtype), (3, 3, 2, 0),
+                                 one, one, "SAME")
+    assert dw.shape == (3, 3, 2, 0)
+    # C == 0: dX is empty, dW has no taps
+    dx = conv.conv2d_input_grad(kb, np.ones((3, 3, 0, 5), dtype), np.ones((1, 4, 4, 5), dtype), (1, 4, 4, 0),
+                                one, one, "SAME")
+    assert dx.shape == (1, 4, 4, 0)
+
+
+def test_gradient_kernels_decline_what_their_int32_and_grid_limits_cannot_hold():
+    """The registrations' supports checks: the generic code runs what the GEMM grids cannot index."""
+    def arr(shape):
+        return types.SimpleNamespace(shape=shape)
+
+    assert conv._input_grad_fits(arr((3, 3, 4, 8)), arr((1, 4, 4, 8)), input_sizes=(1, 4, 4, 4))
+    assert not conv._input_grad_fits(arr((1, 1, 4, 8)), arr((1, 4, 4, 8)), input_sizes=(1, 4, 4, 128 * 65536))
+    assert conv._filter_grad_fits(arr((1, 8, 8, 4)), arr((1, 8, 8, 8)), filter_sizes=(3, 3, 4, 8))
+    assert not conv._filter_grad_fits(arr((1, 1 << 16, 1 << 13, 4)), arr((1, 1, 1, 8)), filter_sizes=(3, 3, 4, 8))
+    assert not conv._filter_grad_fits(arr((1, 8, 8, 4)), arr((1, 8, 8, 8)), filter_sizes=(3, 3, 4, 128 * 65536))

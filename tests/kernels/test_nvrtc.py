@@ -1,9 +1,9 @@
 """Every .cu file in the repository compiles with NVRTC (no GPU needed): kernels/*.cu for sm_70
 (where this NVRTC still supports it: CUDA 13 starts at sm_75), sm_80 and sm_90, and every CUDA
 source the emulator runs in the tests (tests/**/*.cu), so the emulator never accepts what NVRTC
-rejects. Plus a ptxas report of registers, shared memory and spills per kernel (matmul and conv2d
-forward must not spill). NVRTC comes from the pip wheel nvidia-cuda-nvrtc-cu12, ptxas from
-nvidia-cuda-nvcc-cu12.
+rejects. Plus a ptxas report of registers, shared memory and spills per kernel (matmul, conv2d and
+depthwise kernels must not spill; conv2d's GEMM kernels stay within 128 registers per thread).
+NVRTC comes from the pip wheel nvidia-cuda-nvrtc-cu12, ptxas from nvidia-cuda-nvcc-cu12.
 """
 
 import functools
@@ -24,7 +24,13 @@ def repository_cu_files():
     return sorted(p for p in REPO.rglob("*.cu")
                   if not any(part.startswith(".") for part in p.relative_to(REPO).parts))
 FAMILIES = kernel_families()
-NO_SPILL_PREFIXES = ("matmul", "conv2d_fwd")
+NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise")
+# conv2d.cu's GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS): 256 threads x 2 blocks
+# per SM must fit the 65536-register file, i.e. at most 128 registers per thread.
+CONV_GEMM_PREFIXES = ("conv2d_fwd_", "conv2d_input_grad_", "conv2d_filter_grad_f")
+CONV_ENTRIES = tuple(f"{k}_{s}" for s in ("f32", "f16") for k in (
+    "conv2d_fwd", "conv2d_input_grad", "conv2d_filter_grad", "conv2d_filter_grad_sum",
+    "depthwise_fwd", "depthwise_input_grad", "depthwise_filter_grad"))
 
 
 @functools.cache
@@ -44,6 +50,12 @@ def test_nvrtc_compiles(family, arch):
     entries = nvrtc.ptx_entries(ptx)
     assert entries, f"{family}.cu produced no kernel entry points for compute_{arch}"
     assert f".target sm_{arch}" in ptx
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_conv2d_entries_compile(arch):
+    """Every conv2d.cu entry point (forward, the GEMM gradients, the split-K partial sum, depthwise)."""
+    assert set(CONV_ENTRIES) <= set(nvrtc.ptx_entries(ptx_for("conv2d", arch)))
 
 
 def test_the_repository_cu_files_are_kernels_and_test_kernels():
@@ -108,6 +120,8 @@ def test_ptxas_report_no_spills(arch, capsys):
             rows.append((family, kernel, r))
             if kernel.startswith(NO_SPILL_PREFIXES) and (r["spill_stores"] or r["spill_loads"]):
                 failures.append(f"{kernel}: {r['spill_stores']} bytes spill stores, {r['spill_loads']} spill loads")
+            if kernel.startswith(CONV_GEMM_PREFIXES) and r["registers"] > 65536 // (256 * 2):
+                failures.append(f"{kernel}: {r['registers']} registers, over the 2-blocks-per-SM budget")
     lines = [f"ptxas -v report for sm_{arch}",
              f"{'family':<12} {'kernel':<34} {'regs':>5} {'smem B':>7} {'stack B':>8} {'spill st':>9} {'spill ld':>9}"]
     lines += [f"{f:<12} {k:<34} {r['registers']:>5} {r['smem']:>7} {r['stack']:>8} {r['spill_stores']:>9} "
@@ -120,4 +134,4 @@ def test_ptxas_report_no_spills(arch, capsys):
         with open(out, "a") as f:
             f.write(table + "\n\n")
     assert rows, "ptxas reported no kernels"
-    assert not failures, "register spills in kernels that must not spill:\n" + "\n".join(failures)
+    assert not failures, "register spills or register budget overruns:\n" + "\n".join(failures)

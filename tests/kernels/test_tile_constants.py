@@ -29,8 +29,9 @@ def _defines():
 
 @pytest.mark.parametrize("module, attr, define", [
     (matmul, "BM", "MM_BM"), (matmul, "BN", "MM_BN"), (matmul, "THREADS", "MM_THREADS"),
-    (conv, "BM", "CV_BM"), (conv, "BN", "CV_BN"), (conv, "THREADS", "CV_THREADS"),
-    (conv, "GRAD_X", "CV_GRAD_X"), (conv, "GRAD_Y", "CV_GRAD_Y"),
+    (conv, "BM", "CV_BM"), (conv, "BN", "CV_BN"), (conv, "BK", "CV_BK"), (conv, "THREADS", "CV_THREADS"),
+    (conv, "MIN_BLOCKS", "CV_MIN_BLOCKS"), (conv, "GRAD_X", "CV_GRAD_X"), (conv, "GRAD_Y", "CV_GRAD_Y"),
+    (conv, "SUM_THREADS", "CV_SUM_THREADS"),
     (bias_add, "THREADS", "BA_THREADS"), (pool, "THREADS", "PL_THREADS"),
     (reduce, "THREADS", "RD_THREADS"), (reduce, "COLS_X", "RD_COLS_X"), (reduce, "COLS_Y", "RD_COLS_Y"),
     (softmax, "THREADS", "SM_THREADS"), (softmax, "WARP_COLS_MAX", "SM_WARP_COLS_MAX"),
@@ -38,3 +39,11 @@ def _defines():
 ])
 def test_launcher_constant_matches_kernel_define(module, attr, define):
     assert getattr(module, attr) == _defines()(define), f"{module.__name__}.{attr} != {define}"
+
+
+def test_every_conv2d_define_is_checked():
+    """A new numeric CV_* constant in conv2d.cu must get a launcher constant and a row above."""
+    text = (KERNELS / "conv2d.cu").read_text()
+    defines = set(re.findall(r"^#define\s+(CV_[A-Z_]+)\s+(?:\d+|TFC_\w+)\b", text, re.M))
+    checked = set(re.findall(r'\(conv, "\w+", "(CV_\w+)"\)', pathlib.Path(__file__).read_text()))
+    assert len(defines) >= 8 and defines <= checked, sorted(defines - checked)

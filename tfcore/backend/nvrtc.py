@@ -141,7 +141,8 @@ def ptx_entries(ptx):
 
 _PTXAS_FUNC_RE = re.compile(r"Compiling entry function '(\w+)' for '(\w+)'")
 _PTXAS_SPILL_RE = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
-_PTXAS_REGS_RE = re.compile(r"Used (\d+) registers(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?")
+_PTXAS_REGS_RE = re.compile(r"Used (\d+) registers(?:, used \d+ barriers)?"
+                            r"(?:, \d+ bytes cumulative stack size)?(?:, (\d+) bytes smem)?")
 
 
 def ptxas_report(ptx, arch):
