@@ -6,10 +6,11 @@
 // buffered shared-memory tile. Loads are float4 when the Python side says the operand
 // is 16-byte aligned (`vec`); edge tiles and unaligned operands take a scalar path.
 //
-// Tensor-core path (float16 on sm_80+, not under the emulator): inline-PTX mma.sync.m16n8k16
+// Tensor-core path (float16 on sm_80+ and on the emulator): inline-PTX mma.sync.m16n8k16
 // with ldmatrix loads and float32 accumulators, same 128x128 block tile and 256 threads, so the
 // launch geometry computed in Python (tfcore/ops/cuda_kernels/matmul.py) is shared by both paths.
-// Without m16n8k16 (the emulator, sm_70/sm_75) matmul_f16 is the SIMT kernel.
+// Without m16n8k16 (sm_70/sm_75) matmul_f16 is the SIMT kernel. The emulator runs the tensor-core
+// kernel through cuda_shim.h's emulation of mma/ldmatrix (common.cuh's tfc_* helpers).
 //
 // Arguments (every entry): A, B, C, M, N, K, lda, ldb, ldc, stride_a, stride_b, stride_c
 // (batch strides in elements; 0 broadcasts an operand), batch, trans_a, trans_b, vec.
@@ -101,10 +102,10 @@ matmul_f16_simt(const __half* A, const __half* B, __half* C, int M, int N, int K
 }
 
 
-#if defined(TFC_EMULATOR) || !defined(TFC_HAS_MMA_M16N8K16)
+#if !defined(TFC_HAS_MMA_M16N8K16)
 
-// No tensor-core mma.m16n8k16 here (the emulator, or sm_70/sm_75): matmul_f16 is the SIMT
-// kernel with the same geometry and arguments.
+// No tensor-core mma.m16n8k16 here (sm_70/sm_75): matmul_f16 is the SIMT kernel with the same
+// geometry and arguments.
 extern "C" __global__ void __launch_bounds__(MM_THREADS)
 matmul_f16(const __half* A, const __half* B, __half* C, int M, int N, int K, long long lda, long long ldb,
            long long ldc, long long sa, long long sb, long long sc, int batch, int trans_a, int trans_b,

@@ -65,3 +65,35 @@ def test_matmul_empty(kb, shape_a, shape_b):
     c = launch_matmul(kb, a, b)
     np.testing.assert_array_equal(c, np.matmul(a, b))
 
+
+
+# -- the float16 tensor-core kernel (mma.sync/ldmatrix, emulated lane by lane by cuda_shim.h) ------------
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("m,k,n", [(70, 1030, 45), (129, 1024, 8)])
+def test_matmul_f16_tensor_cores_long_k(kb, rng, m, k, n, ta, tb):
+    """K >= 1024 with positive inputs: sums reach ~K/4, where a half accumulator (spacing 0.25 at 256)
+    drifts by ~1%; float32 accumulation loses only the final rounding to half (<= 2^-11 relative)."""
+    a = rng.uniform(0, 1, (k, m) if ta else (m, k)).astype(np.float16)
+    b = rng.uniform(0, 1, (n, k) if tb else (k, n)).astype(np.float16)
+    c = launch_matmul(kb, a, b, ta, tb, kernel="matmul_f16")
+    ref = matmul_ref(a, b, ta, tb).astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, True)])
+def test_matmul_f16_tensor_cores_batched_ragged(kb, rng, ta, tb):
+    a = rng.standard_normal((3, 2) + ((37, 19) if ta else (19, 37))).astype(np.float16)
+    b = rng.standard_normal((1, 2) + ((21, 37) if tb else (37, 21))).astype(np.float16)
+    c = launch_matmul(kb, a, b, ta, tb, kernel="matmul_f16")
+    ref = matmul_ref(a, b, ta, tb).astype(np.float64)
+    assert c.shape == (3, 2, 19, 21)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+
+
+def test_matmul_f16_tensor_cores_unaligned_rows(kb, rng):
+    # lda = 35, ldb = 13 halves: rows are not 16-byte aligned, so the kernel takes its element-wise loads.
+    a = rng.standard_normal((40, 35)).astype(np.float16)
+    b = rng.standard_normal((35, 13)).astype(np.float16)
+    c = launch_matmul(kb, a, b, kernel="matmul_f16")
+    np.testing.assert_allclose(c.astype(np.float64), matmul_ref(a, b).astype(np.float64), rtol=2e-3, atol=2e-3)
