@@ -24,7 +24,7 @@ def repository_cu_files():
     return sorted(p for p in REPO.rglob("*.cu")
                   if not any(part.startswith(".") for part in p.relative_to(REPO).parts))
 FAMILIES = kernel_families()
-NO_SPILL_PREFIXES = ("matmul", "conv2d_fwd", "_Z5mm_tc")  # _Z5mm_tc: matmul.cu's tensor-core bodies
+NO_SPILL_PREFIXES = ("matmul", "conv2d_fwd")
 
 
 @functools.cache
