@@ -8,8 +8,8 @@
 //   * nvcc (__CUDACC__ without RTC): uses the toolkit's cuda_fp16.h.
 //   * the CPU emulator (TFC_EMULATOR): tfcore/backend/emulator/cuda_shim.h is force-included before
 //     this file and provides the CUDA built-ins (threadIdx, __syncthreads, shuffles, atomics, __half,
-//     float4, math intrinsics). Tensor-core code must be guarded with `#ifndef TFC_EMULATOR` and have a
-//     fallback; the tfc_mma_* helpers do not exist under the emulator.
+//     float4, math intrinsics) and C++ versions of the tensor-core / async-copy instructions behind the
+//     tfc_mma_*, tfc_ldmatrix_*, tfc_cp_async_* helpers below (so tensor-core kernels run there too).
 //
 // Kernel entry points: `extern "C" __global__ void family_f32(...)` (TFC_KERNEL below is the same
 // thing), parameters are pointers and int / long long / float scalars.
@@ -267,10 +267,60 @@ TFC_DEVICE_INLINE void tfc_gemm_store(T* C, long long ldc, Idx m0, int n0, Idx M
   }
 }
 
-// ---- tensor cores (real GPUs only; inline PTX, no <mma.h> needed) -----------------------------------
-#if !defined(TFC_EMULATOR) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-// D = A * B + C for one m16n8k16 tile, A/B float16 (row/col), C/D float32, per-lane fragments as in
-// the PTX ISA "mma.m16n8k16" layout: a[4] and b[2] hold packed half pairs, c[4]/d[4] floats.
+// ---- tensor cores and async copies (sm_80+: inline PTX, no <mma.h>; the emulator: cuda_shim.h) ------
+// Same signatures under NVRTC, nvcc and the emulator; TFC_HAS_MMA_M16N8K16 (and _TF32, TFC_HAS_LDMATRIX,
+// TFC_HAS_CP_ASYNC) say they exist. Fragment layouts are the PTX ISA's (g = lane / 4, t = lane % 4):
+//   mma m16n8k16 f16: a[0] = A[g][2t,2t+1], a[1] = A[g+8][2t,2t+1], a[2] = A[g][2t+8,2t+9],
+//     a[3] = A[g+8][2t+8,2t+9] (two halves per word, low half = lower column); b[0] = B[2t,2t+1][g],
+//     b[1] = B[2t+8,2t+9][g]; c/d[0,1] = C[g][2t,2t+1], c/d[2,3] = C[g+8][2t,2t+1] (float32).
+//   mma m16n8k8 tf32: a[0] = A[g][t], a[1] = A[g+8][t], a[2] = A[g][t+4], a[3] = A[g+8][t+4];
+//     b[0] = B[t][g], b[1] = B[t+4][g] (float bits rounded with tfc_to_tf32); c/d as above.
+//   ldmatrix .xN: lanes 8i..8i+7 pass the row addresses (16-byte aligned shared memory) of 8x8 b16
+//     matrix i; lane l gets r[i] = M_i[l/4][2(l%4), 2(l%4)+1], or with .trans M_i[2(l%4), 2(l%4)+1][l/4].
+//   cp.async: `bytes` (4, 8, 16) from global to shared, both aligned to `bytes`; the first src_bytes are
+//     copied and the rest zero-filled (src_bytes = 0: src is not read). commit() closes a group;
+//     wait<N>() waits until at most N groups are pending; wait_all() for all. The data is visible to
+//     other threads of the block only after their wait and a __syncthreads().
+// All mma/ldmatrix helpers are warp-collective: all 32 lanes must call them together.
+#if defined(TFC_EMULATOR)
+TFC_DEVICE_INLINE void tfc_mma_m16n8k16_f16f32(float d[4], const unsigned a[4], const unsigned b[2],
+                                               const float c[4]) {
+  tfc_emu::mma_sync(0, d, a, b, c);
+}
+TFC_DEVICE_INLINE void tfc_mma_m16n8k8_tf32f32(float d[4], const unsigned a[4], const unsigned b[2],
+                                               const float c[4]) {
+  tfc_emu::mma_sync(1, d, a, b, c);
+}
+TFC_DEVICE_INLINE unsigned tfc_to_tf32(float f) { return tfc_emu::cvt_rna_tf32(f); }
+TFC_DEVICE_INLINE void tfc_ldmatrix_x4(unsigned r[4], const void* smem_ptr) { tfc_emu::ldmatrix(4, false, r, smem_ptr); }
+TFC_DEVICE_INLINE void tfc_ldmatrix_x2(unsigned r[2], const void* smem_ptr) { tfc_emu::ldmatrix(2, false, r, smem_ptr); }
+TFC_DEVICE_INLINE void tfc_ldmatrix_x4_trans(unsigned r[4], const void* smem_ptr) {
+  tfc_emu::ldmatrix(4, true, r, smem_ptr);
+}
+TFC_DEVICE_INLINE void tfc_ldmatrix_x2_trans(unsigned r[2], const void* smem_ptr) {
+  tfc_emu::ldmatrix(2, true, r, smem_ptr);
+}
+TFC_DEVICE_INLINE void tfc_cp_async_cg16(void* smem, const void* gmem, int src_bytes) {
+  tfc_emu::cp_async(smem, gmem, 16, src_bytes);
+}
+TFC_DEVICE_INLINE void tfc_cp_async_ca16(void* smem, const void* gmem, int src_bytes) {
+  tfc_emu::cp_async(smem, gmem, 16, src_bytes);
+}
+TFC_DEVICE_INLINE void tfc_cp_async_ca8(void* smem, const void* gmem, int src_bytes) {
+  tfc_emu::cp_async(smem, gmem, 8, src_bytes);
+}
+TFC_DEVICE_INLINE void tfc_cp_async_ca4(void* smem, const void* gmem, int src_bytes) {
+  tfc_emu::cp_async(smem, gmem, 4, src_bytes);
+}
+TFC_DEVICE_INLINE void tfc_cp_async_commit() {}
+template <int N>
+TFC_DEVICE_INLINE void tfc_cp_async_wait() {}
+TFC_DEVICE_INLINE void tfc_cp_async_wait_all() {}
+#define TFC_HAS_MMA_M16N8K16 1
+#define TFC_HAS_MMA_TF32 1
+#define TFC_HAS_LDMATRIX 1
+#define TFC_HAS_CP_ASYNC 1
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 TFC_DEVICE_INLINE void tfc_mma_m16n8k16_f16f32(float d[4], const unsigned a[4], const unsigned b[2],
                                                const float c[4]) {
   asm volatile(
@@ -280,20 +330,71 @@ TFC_DEVICE_INLINE void tfc_mma_m16n8k16_f16f32(float d[4], const unsigned a[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
         "f"(c[3]));
 }
-// ldmatrix.x4 / .x2 (sm_75+): load 8x8 b16 matrices from shared memory into mma fragments.
+TFC_DEVICE_INLINE void tfc_mma_m16n8k8_tf32f32(float d[4], const unsigned a[4], const unsigned b[2],
+                                               const float c[4]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+        "f"(c[3]));
+}
+TFC_DEVICE_INLINE unsigned tfc_to_tf32(float f) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(f));
+  return r;
+}
+TFC_DEVICE_INLINE unsigned tfc_smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 TFC_DEVICE_INLINE void tfc_ldmatrix_x4(unsigned r[4], const void* smem_ptr) {
-  unsigned addr = (unsigned)__cvta_generic_to_shared(smem_ptr);
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
+               : "r"(tfc_smem_addr(smem_ptr)));
+}
+TFC_DEVICE_INLINE void tfc_ldmatrix_x2(unsigned r[2], const void* smem_ptr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(tfc_smem_addr(smem_ptr)));
+}
+TFC_DEVICE_INLINE void tfc_ldmatrix_x4_trans(unsigned r[4], const void* smem_ptr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(tfc_smem_addr(smem_ptr)));
 }
 TFC_DEVICE_INLINE void tfc_ldmatrix_x2_trans(unsigned r[2], const void* smem_ptr) {
-  unsigned addr = (unsigned)__cvta_generic_to_shared(smem_ptr);
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])
-               : "r"(addr));
+               : "r"(tfc_smem_addr(smem_ptr)));
 }
+TFC_DEVICE_INLINE void tfc_cp_async_cg16(void* smem, const void* gmem, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(tfc_smem_addr(smem)), "l"(gmem),
+               "r"(src_bytes)
+               : "memory");
+}
+TFC_DEVICE_INLINE void tfc_cp_async_ca16(void* smem, const void* gmem, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(tfc_smem_addr(smem)), "l"(gmem),
+               "r"(src_bytes)
+               : "memory");
+}
+TFC_DEVICE_INLINE void tfc_cp_async_ca8(void* smem, const void* gmem, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(tfc_smem_addr(smem)), "l"(gmem),
+               "r"(src_bytes)
+               : "memory");
+}
+TFC_DEVICE_INLINE void tfc_cp_async_ca4(void* smem, const void* gmem, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(tfc_smem_addr(smem)), "l"(gmem),
+               "r"(src_bytes)
+               : "memory");
+}
+TFC_DEVICE_INLINE void tfc_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+TFC_DEVICE_INLINE void tfc_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+TFC_DEVICE_INLINE void tfc_cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 #define TFC_HAS_MMA_M16N8K16 1
+#define TFC_HAS_MMA_TF32 1
+#define TFC_HAS_LDMATRIX 1
+#define TFC_HAS_CP_ASYNC 1
 #endif
 #if !defined(TFC_EMULATOR) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
 // sm_70 tensor cores: mma.m8n8k4 (f16 inputs, f32 accumulate); see the PTX ISA for fragment layout.

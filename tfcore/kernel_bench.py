@@ -13,6 +13,7 @@ registry (:data:`BENCHES`, filled by :func:`register`) holds them; a benchmark i
 ``fn(ctx) -> list[Row]`` where ``ctx`` is a :class:`BenchContext`.
 """
 
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -158,14 +159,37 @@ def peak_bandwidth_gbs(ctx):
         return 0.0
 
 
+@contextlib.contextmanager
+def _tf32_mode(tf, torch, enabled):
+    """TF32 on or off for both sides of a float32 matmul row: ours through
+    tf.config.experimental.enable_tensor_float_32_execution, PyTorch's cuBLAS through
+    torch.backends.cuda.matmul.allow_tf32. Restores both afterwards."""
+    ours = tf.config.experimental.tensor_float_32_execution_enabled()
+    theirs = torch.backends.cuda.matmul.allow_tf32 if torch is not None else None
+    tf.config.experimental.enable_tensor_float_32_execution(enabled)
+    if torch is not None:
+        torch.backends.cuda.matmul.allow_tf32 = enabled
+    try:
+        yield
+    finally:
+        tf.config.experimental.enable_tensor_float_32_execution(ours)
+        if torch is not None:
+            torch.backends.cuda.matmul.allow_tf32 = theirs
+
+
 @register("matmul")
 def bench_matmul(ctx):
+    """float32 twice, in the same math mode on both sides: TF32 (ours: matmul_f32_tf32 on sm_80+; vendor:
+    cuBLAS through PyTorch with allow_tf32) and strict FP32 (ours: matmul_f32; vendor: cuBLAS with TF32
+    off, PyTorch or else cupy.matmul); float16 on tensor cores against cupy.matmul. On the CPU TF32 is
+    ignored (NumPy float32 both times), as in TF."""
     tf = ctx.tf
     if ctx.gpu:
         cases = [((4096, 4096, 4096), np.float32, False, 1), ((4096, 4096, 4096), np.float16, False, 1),
                  ((2048, 2048, 2048), np.float32, True, 1), ((512, 512, 512), np.float32, False, 16)]
     else:
         cases = [((384, 384, 384), np.float32, False, 1), ((128, 128, 128), np.float32, True, 4)]
+    torch = _torch_cuda() if ctx.gpu else None
     rows = []
     for (m, n, k), dt, trans_b, batch in cases:
         bshape = (batch,) if batch > 1 else ()
@@ -174,12 +198,33 @@ def bench_matmul(ctx):
         ta, tb = ctx.tensor(a), ctx.tensor(b)
         va, vb = ctx.vendor_array(a), ctx.vendor_array(b)
         vbt = ctx.xp.swapaxes(vb, -1, -2) if trans_b else vb
-        ours = ctx.time(lambda ta=ta, tb=tb, t=trans_b: tf.matmul(ta, tb, transpose_b=t))
-        vendor = ctx.time(lambda va=va, vbt=vbt: ctx.xp.matmul(va, vbt))
-        name = f"{f'{batch}x' if batch > 1 else ''}{m}x{k}@{k}x{n}{'^T' if trans_b else ''} {np.dtype(dt).name}"
-        label = ("cuBLAS (cupy.matmul" + (", tensor cores)" if dt == np.float16 else ", no TF32)")) if ctx.gpu \
-            else "NumPy BLAS"
-        rows.append(KernelRow("matmul", name, "TFLOP/s", ours, vendor, 2.0 * batch * m * n * k, label))
+        shape = f"{f'{batch}x' if batch > 1 else ''}{m}x{k}@{k}x{n}{'^T' if trans_b else ''}"
+        flops = 2.0 * batch * m * n * k
+        ours_fn = (lambda ta=ta, tb=tb, t=trans_b: tf.matmul(ta, tb, transpose_b=t))
+        cupy_fn = (lambda va=va, vbt=vbt: ctx.xp.matmul(va, vbt))
+        if dt == np.float16:
+            label = "cuBLAS (cupy.matmul, tensor cores)" if ctx.gpu else "NumPy BLAS"
+            rows.append(KernelRow("matmul", f"{shape} float16", "TFLOP/s", ctx.time(ours_fn), ctx.time(cupy_fn),
+                                  flops, label))
+            continue
+        if torch is not None:
+            xa, xb = torch.from_dlpack(va), torch.from_dlpack(vbt)
+            vendor_fn = (lambda xa=xa, xb=xb: torch.matmul(xa, xb))
+        else:
+            vendor_fn = cupy_fn
+        for mode in ("TF32", "FP32"):
+            with _tf32_mode(tf, torch, mode == "TF32"):
+                ours = ctx.time(ours_fn)
+                if not ctx.gpu:
+                    vendor, label = ctx.time(cupy_fn), "NumPy BLAS (TF32 ignored on CPU)"
+                elif torch is not None:
+                    vendor = ctx.time(vendor_fn)
+                    label = f"cuBLAS (PyTorch, allow_tf32={mode == 'TF32'})"
+                elif mode == "FP32":
+                    vendor, label = ctx.time(cupy_fn), "cuBLAS (cupy.matmul, no TF32)"
+                else:
+                    vendor, label = float("nan"), "no TF32 vendor run (PyTorch missing)"
+            rows.append(KernelRow("matmul", f"{shape} float32 {mode}", "TFLOP/s", ours, vendor, flops, label))
     return rows
 
 

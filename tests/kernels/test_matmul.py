@@ -65,3 +65,74 @@ def test_matmul_empty(kb, shape_a, shape_b):
     c = launch_matmul(kb, a, b)
     np.testing.assert_array_equal(c, np.matmul(a, b))
 
+
+
+# -- the float16 tensor-core kernel (mma.sync/ldmatrix, emulated lane by lane by cuda_shim.h) ------------
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("m,k,n", [(70, 1030, 45), (129, 1024, 8)])
+def test_matmul_f16_tensor_cores_long_k(kb, rng, m, k, n, ta, tb):
+    """K >= 1024 with positive inputs: sums reach ~K/4, where a half accumulator (spacing 0.25 at 256)
+    drifts by ~1%; float32 accumulation loses only the final rounding to half (<= 2^-11 relative)."""
+    a = rng.uniform(0, 1, (k, m) if ta else (m, k)).astype(np.float16)
+    b = rng.uniform(0, 1, (n, k) if tb else (k, n)).astype(np.float16)
+    c = launch_matmul(kb, a, b, ta, tb, kernel="matmul_f16")
+    ref = matmul_ref(a, b, ta, tb).astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, True)])
+def test_matmul_f16_tensor_cores_batched_ragged(kb, rng, ta, tb):
+    a = rng.standard_normal((3, 2) + ((37, 19) if ta else (19, 37))).astype(np.float16)
+    b = rng.standard_normal((1, 2) + ((21, 37) if tb else (37, 21))).astype(np.float16)
+    c = launch_matmul(kb, a, b, ta, tb, kernel="matmul_f16")
+    ref = matmul_ref(a, b, ta, tb).astype(np.float64)
+    assert c.shape == (3, 2, 19, 21)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+
+
+def test_matmul_f16_tensor_cores_unaligned_rows(kb, rng):
+    # lda = 35, ldb = 13 halves: rows are not 16-byte aligned, so the kernel takes its element-wise loads.
+    a = rng.standard_normal((40, 35)).astype(np.float16)
+    b = rng.standard_normal((35, 13)).astype(np.float16)
+    c = launch_matmul(kb, a, b, kernel="matmul_f16")
+    np.testing.assert_allclose(c.astype(np.float64), matmul_ref(a, b).astype(np.float64), rtol=2e-3, atol=2e-3)
+
+
+# -- float32 as TF32 on tensor cores (matmul_f32_tf32) ----------------------------------------------------
+
+def _tf32(x):
+    """x rounded to TF32 like cvt.rna.tf32.f32 (10 mantissa bits, ties away from zero), as float64."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return (((u + 0x1000) & 0xFFFFE000).astype(np.uint32)).view(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (67, 256, 45), (130, 37, 9)])
+def test_matmul_tf32_tensor_cores(kb, rng, m, k, n, ta, tb):
+    a, b = _operands(rng, (), (), m, k, n, ta, tb, np.float32)
+    c = launch_matmul(kb, a, b, ta, tb, kernel="matmul_f32_tf32")
+    assert c.dtype == np.float32
+    ref = matmul_ref(a, b, ta, tb)
+    scale = np.sqrt(k)  # |sum| of k products of unit normals
+    # TF32's tolerance: inputs keep 10 mantissa bits (relative error <= 2^-11 each) -> ~1e-3 of the scale
+    np.testing.assert_allclose(c, ref, rtol=0, atol=2e-3 * scale)
+    # ...and it is the TF32 product: exact products of the rounded inputs, float32 accumulation
+    ref32 = matmul_ref(_tf32(a), _tf32(b), ta, tb)
+    np.testing.assert_allclose(c, ref32, rtol=0, atol=2e-5 * scale)
+    if k >= 37:
+        assert np.max(np.abs(c - ref)) > 1e-5 * scale  # not float32 math: the rounding shows
+
+
+def test_matmul_tf32_batched_unaligned(kb, rng):
+    # lda = 37 floats: rows not 16-byte aligned (element-wise loads); batch broadcast of b.
+    a = rng.standard_normal((3, 29, 37)).astype(np.float32)
+    b = rng.standard_normal((37, 10)).astype(np.float32)
+    c = launch_matmul(kb, a, b, kernel="matmul_f32_tf32")
+    np.testing.assert_allclose(c, matmul_ref(_tf32(a), _tf32(b)), rtol=0, atol=2e-5 * np.sqrt(37))
+
+
+def test_matmul_strict_f32_stays_float32_accurate(kb, rng):
+    a, b = _operands(rng, (), (), 67, 256, 45, False, False, np.float32)
+    c = launch_matmul(kb, a, b, kernel="matmul_f32")
+    np.testing.assert_allclose(c, matmul_ref(a, b), rtol=0, atol=2e-5 * np.sqrt(256) / 4)

@@ -72,6 +72,19 @@ def test_every_cu_file_in_the_repository_compiles_with_nvrtc(path):
     assert nvrtc.ptx_entries(ptx), f"{path.name} produced no kernel entry points"
 
 
+@pytest.mark.parametrize("arch", [a for a in ARCHS if a >= 80])
+def test_tensor_core_helper_probes_compile_for_sm80_and_up(arch):
+    """common.cuh's mma / ldmatrix / cp.async / tf32 helpers as PTX for each tensor-core arch."""
+    path = REPO / "tests" / "kernels" / "cu" / "tensor_core_tests.cu"
+    ptx = nvrtc.compile_ptx(path.read_text(), arch, filename=path.name,
+                            options=("-std=c++17", f"--include-path={kernels_dir()}"))
+    for insn in ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32",
+                 "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "ldmatrix.sync.aligned.m8n8.x2.shared.b16",
+                 "cp.async.cg.shared.global", "cp.async.ca.shared.global", "cp.async.wait_group 1",
+                 "cp.async.wait_all", "cvt.rna.tf32.f32"):
+        assert insn in ptx, insn
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_same_kernel_names_on_gpu_and_emulator(family):
     """Every entry point the emulator builds also exists in the NVRTC module (names are the contract)."""

@@ -29,6 +29,7 @@ def _defines():
 
 @pytest.mark.parametrize("module, attr, define", [
     (matmul, "BM", "MM_BM"), (matmul, "BN", "MM_BN"), (matmul, "THREADS", "MM_THREADS"),
+    (matmul, "TC_SMEM_BYTES", "TC_SMEM_BYTES"),
     (conv, "BM", "CV_BM"), (conv, "BN", "CV_BN"), (conv, "BK", "CV_BK"), (conv, "THREADS", "CV_THREADS"),
     (conv, "MIN_BLOCKS", "CV_MIN_BLOCKS"), (conv, "GRAD_X", "CV_GRAD_X"), (conv, "GRAD_Y", "CV_GRAD_Y"),
     (conv, "SUM_THREADS", "CV_SUM_THREADS"),

@@ -147,7 +147,8 @@ _PTXAS_REGS_RE = re.compile(r"Used (\d+) registers(?:, used \d+ barriers)?"
 
 def ptxas_report(ptx, arch):
     """Run ``ptxas -v`` on PTX for ``sm_<arch>``; returns ``{kernel: {registers, smem, stack, spill_stores,
-    spill_loads}}``. Raises RuntimeError when ptxas fails or is missing."""
+    spill_loads}}``; spills include those of the non-inlined device functions ptxas lists under the entry.
+    Raises RuntimeError when ptxas fails or is missing."""
     exe = ptxas_path()
     if exe is None:
         raise RuntimeError("ptxas not found (pip install nvidia-cuda-nvcc-cu12)")
@@ -171,8 +172,11 @@ def ptxas_report(ptx, arch):
         if current is None:
             continue
         m = _PTXAS_SPILL_RE.search(line)
-        if m:
-            current["stack"], current["spill_stores"], current["spill_loads"] = map(int, m.groups())
+        if m:  # the entry's own line, then one per device function it calls (non-inlined): count them all
+            stack, stores, loads = map(int, m.groups())
+            current["stack"] = max(current["stack"], stack)
+            current["spill_stores"] += stores
+            current["spill_loads"] += loads
         m = _PTXAS_REGS_RE.search(line)
         if m:
             current["registers"] = int(m.group(1))

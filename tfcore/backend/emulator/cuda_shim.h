@@ -606,6 +606,126 @@ inline unsigned __reduce_min_sync(unsigned mask, unsigned v) {
   return v;
 }
 
+// ---- tensor-core / async-copy instructions (mma.sync, ldmatrix, cp.async) -------------------------------
+// Emulations of the inline-PTX instructions that kernels/common.cuh wraps as tfc_mma_*, tfc_ldmatrix_*,
+// tfc_cp_async_* and tfc_to_tf32 (common.cuh's emulator branch calls these). mma and ldmatrix are
+// warp-collective (.sync.aligned): all 32 lanes of the warp must call them together. Each lane copies
+// its operands into its warp's exchange area, the warp meets at a barrier, every lane reads what it
+// needs per the PTX ISA fragment layout and computes its own result, and a second barrier keeps the
+// exchange area intact until every lane has read it. cp.async copies at once (allowed by the PTX memory
+// model: completion is only guaranteed at wait_group, it may come earlier), so commit/wait are no-ops.
+namespace tfc_emu {
+
+struct MmaLaneData {
+  uint32_t a[4];
+  uint32_t b[2];
+};
+static thread_local MmaLaneData t_mma_xchg[32][32];  // [warp][lane]: one block per worker at a time
+
+// Enter a warp-collective instruction: checks that the whole warp takes part.
+inline int warp_collective_enter(const char* what) {
+  Worker* w = t_worker;
+  const int linear = w->current->linear;
+  if (w->warps[linear >> 5].live != 0xffffffffu) {
+    static thread_local char msg[160];
+    std::snprintf(msg, sizeof(msg), "%s needs all 32 lanes of the warp (block size a multiple of 32, no lane "
+                                    "returned early)", what);
+    trap(msg);
+  }
+  return linear;
+}
+
+inline float tf32_bits_value(uint32_t u) {  // what the tensor core reads of a .tf32 operand: 19 bits
+  return __uint_as_float(u & 0xffffe000u);
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 (kind 0) and .m16n8k8.row.col.f32.tf32.tf32.f32
+// (kind 1). g = lane / 4, t = lane % 4. f16: A (16x16) a[0] = A[g][2t..2t+1], a[1] = A[g+8][2t..],
+// a[2] = A[g][2t+8..], a[3] = A[g+8][2t+8..] (low half = lower column); B (16x8) b[0] = B[2t..2t+1][g],
+// b[1] = B[2t+8..2t+9][g]. tf32: a[0] = A[g][t], a[1] = A[g+8][t], a[2] = A[g][t+4], a[3] = A[g+8][t+4];
+// b[0] = B[t][g], b[1] = B[t+4][g]. C/D (16x8): c[0..1] = C[g][2t..2t+1], c[2..3] = C[g+8][2t..2t+1].
+// Products in float32 (exact for f16 and tf32 inputs), accumulated in float32 in k order onto C.
+inline void mma_sync(int kind, float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4]) {
+  const int linear = warp_collective_enter(kind == 0 ? "mma.sync.m16n8k16" : "mma.sync.m16n8k8");
+  MmaLaneData(&x)[32] = t_mma_xchg[linear >> 5];
+  const int lane = linear & 31, g = lane >> 2, t = lane & 3;
+  for (int i = 0; i < 4; ++i) x[lane].a[i] = a[i];
+  x[lane].b[0] = b[0];
+  x[lane].b[1] = b[1];
+  warp_barrier(0xffffffffu);
+  float r[4] = {c[0], c[1], c[2], c[3]};
+  if (kind == 0) {
+    float arow[2][16], bcol[2][16];
+    for (int h = 0; h < 2; ++h)      // A rows g + 8h
+      for (int k = 0; k < 16; ++k) {
+        const uint32_t word = x[g * 4 + ((k & 7) >> 1)].a[h + 2 * (k >> 3)];
+        arow[h][k] = half_bits_to_float((unsigned short)(word >> (16 * (k & 1))));
+      }
+    for (int j = 0; j < 2; ++j)      // B columns 2t + j
+      for (int k = 0; k < 16; ++k) {
+        const uint32_t word = x[(2 * t + j) * 4 + ((k & 7) >> 1)].b[k >> 3];
+        bcol[j][k] = half_bits_to_float((unsigned short)(word >> (16 * (k & 1))));
+      }
+    for (int e = 0; e < 4; ++e)
+      for (int k = 0; k < 16; ++k) r[e] += arow[e >> 1][k] * bcol[e & 1][k];
+  } else {
+    float arow[2][8], bcol[2][8];
+    for (int h = 0; h < 2; ++h)
+      for (int k = 0; k < 8; ++k) arow[h][k] = tf32_bits_value(x[g * 4 + (k & 3)].a[h + 2 * (k >> 2)]);
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 8; ++k) bcol[j][k] = tf32_bits_value(x[(2 * t + j) * 4 + (k & 3)].b[k >> 2]);
+    for (int e = 0; e < 4; ++e)
+      for (int k = 0; k < 8; ++k) r[e] += arow[e >> 1][k] * bcol[e & 1][k];
+  }
+  warp_barrier(0xffffffffu);
+  for (int e = 0; e < 4; ++e) d[e] = r[e];
+}
+
+// ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: lanes 8i..8i+7 give the addresses of rows
+// 0..7 of matrix i (16 bytes each, 16-byte aligned). Lane l receives in r[i] the pair
+// M_i[l/4][2(l%4) .. 2(l%4)+1], or with .trans M_i[2(l%4)][l/4] (low half) and M_i[2(l%4)+1][l/4].
+inline void ldmatrix(int num, bool trans, uint32_t* r, const void* row_ptr) {
+  const int linear = warp_collective_enter("ldmatrix.sync");
+  Warp& wp = t_worker->warps[linear >> 5];
+  const int lane = linear & 31;
+  if (lane < 8 * num && ((uintptr_t)row_ptr & 15u) != 0) trap("ldmatrix: row address not 16-byte aligned");
+  wp.slot[lane] = (unsigned long long)(uintptr_t)row_ptr;
+  warp_barrier(0xffffffffu);
+  for (int i = 0; i < num; ++i) {
+    unsigned short lo, hi;
+    if (!trans) {
+      const unsigned short* row = (const unsigned short*)(uintptr_t)wp.slot[8 * i + (lane >> 2)];
+      lo = row[2 * (lane & 3)];
+      hi = row[2 * (lane & 3) + 1];
+    } else {
+      lo = ((const unsigned short*)(uintptr_t)wp.slot[8 * i + 2 * (lane & 3)])[lane >> 2];
+      hi = ((const unsigned short*)(uintptr_t)wp.slot[8 * i + 2 * (lane & 3) + 1])[lane >> 2];
+    }
+    r[i] = (uint32_t)lo | ((uint32_t)hi << 16);
+  }
+  warp_barrier(0xffffffffu);
+}
+
+// cvt.rna.tf32.f32: round to the 10-bit mantissa of TF32, to nearest with ties away from zero (the
+// 13 dropped bits are zero in the result); infinities and NaNs pass unchanged.
+inline uint32_t cvt_rna_tf32(float f) {
+  uint32_t u = __float_as_uint(f);
+  if ((u & 0x7f800000u) == 0x7f800000u) return u;
+  return (u + 0x1000u) & 0xffffe000u;
+}
+
+// cp.async.{ca,cg}.shared.global [dst], [src], cp_size, src_size: copies src_size bytes and zero-fills
+// the rest of cp_size (4, 8 or 16; both addresses aligned to cp_size; src not read when src_size is 0).
+inline void cp_async(void* dst, const void* src, int cp_size, int src_size) {
+  if (((uintptr_t)dst | (uintptr_t)src) & (uintptr_t)(cp_size - 1)) trap("cp.async: address not aligned to the copy size");
+  if (src_size < 0 || src_size > cp_size) trap("cp.async: src_size outside [0, cp_size]");
+  if (src_size > 0) std::memcpy(dst, src, (size_t)src_size);
+  if (src_size < cp_size) std::memset((char*)dst + src_size, 0, (size_t)(cp_size - src_size));
+}
+
+}  // namespace tfc_emu
+// ---- end of tensor-core / async-copy instructions -------------------------------------------------------
+
 // ---- atomics (real atomics: blocks may run on several OS threads) --------------------------------------
 #define TFC_EMU_ATOMIC_INT(T)                                                                         \
   inline T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }              \

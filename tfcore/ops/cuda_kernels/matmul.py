@@ -4,17 +4,29 @@ Geometry: one block of ``THREADS`` per ``BM x BN`` tile of C, grid.z over the ba
 (grid-stride past 65535). Batch broadcasting: an operand whose batch dims are all 1 gets
 batch stride 0; one whose batch dims already equal the broadcast batch gets its own stride;
 anything else is materialised with ``broadcast_to`` first.
+
+Kernel choice is the op registry's (``tfcore info --ops MatMul`` lists the candidates):
+- ``tf32``: float32 on tensor cores as TF32 (``matmul_f32_tf32``) when
+  ``tf.config.experimental.tensor_float_32_execution_enabled()`` (TF's default: on) and the device is
+  sm_80+ (emulated GPUs report 8.0);
+- ``tensor_cores_f16``: float16 on tensor cores (``matmul_f16``, multistage cp.async pipeline), sm_80+;
+- ``simt``: everything else: strict float32 (``matmul_f32``), float16 on CUDA cores (``matmul_f16_simt``).
+The CPU backend ignores TF32 (NumPy float32), as TF on CPU does.
 """
 
 import numpy as np
 
+from ...framework import context as _ctx
 from ..math_ops import MATMUL
-from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, i32, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, PRIORITY, aligned, ceil_div, contiguous, i32, i64, register_cuda, suffix
 
-# Must match kernels/matmul.cu (MM_BM, MM_BN, MM_THREADS).
+# Must match kernels/matmul.cu (MM_BM, MM_BN, MM_THREADS, TC_SMEM_BYTES).
 BM = 128
 BN = 128
 THREADS = 256
+TC_SMEM_BYTES = 81920  # dynamic shared memory of the multistage tensor-core kernels (> 48 KiB: opt-in)
+# Entries that take TC_SMEM_BYTES of dynamic shared memory (sm_80+ and the emulator only).
+TENSOR_CORE_KERNELS = ("matmul_f16", "matmul_f32_tf32")
 
 
 def _batch_operand(xp, x, batch_shape):
@@ -29,10 +41,23 @@ def _batch_operand(xp, x, batch_shape):
     return xp.ascontiguousarray(xp.broadcast_to(x, tuple(batch_shape) + x.shape[-2:])), mat
 
 
+def device_arch(a):
+    """Compute capability as ``major * 10 + minor`` of the device holding array ``a``: a CuPy array's
+    device, else (a host array on the ``cuda`` kind: an emulated GPU) the emulator's 8.0."""
+    cc = getattr(getattr(a, "device", None), "compute_capability", None)
+    if cc is not None:
+        return int(cc)
+    from ...backend.emulator.device import COMPUTE_CAPABILITY
+
+    return COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
+
+
 def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     """C = op(a) @ op(w) with broadcasting batch dims, through our kernel.
 
-    ``kernel`` overrides the entry name (tests use ``matmul_f16_simt``).
+    ``kernel`` names the entry (the registry's candidates and the tests pass one); by default float32
+    runs the strict ``matmul_f32`` and float16 ``matmul_f16`` (tensor cores; ``matmul_f16_simt``
+    before sm_80).
     """
     xp = b.xp
     sfx = suffix(a.dtype)
@@ -51,10 +76,12 @@ def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     q = 4 if sfx == "f32" else 8  # float4 = 4 floats; 16-byte chunk = 8 halves
     vec = all(v % q == 0 for v in (lda, ldb, sa, sb)) and aligned(a) and aligned(w)
     grid = (ceil_div(n, BN), ceil_div(m, BM), min(batch, MAX_GRID_Y))
-    name = kernel or f"matmul_{sfx}"
+    name = kernel or ("matmul_f16" if sfx == "f16" and device_arch(a) >= 80 else
+                      "matmul_f16_simt" if sfx == "f16" else "matmul_f32")
     b.kernels.launch(name, grid, (THREADS, 1, 1),
                      (a, w, c, i32(m), i32(n), i32(k), i64(lda), i64(ldb), i64(n), i64(sa), i64(sb), i64(m * n),
-                      i32(batch), i32(transpose_a), i32(transpose_b), i32(vec)))
+                      i32(batch), i32(transpose_a), i32(transpose_b), i32(vec)),
+                     shared_mem=TC_SMEM_BYTES if name in TENSOR_CORE_KERNELS else 0)
     return c
 
 
@@ -63,5 +90,38 @@ def _grid_fits(x, y, *, transpose_a, transpose_b):
     return ceil_div(x.shape[-1] if transpose_a else x.shape[-2], BM) <= MAX_GRID_Y
 
 
-register_cuda(MATMUL, lambda b, x, y, *, transpose_a, transpose_b: launch_matmul(b, x, y, transpose_a, transpose_b),
-              _grid_fits)
+def tf32_enabled():
+    """tf.config.experimental.tensor_float_32_execution_enabled()."""
+    return _ctx.context.tensor_float_32_execution
+
+
+def tf32(x, y, *, transpose_a, transpose_b):
+    """float32 matmul on sm_80+ with TF32 allowed: the TF32 tensor-core kernel is eligible."""
+    return (tf32_enabled() and device_arch(x) >= 80
+            and _grid_fits(x, y, transpose_a=transpose_a, transpose_b=transpose_b))
+
+
+def tensor_cores_f16(x, y, *, transpose_a, transpose_b):
+    """float16 matmul on sm_80+: the mma.sync m16n8k16 kernel is eligible."""
+    return device_arch(x) >= 80 and _grid_fits(x, y, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+@MATMUL.kernel("cuda", dtypes=(np.float32,), supports=tf32, priority=PRIORITY + 1,
+               name="cuda_kernels.matmul.matmul_f32_tf32")
+def _matmul_tf32(b, x, y, *, transpose_a, transpose_b):
+    return launch_matmul(b, x, y, transpose_a, transpose_b, kernel="matmul_f32_tf32")
+
+
+@MATMUL.kernel("cuda", dtypes=(np.float16,), supports=tensor_cores_f16, priority=PRIORITY + 1,
+               name="cuda_kernels.matmul.matmul_f16")
+def _matmul_f16_tensor_cores(b, x, y, *, transpose_a, transpose_b):
+    return launch_matmul(b, x, y, transpose_a, transpose_b, kernel="matmul_f16")
+
+
+def _matmul_simt(b, x, y, *, transpose_a, transpose_b):
+    """Strict float32 (``matmul_f32``) or float16 on CUDA cores (``matmul_f16_simt``)."""
+    name = "matmul_f32" if x.dtype == np.float32 else "matmul_f16_simt"
+    return launch_matmul(b, x, y, transpose_a, transpose_b, kernel=name)
+
+
+register_cuda(MATMUL, _matmul_simt, _grid_fits, name="matmul_f32|matmul_f16_simt")

@@ -1,0 +1,75 @@
+"""TF32 for float32 matmul through the public API (tf.config.experimental.enable_tensor_float_32_execution):
+the op registry picks ``matmul_f32_tf32`` on an sm_80+ GPU (the emulated one reports 8.0) when TF32 is on
+(TF's default), the strict ``matmul_f32`` when it is off; the CPU ignores it (NumPy float32), as TF does.
+TF's own example: 1.0001 is 1.0 in TF32, so fill(1.0001) @ fill(1.0) sums to exactly n with TF32.
+"""
+
+import numpy as np
+import pytest
+
+import tfcore as tf
+from tfcore.framework.context import context
+from tfcore.ops.math_ops import MATMUL
+from tfcore.ops.registry import kernel_for
+
+pytestmark = pytest.mark.emulator
+
+N = 64
+
+
+@pytest.fixture
+def emulated_gpu(monkeypatch):
+    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "1")
+    context.reset_for_tests()
+    yield
+    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+    context.reset_for_tests()
+
+
+def _product(device):
+    with tf.device(device):
+        x = tf.fill((N, N), 1.0001)
+        y = tf.fill((N, N), 1.0)
+        return float(tf.linalg.matmul(x, y)[0, 0].numpy()), kernel_for(MATMUL, (x, y), {
+            "transpose_a": False, "transpose_b": False}).name
+
+
+def test_tf32_is_on_by_default_as_in_tf():
+    context.reset_for_tests()
+    assert tf.config.experimental.tensor_float_32_execution_enabled() is True
+
+
+def test_tf32_choice_on_an_emulated_sm80_gpu(emulated_gpu):
+    strict = np.float32(1.0001) * N
+    value, kernel = _product("/GPU:0")
+    assert kernel == "cuda_kernels.matmul.matmul_f32_tf32" and value == N
+    tf.config.experimental.enable_tensor_float_32_execution(False)
+    try:
+        assert not tf.config.experimental.tensor_float_32_execution_enabled()
+        value, kernel = _product("/GPU:0")
+        assert kernel == "cuda_kernels.matmul.matmul_f32|matmul_f16_simt"
+        assert value == pytest.approx(strict, rel=1e-6)
+    finally:
+        tf.config.experimental.enable_tensor_float_32_execution(True)
+
+
+def test_cpu_ignores_tf32(emulated_gpu):
+    value, kernel = _product("/CPU:0")
+    assert kernel == "_matmul" and value == pytest.approx(np.float32(1.0001) * N, rel=1e-6)
+
+
+def test_float16_takes_the_tensor_core_candidate(emulated_gpu):
+    with tf.device("/GPU:0"):
+        x = tf.cast(tf.fill((8, 8), 0.5), tf.float16)
+        cand = kernel_for(MATMUL, (x, x), {"transpose_a": False, "transpose_b": False})
+    assert cand.name == "cuda_kernels.matmul.matmul_f16"
+
+
+def test_tf32_candidate_needs_sm80(monkeypatch):
+    from tfcore.ops.cuda_kernels import matmul
+
+    a = np.ones((4, 4), np.float32)
+    assert matmul.tf32(a, a, transpose_a=False, transpose_b=False)
+    monkeypatch.setattr(matmul, "device_arch", lambda x: 75)
+    assert not matmul.tf32(a, a, transpose_a=False, transpose_b=False)
+    assert not matmul.tensor_cores_f16(a, a, transpose_a=False, transpose_b=False)
