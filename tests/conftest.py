@@ -4,11 +4,17 @@ The session runs with memory growth (``TF_FORCE_GPU_ALLOW_GROWTH=true``, inherit
 subprocesses tests start): on a real GPU, TF's default of reserving ~90% of the card at the first
 tensor would leave nothing for the fresh processes that test tf.config. Fixtures that test the
 configured growth behaviour (tests/config, tests/distribute, tests/seeds) clear it for their test.
+
+It also runs with TF32 off (``NVIDIA_TF32_OVERRIDE=0``, inherited by subprocesses), as TensorFlow's own
+tests compare float32 results: GPU float32 matmuls then match float64 references and the CPU to float32
+tolerance on real and emulated sm_80+ GPUs alike. Tests of the TF32 path remove the variable
+(``tf32_allowed`` fixture).
 """
 
 import os
 
 os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+os.environ.setdefault("NVIDIA_TF32_OVERRIDE", "0")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -68,6 +74,12 @@ def on_cpu():
     errors), which must not depend on which device is the default (a GPU when there is one)."""
     with tf.device("/CPU:0"):
         yield
+
+
+@pytest.fixture
+def tf32_allowed(monkeypatch):
+    """Let TF32 run (the session sets NVIDIA_TF32_OVERRIDE=0): for tests of the TF32 path."""
+    monkeypatch.delenv("NVIDIA_TF32_OVERRIDE", raising=False)
 
 
 @pytest.fixture

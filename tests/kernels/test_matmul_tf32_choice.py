@@ -18,7 +18,7 @@ N = 64
 
 
 @pytest.fixture
-def emulated_gpu(monkeypatch):
+def emulated_gpu(monkeypatch, tf32_allowed):
     monkeypatch.setenv("TFCORE_EMULATED_GPUS", "1")
     context.reset_for_tests()
     yield
@@ -65,7 +65,7 @@ def test_float16_takes_the_tensor_core_candidate(emulated_gpu):
     assert cand.name == "cuda_kernels.matmul.matmul_f16"
 
 
-def test_tf32_candidate_needs_sm80(monkeypatch):
+def test_tf32_candidate_needs_sm80(monkeypatch, tf32_allowed):
     from tfcore.ops.cuda_kernels import matmul
 
     a = np.ones((4, 4), np.float32)
@@ -73,3 +73,11 @@ def test_tf32_candidate_needs_sm80(monkeypatch):
     monkeypatch.setattr(matmul, "device_arch", lambda x: 75)
     assert not matmul.tf32(a, a, transpose_a=False, transpose_b=False)
     assert not matmul.tensor_cores_f16(a, a, transpose_a=False, transpose_b=False)
+
+
+def test_nvidia_tf32_override_turns_tf32_off(monkeypatch, emulated_gpu):
+    """NVIDIA_TF32_OVERRIDE=0 disables TF32 whatever tf.config says, as it does in cuBLAS/cuDNN (and TF)."""
+    monkeypatch.setenv("NVIDIA_TF32_OVERRIDE", "0")
+    assert tf.config.experimental.tensor_float_32_execution_enabled() is True
+    value, kernel = _product("/GPU:0")
+    assert kernel == "cuda_kernels.matmul.matmul_f32|matmul_f16_simt" and value == pytest.approx(64.0064, rel=1e-6)

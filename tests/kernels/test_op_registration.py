@@ -99,6 +99,7 @@ _EXPECTED = {
 @pytest.fixture(scope="module")
 def gpu_results():
     env = dict(os.environ, TFCORE_EMULATED_GPUS="1")
+    env.pop("NVIDIA_TF32_OVERRIDE", None)  # the matmul_tf32 case runs TF's default (TF32 on)
     proc = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULTS"))

@@ -11,8 +11,11 @@ Kernel choice is the op registry's (``tfcore info --ops MatMul`` lists the candi
   sm_80+ (emulated GPUs report 8.0);
 - ``tensor_cores_f16``: float16 on tensor cores (``matmul_f16``, multistage cp.async pipeline), sm_80+;
 - ``simt``: everything else: strict float32 (``matmul_f32``), float16 on CUDA cores (``matmul_f16_simt``).
-The CPU backend ignores TF32 (NumPy float32), as TF on CPU does.
+The CPU backend ignores TF32 (NumPy float32), as TF on CPU does. ``NVIDIA_TF32_OVERRIDE=0`` in the
+environment disables TF32 whatever the setting says, as NVIDIA's libraries do.
 """
+
+import os
 
 import numpy as np
 
@@ -91,8 +94,10 @@ def _grid_fits(x, y, *, transpose_a, transpose_b):
 
 
 def tf32_enabled():
-    """tf.config.experimental.tensor_float_32_execution_enabled()."""
-    return _ctx.context.tensor_float_32_execution
+    """TF32 may run: ``tf.config.experimental.tensor_float_32_execution_enabled()``, unless NVIDIA's
+    ``NVIDIA_TF32_OVERRIDE=0`` is set, which turns TF32 off process-wide (as it does for cuBLAS,
+    cuDNN and so TensorFlow)."""
+    return _ctx.context.tensor_float_32_execution and os.environ.get("NVIDIA_TF32_OVERRIDE") != "0"
 
 
 def tf32(x, y, *, transpose_a, transpose_b):
