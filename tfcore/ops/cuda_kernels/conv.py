@@ -5,7 +5,7 @@ explicit paddings), so the kernels only see ``pad_top``/``pad_left``.
 """
 
 from .. import conv_ops as _c
-from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_1d, i32, register_cuda, suffix
+from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_1d, grid_cap, i32, register_cuda, suffix
 
 # Must match kernels/conv2d.cu (CV_BM, CV_BN, CV_THREADS, CV_GRAD_X, CV_GRAD_Y).
 BM = 128
@@ -78,7 +78,7 @@ def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, expl
     g = _geom(x.shape, filter_sizes, co, strides, dilations, padding, explicit_paddings)
     rows = kh * kw if depthwise else kh * kw * c
     name = f"{'depthwise' if depthwise else 'conv2d'}_filter_grad_{sfx}"
-    b.kernels.launch(name, (ceil_div(co, GRAD_X), min(rows, MAX_GRID_Y), 1), (GRAD_X, GRAD_Y, 1), (x, dy, dw) + g)
+    b.kernels.launch(name, (ceil_div(co, GRAD_X), grid_cap(rows, MAX_GRID_Y), 1), (GRAD_X, GRAD_Y, 1), (x, dy, dw) + g)
     return dw
 
 

@@ -9,7 +9,7 @@ anything else is materialised with ``broadcast_to`` first.
 import numpy as np
 
 from ..math_ops import MATMUL
-from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, i32, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix
 
 # Must match kernels/matmul.cu (MM_BM, MM_BN, MM_THREADS).
 BM = 128
@@ -50,7 +50,7 @@ def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     lda, ldb = a.shape[-1], w.shape[-1]
     q = 4 if sfx == "f32" else 8  # float4 = 4 floats; 16-byte chunk = 8 halves
     vec = all(v % q == 0 for v in (lda, ldb, sa, sb)) and aligned(a) and aligned(w)
-    grid = (ceil_div(n, BN), ceil_div(m, BM), min(batch, MAX_GRID_Y))
+    grid = (ceil_div(n, BN), ceil_div(m, BM), grid_cap(batch, MAX_GRID_Y))
     name = kernel or f"matmul_{sfx}"
     b.kernels.launch(name, grid, (THREADS, 1, 1),
                      (a, w, c, i32(m), i32(n), i32(k), i64(lda), i64(ldb), i64(n), i64(sa), i64(sb), i64(m * n),
