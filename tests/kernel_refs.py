@@ -2,9 +2,9 @@
 
 Written directly from the math, independently of the kernels and of the CPU op code, in
 float64, so emulator and real-GPU tests compare against one obviously-correct definition.
-Convolution and pooling take explicit paddings ``(top, bottom, left, right)``; derive them
-with :func:`conv_pads` (TF's SAME/VALID rule written out here, not the production
-``conv_geometry``, so a bug there cannot hide in the reference).
+Convolution and pooling take explicit paddings ``(top, bottom, left, right)``; derive them with
+:func:`tf_padding` / :func:`tf_pads_2d` (TF's SAME/VALID rule written out here, independently of
+the production geometry code in tfcore.ops, so a bug there cannot hide in the reference).
 """
 
 import math
@@ -24,24 +24,36 @@ def matmul_ref(a, b, transpose_a=False, transpose_b=False):
     return np.matmul(a64, b64).astype(a.dtype)
 
 
-def _same_pad(size, k, stride, dilation):
-    """TF's SAME padding of one spatial axis: output ceil(size / stride); the total padding
-    max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0) split with the extra one at the end."""
-    out = -(-size // stride)
-    total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)
-    return total // 2, total - total // 2
+def tf_padding(size, k, stride, dilation=1, padding="VALID"):
+    """(out, pad_before, pad_after) of one spatial dim by TF's rule.
+
+    VALID: out = ceil((size - (k - 1) * dilation) / stride), no padding. SAME: out = ceil(size / stride),
+    pad_total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0), pad_before = pad_total // 2
+    (the extra pixel of an odd total goes after).
+    """
+    eff = (k - 1) * dilation + 1
+    if padding == "SAME":
+        out = -(-size // stride)
+        total = max((out - 1) * stride + eff - size, 0)
+        return out, total // 2, total - total // 2
+    if padding == "VALID":
+        return max(-(-(size - eff + 1) // stride), 0), 0, 0
+    raise ValueError(f"tf_padding: padding {padding!r} (explicit paddings are given directly)")
+
+
+def tf_pads_2d(x_shape, k, strides, padding, dilations=(1, 1)):
+    """((oh, ow), (top, bottom, left, right)) of an NHWC input for window ``k`` = (kh, kw)."""
+    oh, pt, pb = tf_padding(x_shape[1], k[0], strides[0], dilations[0], padding)
+    ow, pl, pr = tf_padding(x_shape[2], k[1], strides[1], dilations[1], padding)
+    return (oh, ow), (pt, pb, pl, pr)
 
 
 def conv_pads(x_shape, ksize, strides, dilations, padding, explicit=()):
     """``(top, bottom, left, right)`` for an NHWC ``x_shape``, ``ksize`` (kh, kw), 2-tuples ``strides`` and
     ``dilations``, ``padding`` "SAME" / "VALID" / "EXPLICIT" (``explicit`` in TF's 8-value NHWC form)."""
-    if padding == "VALID":
-        return (0, 0, 0, 0)
     if padding == "EXPLICIT":
         return tuple(explicit[2:6])
-    assert padding == "SAME", padding
-    return (*_same_pad(x_shape[1], ksize[0], strides[0], dilations[0]),
-            *_same_pad(x_shape[2], ksize[1], strides[1], dilations[1]))
+    return tf_pads_2d(x_shape, ksize, strides, padding, dilations)[1]
 
 
 def _out_size(size, k, stride, dilation, pad_before, pad_after):
@@ -209,7 +221,7 @@ def sparse_xent_ref(logits, labels):
     """(loss, dlogits) of softmax cross-entropy with integer labels; NaN rows for bad labels."""
     x = logits.astype(np.float64)
     rows, classes = x.shape
-    logp = np.log(softmax_ref(x))
+    logp = softmax_ref(x, log=True)  # not log(softmax): exp underflows to 0 for logits ~1e3 apart
     loss = np.full(rows, np.nan)
     grad = np.full(x.shape, np.nan)
     for r in range(rows):

@@ -113,3 +113,41 @@ def test_reductions_across_two_emulated_gpus(devices, ops):
         for r, d in enumerate(gpus):
             assert out[r][k].device == d.name
             np.testing.assert_allclose(out[r][k].numpy(), (host[0][k] + host[1][k]) / 2, rtol=1e-6)
+
+
+@pytest.mark.emulator
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int64])
+def test_on_device_allreduce_mean_on_logical_gpus_of_one_emulated_card(devices, dtype):
+    """MEAN through the on-device transport (kernels/allreduce.cu for float buckets, integer array sums
+    for integer ones) against the host reduction and a float64 reference. Integers are summed exactly in
+    their own type (values ~2**26: a float32 sum would drop low bits) and then divided as the host
+    reduction does (TF's ``value / n``)."""
+    ctx = devices(emulated_gpus=1, gpu_split=3, gpu_memory_mb=128)
+    gpus = ctx.logical_devices("GPU")
+    assert len(gpus) == 3 and len({g.physical for g in gpus}) == 1
+    rng = np.random.default_rng(7)
+    shapes = [(7, 3), (1,), (33,), (300,)]
+    if np.issubdtype(dtype, np.integer):
+        host = [[(rng.integers(-50, 50, s) + (1 << 26)).astype(dtype) for s in shapes] for _ in gpus]
+    else:
+        host = [[(rng.standard_normal(s) * 3).astype(dtype) for s in shapes] for _ in gpus]
+    tensors = []
+    for d, arrays in zip(gpus, host):
+        with tf.device(d.name):
+            tensors.append([tf.constant(a) for a in arrays])
+    got = cdo.OnDeviceAllReduce(bytes_per_pack=256).batch_all_reduce(dist.ReduceOp.MEAN, tensors)
+    want = cdo.ReductionToOneDevice().batch_all_reduce(dist.ReduceOp.MEAN, tensors)
+    for k in range(len(shapes)):
+        ref = sum(h[k].astype(np.float64) for h in host) / 3
+        for r, d in enumerate(gpus):
+            out = got[r][k]
+            assert out.device == d.name and out.dtype == want[r][k].dtype
+            if np.issubdtype(dtype, np.integer):
+                assert out.dtype == tf.float64  # TF's value / n
+                np.testing.assert_array_equal(out.numpy(), ref)  # exact: integer sum, one division
+            else:
+                assert out.dtype.as_numpy_dtype == dtype
+                rt = 1e-6 if dtype == np.float32 else 2e-3
+                np.testing.assert_allclose(out.numpy().astype(np.float64), ref, rtol=rt, atol=rt)
+                np.testing.assert_allclose(out.numpy().astype(np.float64), want[r][k].numpy().astype(np.float64),
+                                           rtol=rt, atol=rt)

@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import avg_pool_grad_ref, avg_pool_ref, max_pool_grad_ref, max_pool_ref
+from tests.kernel_refs import avg_pool_grad_ref, avg_pool_ref, max_pool_grad_ref, max_pool_ref, tf_pads_2d
 from tfcore.ops.cuda_kernels import pool
-from tfcore.ops.pool_ops import pool_geometry
 
 pytestmark = pytest.mark.emulator
 
@@ -16,14 +15,39 @@ CASES = [  # x shape, (kh, kw), (sh, sw), padding
     ((1, 5, 6, 2), (2, 3), (1, 2), "SAME"),
     ((1, 1, 1, 1), (1, 1), (1, 1), "VALID"),
     ((1, 2, 3, 1), (4, 4), (3, 3), "SAME"),          # window larger than the input
+    ((1, 6, 7, 2), (4, 2), (1, 3), "SAME"),          # even window: SAME pads more after than before
+    ((2, 8, 5, 1), (2, 2), (2, 2), "SAME"),          # even sizes: SAME needs no padding
+    ((1, 10, 9, 2), (3, 4), (3, 2), "VALID"),
 ]
 
 
 def _setup(case):
+    """Output shape and paddings from the references' own TF SAME/VALID arithmetic (tf_pads_2d),
+    not from the production pool_geometry."""
     shape, k, s, padding = case
     ksize, strides = (1, *k, 1), (1, *s, 1)
-    oh, ow, ph, pw = pool_geometry(shape, ksize, strides, padding)
-    return shape, k, s, ksize, strides, padding, (shape[0], oh, ow, shape[3]), (ph[0], ph[1], pw[0], pw[1])
+    (oh, ow), pads = tf_pads_2d(shape, k, s, padding)
+    return shape, k, s, ksize, strides, padding, (shape[0], oh, ow, shape[3]), pads
+
+
+@pytest.mark.parametrize("size, k, s, padding, expected", [
+    (7, 3, 2, "SAME", (4, 1, 1)), (6, 4, 1, "SAME", (6, 1, 2)), (8, 2, 2, "SAME", (4, 0, 0)),
+    (2, 4, 3, "SAME", (1, 1, 1)), (7, 3, 2, "VALID", (3, 0, 0)), (10, 3, 3, "VALID", (3, 0, 0)),
+    (5, 3, 1, "SAME", (5, 1, 1)), (9, 4, 2, "SAME", (5, 1, 2)),
+])
+def test_reference_padding_is_tf_same_rule(size, k, s, padding, expected):
+    """The reference padding helper against values worked out by hand from TF's rule
+    (out = ceil(in / stride); pad_total = max((out - 1) * stride + k - in, 0); before = total // 2)."""
+    from tests.kernel_refs import tf_padding
+
+    assert tf_padding(size, k, s, 1, padding) == expected
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_output_shapes_match_the_reference_geometry(kb, case):
+    shape, k, s, ksize, strides, padding, out_shape, _ = _setup(case)
+    x = np.zeros(shape, np.float32)
+    assert pool.pool_forward(kb, x, "max", ksize, strides, padding).shape == out_shape
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

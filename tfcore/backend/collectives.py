@@ -91,7 +91,9 @@ def _on_device_all_reduce(arrays, backends):
             buf[r] = a  # one physical GPU: every logical device's array is in this card's memory
         suffix = _KERNEL_SUFFIX.get(np.dtype(buf.dtype))
         if suffix is not None and length:
-            grid = (min(-(-length // ALLREDUCE_THREADS), 65535), 1, 1)
+            from .kernel_library import grid_cap
+
+            grid = (grid_cap(-(-length // ALLREDUCE_THREADS), 65535), 1, 1)
             home.kernels.launch(f"allreduce_rows_{suffix}", grid, (ALLREDUCE_THREADS, 1, 1),
                                 [buf, np.int32(n), np.int64(length), np.float32(1.0)])
         else:  # other dtypes: the same in-place reduction with array ops

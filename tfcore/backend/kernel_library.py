@@ -71,6 +71,22 @@ def direct_kernel_names(family):
     return _DIRECT_KERNEL_RE.findall(kernel_path(family).read_text())
 
 
+def max_blocks_override():
+    """``TFCORE_KERNEL_MAX_BLOCKS``: at most this many blocks along every grid dimension that a launcher
+    covers with a grid-stride (or row) loop, or None. Tests set it to a few blocks so that each block
+    loops over several rows/elements (the block-reuse paths a full grid never takes)."""
+    v = os.environ.get("TFCORE_KERNEL_MAX_BLOCKS")
+    return max(1, int(v)) if v else None
+
+
+def grid_cap(n, limit):
+    """Blocks for a grid-stride dimension over ``n`` items of work: ``min(n, limit)``, at least 1,
+    capped by :func:`max_blocks_override`."""
+    cap = max_blocks_override()
+    n = min(int(n), int(limit))
+    return max(1, min(n, cap) if cap else n)
+
+
 class KernelNotFoundError(KeyError):
     pass
 
@@ -136,14 +152,17 @@ class EmulatorKernelLibrary(KernelLibrary):
 
     kind = "emulator"
 
-    def __init__(self, workers=None):
+    def __init__(self, workers=None, racecheck=None):
+        """``racecheck``: load the shared-memory race-checking builds (None: ``TFCORE_EMULATOR_RACECHECK``,
+        read when a family is first loaded)."""
         super().__init__()
         self.workers = workers
+        self.racecheck = racecheck
 
     def _load(self, family):
         from .emulator.launcher import load_module
 
-        mod = load_module(kernel_path(family))
+        mod = load_module(kernel_path(family), racecheck=self.racecheck)
         return mod, set(mod.signatures)
 
     def signature(self, name):

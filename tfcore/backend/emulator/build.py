@@ -9,6 +9,10 @@ source, every header next to it, the shim, the compiler version and the flags):
 2. generate a wrapper that ``#include``s the source and defines one trampoline per
    kernel, ``tfc_tramp_<name>(void** args)``, calling the kernel with typed arguments;
 3. compile it with ``g++ -O2 -std=c++17 -fPIC -shared -include cuda_shim.h -DTFC_EMULATOR``.
+
+Racecheck builds (``racecheck=True``: shared-memory race detection, see the shim's "race check"
+section) add ``-DTFC_EMU_RACECHECK`` and compile with ``-fsanitize=thread`` instrumentation, then link
+WITHOUT the TSan runtime: the shim defines the ``__tsan_*`` hooks the instrumented code calls.
 """
 
 import functools
@@ -26,6 +30,9 @@ SHIM = Path(__file__).with_name("cuda_shim.h")
 BUILD_VERSION = "1"  # bump when the wrapper format changes
 CXX_FLAGS = ("-O2", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-pthread", "-w")
+RACECHECK_DEFINE = "TFC_EMU_RACECHECK"
+# Compile-only flags of racecheck builds: every load/store calls a __tsan_* hook (defined in the shim).
+RACECHECK_FLAGS = ("-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0")
 
 
 class EmulatorBuildError(RuntimeError):
@@ -78,14 +85,22 @@ def cache_root():
     return Path(base) / "tfcore" / "emulator"
 
 
-def source_hash(source_path, include_dirs=(), defines=()):
+def _defines(defines, racecheck):
+    defines = tuple(defines)
+    return defines + (RACECHECK_DEFINE,) if racecheck and RACECHECK_DEFINE not in defines else defines
+
+
+def source_hash(source_path, include_dirs=(), defines=(), racecheck=False):
     """sha256 over the source, headers beside it and in ``include_dirs``, the shim, compiler and flags."""
     source_path = Path(source_path)
+    defines = _defines(defines, racecheck)
     h = hashlib.sha256()
     h.update(BUILD_VERSION.encode())
     cxx = compiler()
     h.update(compiler_version(cxx).encode())
     h.update(" ".join(CXX_FLAGS + tuple(defines)).encode())
+    if RACECHECK_DEFINE in defines:
+        h.update(" ".join(RACECHECK_FLAGS).encode())
     h.update(SHIM.read_bytes())
     h.update(source_path.read_bytes())
     for d in (source_path.parent, *map(Path, include_dirs)):
@@ -161,9 +176,14 @@ class Built:
     compiled: bool  # False when it came from the cache
 
 
-def build(source_path, include_dirs=(), defines=()):
-    """Compile ``source_path`` (cached by content hash). Returns :class:`Built`."""
+def build(source_path, include_dirs=(), defines=(), racecheck=False):
+    """Compile ``source_path`` (cached by content hash). Returns :class:`Built`.
+
+    ``racecheck``: the shared-memory race-checking build (instrumented, one worker, slower).
+    """
     source_path = Path(source_path)
+    defines = _defines(defines, racecheck)
+    racecheck = RACECHECK_DEFINE in defines
     key = source_hash(source_path, include_dirs, defines)
     out_dir = cache_root() / key
     lib, meta = out_dir / "kernels.so", out_dir / "signatures.json"
@@ -177,9 +197,16 @@ def build(source_path, include_dirs=(), defines=()):
         wrapper = tmp / "wrapper.cpp"
         wrapper.write_text(wrapper_source(source_path, sigs))
         cmd = [compiler(), *CXX_FLAGS, "-include", str(SHIM), "-DTFC_EMULATOR",
-               f"-I{source_path.parent}", *[f"-I{d}" for d in include_dirs], *[f"-D{d}" for d in defines],
-               "-o", str(tmp / "kernels.so"), str(wrapper)]
-        _run(cmd, f"compiling {source_path.name} for the CUDA emulator")
+               f"-I{source_path.parent}", *[f"-I{d}" for d in include_dirs], *[f"-D{d}" for d in defines]]
+        if racecheck:  # instrument, then link without g++ adding the TSan runtime
+            obj = tmp / "kernels.o"
+            _run([*cmd, *RACECHECK_FLAGS, "-c", "-o", str(obj), str(wrapper)],
+                 f"compiling {source_path.name} for the CUDA emulator (racecheck)")
+            _run([compiler(), *CXX_FLAGS, "-o", str(tmp / "kernels.so"), str(obj)],
+                 f"linking {source_path.name} for the CUDA emulator (racecheck)")
+        else:
+            _run([*cmd, "-o", str(tmp / "kernels.so"), str(wrapper)],
+                 f"compiling {source_path.name} for the CUDA emulator")
         (tmp / "signatures.json").write_text(json.dumps([s.to_json() for s in sigs.values()], indent=1))
         try:
             os.rename(tmp, out_dir)  # atomic publish; another process may have won the race

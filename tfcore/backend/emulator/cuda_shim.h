@@ -244,7 +244,8 @@ inline void __stcg(T* p, T v) { *p = v; }
 namespace tfc_emu {
 
 struct Error {  // mirrored by ctypes in launcher.py
-  int code;         // 0 ok, 1 memory fault, 2 barrier deadlock, 3 __trap/assert, 4 bad launch config
+  int code;         // 0 ok, 1 memory fault, 2 barrier deadlock, 3 __trap/assert, 4 bad launch config,
+                    // 5 shared-memory race (racecheck builds)
   int arg;          // faulting argument region index (-1: none)
   long long offset; // fault address minus the argument buffer start (bytes)
   int write;        // 1 write, 0 read, -1 unknown
@@ -254,6 +255,9 @@ struct Error {  // mirrored by ctypes in launcher.py
   unsigned block[3];
   unsigned thread[3];
   char message[256];
+  unsigned other_thread[3];  // code 5: the thread whose access races with `thread`'s
+  int race_kinds;            // code 5: its access | this access << 4 (1 read, 2 write, 3 atomic, 4 atomic read)
+  int shared_static;         // code 5: 1 static __shared__ (offset into the TLS block), 0 dynamic shared memory
 };
 
 // One guarded argument buffer (launcher.py builds these): [lo, hi) is the whole mapping,
@@ -334,6 +338,334 @@ inline void set_error(int code, const char* msg) {
   g_abort.store(1);
 }
 
+// ---- race check ---------------------------------------------------------------------------------------
+// Shared-memory race detection (build.py's racecheck mode: -DTFC_EMU_RACECHECK, the source compiled with
+// g++ -fsanitize=thread but linked WITHOUT the TSan runtime; the instrumentation hooks are defined here).
+// Every load/store the compiler emits calls __tsan_readN/__tsan_writeN; a hook looks at addresses inside
+// the running block's shared memory only: static `__shared__` variables (they are `static thread_local`,
+// so they lie in this library's TLS block; racecheck runs one worker, the calling thread) and the dynamic
+// shared buffer. Shadow state per 2-byte cell: the last writer (thread, block-barrier epoch, the writer's
+// warp clock) and the readers since then (their warp and lanes with each lane's clock, or "several warps").
+// Ordering: accesses in different __syncthreads epochs are ordered; inside one epoch, accesses by two lanes
+// of one warp are ordered when a warp barrier both took part in (__syncwarp, shuffles, votes) separates
+// them: vector clocks over the warp's lanes, ticked at arrival and joined at release. A read of a cell
+// written by another thread, a write of a cell read or written by another thread, unordered, is a race:
+// the launch stops with error code 5 naming both threads and the shared-memory offset. Atomic
+// read-modify-writes (__tsan_atomic*) do not race with each other. memcpy/memset calls are not seen
+// (TSan intercepts those in its runtime); kernels copy shared memory with loads and stores.
+// Hooks into the scheduler: TFC_RC_* below (no-ops without TFC_EMU_RACECHECK).
+#ifdef TFC_EMU_RACECHECK
+#define TFC_RC_NOSAN __attribute__((no_sanitize_thread, noinline))
+}  // namespace tfc_emu
+#include <link.h>
+namespace tfc_emu {
+
+struct RcCell {
+  uint32_t serial;            // block serial that last touched the cell (else the cell is empty)
+  int32_t writer;             // linear thread id of the last plain writer, -1 none
+  uint32_t w_epoch, w_clock;  // its __syncthreads epoch and own warp clock at the write
+  int32_t a_writer;           // the last atomic read-modify-write since then, -1 none
+  uint32_t a_epoch, a_clock;
+  uint32_t r_epoch;           // epoch of the reader set
+  int32_t r_warp;             // warp of the readers, -1 none, -2 several warps
+  uint32_t r_mask;            // reader lanes (r_warp >= 0)
+  int32_t r_first, r_other;   // a reader; a reader from another warp than r_first's (r_warp == -2)
+  uint32_t r_clock[32];       // each reader lane's own clock at its last read
+};
+
+struct RcState {
+  int in_fiber = 0;                   // a fiber of the block is running (hooks are live)
+  Worker* w = nullptr;
+  uintptr_t s_lo = 0, s_len = 0;      // static __shared__: this library's TLS block in the worker thread
+  uintptr_t d_lo = 0, d_len = 0;      // dynamic shared memory
+  RcCell* s_cells = nullptr;
+  size_t s_ncells = 0;
+  RcCell* d_cells = nullptr;
+  size_t d_ncells = 0;
+  uint32_t serial = 0, epoch = 0;
+  uint32_t* vc = nullptr;             // [threads][32]: each thread's clocks over the lanes of its warp
+  size_t vc_threads = 0;
+  uint32_t tmp[32][32];
+};
+static RcState g_rc;
+
+TFC_RC_NOSAN inline int rc_tls_cb(struct dl_phdr_info* info, size_t, void* data) {
+  uintptr_t* out = (uintptr_t*)data;  // in: an address inside this library; out: TLS instance, size
+  uintptr_t probe = out[0];
+  bool mine = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && probe >= info->dlpi_addr + ph.p_vaddr && probe < info->dlpi_addr + ph.p_vaddr + ph.p_memsz)
+      mine = true;
+  }
+  if (!mine) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_TLS) {
+      out[1] = (uintptr_t)info->dlpi_tls_data;
+      out[2] = info->dlpi_phdr[i].p_memsz;
+    }
+  return 1;
+}
+
+TFC_RC_NOSAN inline RcCell* rc_grow(RcCell* p, size_t* have, size_t need) {
+  if (*have >= need) return p;
+  std::free(p);
+  *have = need;
+  return (RcCell*)std::calloc(need, sizeof(RcCell));  // serial 0: empty (block serials start at 1)
+}
+
+// Once per launch, on the worker thread (racecheck runs one worker: the caller's thread).
+TFC_RC_NOSAN inline bool rc_launch(Worker* w, size_t nthreads, size_t shmem) {
+  g_rc.w = w;
+  g_rc.in_fiber = 0;
+  volatile int touch = t_in_kernel;  // allocate this thread's TLS block for the library
+  (void)touch;
+  uintptr_t q[3] = {(uintptr_t)(void*)&rc_tls_cb, 0, 0};
+  dl_iterate_phdr(rc_tls_cb, q);
+  g_rc.s_lo = q[1];
+  g_rc.s_len = q[1] ? q[2] : 0;
+  g_rc.s_cells = rc_grow(g_rc.s_cells, &g_rc.s_ncells, g_rc.s_len / 2 + 1);
+  g_rc.d_len = 0;  // set per block (the worker's buffer is mapped in prepare_worker)
+  g_rc.d_cells = rc_grow(g_rc.d_cells, &g_rc.d_ncells, shmem / 2 + 1);
+  if (g_rc.vc_threads < nthreads) {
+    std::free(g_rc.vc);
+    g_rc.vc = (uint32_t*)std::calloc(nthreads * 32, sizeof(uint32_t));
+    g_rc.vc_threads = nthreads;
+  }
+  return g_rc.s_cells && g_rc.d_cells && g_rc.vc;
+}
+
+TFC_RC_NOSAN inline void rc_block_begin(Worker* w, int n) {
+  ++g_rc.serial;
+  ++g_rc.epoch;
+  g_rc.d_lo = (uintptr_t)w->dyn_ptr;
+  g_rc.d_len = w->dyn_bytes;
+  std::memset(g_rc.vc, 0, (size_t)n * 32 * sizeof(uint32_t));
+}
+
+TFC_RC_NOSAN inline void rc_warp_arrive(int linear) { ++g_rc.vc[(size_t)linear * 32 + (linear & 31)]; }
+
+// Lanes `to_release` of warp `wi` leave a warp barrier: each joins the clocks of the lanes it waited for.
+TFC_RC_NOSAN inline void rc_warp_release(Worker* w, int wi, unsigned to_release) {
+  const unsigned live = w->warps[wi].live;
+  unsigned prev_need = 0;
+  int prev = -1;
+  for (int l = 0; l < 32; ++l) {
+    if (!(to_release >> l & 1u)) continue;
+    const unsigned need = w->fibers[wi * 32 + l].wait_mask & live;  // includes lane l
+    if (prev >= 0 && need == prev_need) {  // the usual case: every lane waited for the same lanes
+      std::memcpy(g_rc.tmp[l], g_rc.tmp[prev], sizeof(g_rc.tmp[l]));
+      continue;
+    }
+    prev = l;
+    prev_need = need;
+    for (int k = 0; k < 32; ++k) g_rc.tmp[l][k] = 0;
+    for (int j = 0; j < 32; ++j) {
+      if (!(need >> j & 1u)) continue;
+      const uint32_t* v = g_rc.vc + (size_t)(wi * 32 + j) * 32;
+      for (int k = 0; k < 32; ++k)
+        if (v[k] > g_rc.tmp[l][k]) g_rc.tmp[l][k] = v[k];
+    }
+  }
+  for (int l = 0; l < 32; ++l)
+    if (to_release >> l & 1u) std::memcpy(g_rc.vc + (size_t)(wi * 32 + l) * 32, g_rc.tmp[l], 32 * sizeof(uint32_t));
+}
+
+enum RcKind { RC_READ = 1, RC_WRITE = 2, RC_ATOMIC = 3, RC_ATOMIC_READ = 4 };
+
+[[noreturn]] TFC_RC_NOSAN inline void rc_report(int other, int prev_kind, int cur_kind, bool is_static, uintptr_t off) {
+  Worker* w = g_rc.w;
+  Error* e = w->err;
+  {
+    std::lock_guard<std::mutex> lock(g_error_mutex);
+    if (e->code == 0) {
+      e->code = 5;
+      e->block[0] = t_blockIdx.x; e->block[1] = t_blockIdx.y; e->block[2] = t_blockIdx.z;
+      e->thread[0] = t_threadIdx.x; e->thread[1] = t_threadIdx.y; e->thread[2] = t_threadIdx.z;
+      const dim3 b = t_blockDim;
+      e->other_thread[0] = (unsigned)other % b.x;
+      e->other_thread[1] = ((unsigned)other / b.x) % b.y;
+      e->other_thread[2] = (unsigned)other / (b.x * b.y);
+      e->race_kinds = prev_kind | (cur_kind << 4);
+      e->region_kind = 3;
+      e->shared_static = is_static ? 1 : 0;
+      e->offset = (long long)off;
+      e->arg = -1;
+      e->write = cur_kind == RC_READ || cur_kind == RC_ATOMIC_READ ? 0 : 1;
+      std::snprintf(e->message, sizeof(e->message), "shared-memory race");
+    }
+  }
+  g_abort.store(1);
+  g_rc.in_fiber = 0;
+  siglongjmp(w->jmp, 1);
+}
+
+TFC_RC_NOSAN inline void rc_access(uintptr_t a, size_t n, int kind) {
+  RcCell* cells;
+  uintptr_t base;
+  bool is_static;
+  if (a - g_rc.s_lo < g_rc.s_len) {
+    cells = g_rc.s_cells; base = g_rc.s_lo; is_static = true;
+    if (n > g_rc.s_lo + g_rc.s_len - a) n = g_rc.s_lo + g_rc.s_len - a;
+  } else {
+    cells = g_rc.d_cells; base = g_rc.d_lo; is_static = false;
+    if (n > g_rc.d_lo + g_rc.d_len - a) n = g_rc.d_lo + g_rc.d_len - a;
+  }
+  const int c = g_rc.w->current->linear, lc = c & 31, wc = c >> 5;
+  const uint32_t* vcc = g_rc.vc + (size_t)c * 32;
+  const uint32_t serial = g_rc.serial, epoch = g_rc.epoch;
+  const uintptr_t off = a - base;
+  for (size_t i = off / 2, last = (off + n - 1) / 2; i <= last; ++i) {
+    RcCell& C = cells[i];
+    if (C.serial != serial) {
+      C.serial = serial;
+      C.writer = -1;
+      C.a_writer = -1;
+      C.r_warp = -1;
+      C.r_mask = 0;
+      C.r_epoch = 0;
+    }
+    const uintptr_t at = i * 2 > off ? i * 2 : off;  // byte offset reported
+    // The last plain write and the last atomic since, by another thread, not ordered before this access
+    // (atomics among themselves are).
+    if (C.writer >= 0 && C.writer != c && C.w_epoch == epoch &&
+        !((C.writer >> 5) == wc && vcc[C.writer & 31] > C.w_clock))
+      rc_report(C.writer, RC_WRITE, kind, is_static, at);
+    const bool atomic = kind == RC_ATOMIC || kind == RC_ATOMIC_READ;
+    if (!atomic && C.a_writer >= 0 && C.a_writer != c && C.a_epoch == epoch &&
+        !((C.a_writer >> 5) == wc && vcc[C.a_writer & 31] > C.a_clock))
+      rc_report(C.a_writer, RC_ATOMIC, kind, is_static, at);
+    if (kind == RC_ATOMIC_READ) continue;
+    if (kind == RC_READ) {
+      if (C.r_epoch != epoch) { C.r_epoch = epoch; C.r_warp = -1; C.r_mask = 0; }
+      if (C.r_warp == -1) { C.r_warp = wc; C.r_first = c; }
+      if (C.r_warp == wc) {
+        C.r_mask |= 1u << lc;
+        C.r_clock[lc] = vcc[lc];
+      } else if (C.r_warp >= 0) {
+        C.r_warp = -2;
+        C.r_other = c;
+      }
+      continue;
+    }
+    // A write: every read since the last write must be ordered before it.
+    if (C.r_epoch == epoch && C.r_warp != -1) {
+      if (C.r_warp == -2) {
+        rc_report((C.r_first >> 5) != wc ? C.r_first : C.r_other, RC_READ, kind, is_static, at);
+      } else if (C.r_warp != wc) {
+        rc_report(C.r_first, RC_READ, kind, is_static, at);
+      } else {
+        const unsigned others = C.r_mask & ~(1u << lc);
+        for (int l = 0; l < 32; ++l)
+          if ((others >> l & 1u) && !(vcc[l] > C.r_clock[l])) rc_report(wc * 32 + l, RC_READ, kind, is_static, at);
+      }
+    }
+    if (kind == RC_ATOMIC) {  // the plain reads stay: later atomics by others are not ordered after this one
+      C.a_writer = c;
+      C.a_epoch = epoch;
+      C.a_clock = vcc[lc];
+      continue;
+    }
+    C.writer = c;
+    C.w_epoch = epoch;
+    C.w_clock = vcc[lc];
+    C.a_writer = -1;
+    C.r_warp = -1;
+    C.r_mask = 0;
+  }
+}
+
+__attribute__((no_sanitize_thread, always_inline)) inline void rc_hook(const volatile void* p, size_t n, int kind) {
+  if (!g_rc.in_fiber) return;
+  const uintptr_t a = (uintptr_t)p;
+  if (a - g_rc.s_lo < g_rc.s_len || a - g_rc.d_lo < g_rc.d_len) rc_access(a, n, kind);
+}
+}  // namespace tfc_emu
+
+// The instrumentation interface g++ -fsanitize=thread emits calls to (no TSan runtime is linked).
+#define TFC_RC_API extern "C" __attribute__((no_sanitize_thread, visibility("hidden")))
+TFC_RC_API void __tsan_init() {}
+TFC_RC_API void __tsan_func_entry(void*) {}
+TFC_RC_API void __tsan_func_exit() {}
+TFC_RC_API void __tsan_vptr_read(void**) {}
+TFC_RC_API void __tsan_vptr_update(void**, void*) {}
+#define TFC_RC_RW(N)                                                                                     \
+  TFC_RC_API void __tsan_read##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_READ); }                 \
+  TFC_RC_API void __tsan_write##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_WRITE); }               \
+  TFC_RC_API void __tsan_unaligned_read##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_READ); }       \
+  TFC_RC_API void __tsan_unaligned_write##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_WRITE); }     \
+  TFC_RC_API void __tsan_volatile_read##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_READ); }        \
+  TFC_RC_API void __tsan_volatile_write##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_WRITE); }      \
+  TFC_RC_API void __tsan_unaligned_volatile_read##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_READ); } \
+  TFC_RC_API void __tsan_unaligned_volatile_write##N(void* p) { tfc_emu::rc_hook(p, N, tfc_emu::RC_WRITE); }
+TFC_RC_RW(1)
+TFC_RC_RW(2)
+TFC_RC_RW(4)
+TFC_RC_RW(8)
+TFC_RC_RW(16)
+TFC_RC_API void __tsan_read_range(void* p, unsigned long n) { if (n) tfc_emu::rc_hook(p, n, tfc_emu::RC_READ); }
+TFC_RC_API void __tsan_write_range(void* p, unsigned long n) { if (n) tfc_emu::rc_hook(p, n, tfc_emu::RC_WRITE); }
+TFC_RC_API void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+TFC_RC_API void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+#define TFC_RC_ATOMIC_RMW(N, T, OP)                                                                      \
+  TFC_RC_API T __tsan_atomic##N##_##OP(volatile T* p, T v, int) {                                       \
+    tfc_emu::rc_hook(p, sizeof(T), tfc_emu::RC_ATOMIC);                                                 \
+    return __atomic_##OP(p, v, __ATOMIC_SEQ_CST);                                                       \
+  }
+#define TFC_RC_ATOMICS(N, T)                                                                             \
+  TFC_RC_API T __tsan_atomic##N##_load(const volatile T* p, int) {                                      \
+    tfc_emu::rc_hook(p, sizeof(T), tfc_emu::RC_ATOMIC_READ);                                            \
+    return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                        \
+  }                                                                                                     \
+  TFC_RC_API void __tsan_atomic##N##_store(volatile T* p, T v, int) {                                   \
+    tfc_emu::rc_hook(p, sizeof(T), tfc_emu::RC_ATOMIC);                                                 \
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                                           \
+  }                                                                                                     \
+  TFC_RC_API T __tsan_atomic##N##_exchange(volatile T* p, T v, int) {                                   \
+    tfc_emu::rc_hook(p, sizeof(T), tfc_emu::RC_ATOMIC);                                                 \
+    return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                                 \
+  }                                                                                                     \
+  TFC_RC_ATOMIC_RMW(N, T, fetch_add)                                                                    \
+  TFC_RC_ATOMIC_RMW(N, T, fetch_sub)                                                                    \
+  TFC_RC_ATOMIC_RMW(N, T, fetch_and)                                                                    \
+  TFC_RC_ATOMIC_RMW(N, T, fetch_or)                                                                     \
+  TFC_RC_ATOMIC_RMW(N, T, fetch_xor)                                                                    \
+  TFC_RC_ATOMIC_RMW(N, T, fetch_nand)                                                                   \
+  TFC_RC_API int __tsan_atomic##N##_compare_exchange_strong(volatile T* p, T* c, T v, int, int) {      \
+    tfc_emu::rc_hook(p, sizeof(T), tfc_emu::RC_ATOMIC);                                                 \
+    return __atomic_compare_exchange_n(p, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);             \
+  }                                                                                                     \
+  TFC_RC_API int __tsan_atomic##N##_compare_exchange_weak(volatile T* p, T* c, T v, int, int) {        \
+    tfc_emu::rc_hook(p, sizeof(T), tfc_emu::RC_ATOMIC);                                                 \
+    return __atomic_compare_exchange_n(p, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
+  }                                                                                                     \
+  TFC_RC_API T __tsan_atomic##N##_compare_exchange_val(volatile T* p, T c, T v, int, int) {            \
+    tfc_emu::rc_hook(p, sizeof(T), tfc_emu::RC_ATOMIC);                                                 \
+    __atomic_compare_exchange_n(p, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                   \
+    return c;                                                                                           \
+  }
+TFC_RC_ATOMICS(8, uint8_t)
+TFC_RC_ATOMICS(16, uint16_t)
+TFC_RC_ATOMICS(32, uint32_t)
+TFC_RC_ATOMICS(64, uint64_t)
+namespace tfc_emu {
+
+#define TFC_RC_FIBER_ENTER() (tfc_emu::g_rc.in_fiber = 1)
+#define TFC_RC_FIBER_LEAVE() (tfc_emu::g_rc.in_fiber = 0)
+#define TFC_RC_BLOCK_BEGIN(w, n) tfc_emu::rc_block_begin(w, n)
+#define TFC_RC_BLOCK_BARRIER() (++tfc_emu::g_rc.epoch)
+#define TFC_RC_WARP_ARRIVE(linear) tfc_emu::rc_warp_arrive(linear)
+#define TFC_RC_WARP_RELEASE(w, wi, lanes) tfc_emu::rc_warp_release(w, wi, lanes)
+#else
+#define TFC_RC_FIBER_ENTER() ((void)0)
+#define TFC_RC_FIBER_LEAVE() ((void)0)
+#define TFC_RC_BLOCK_BEGIN(w, n) ((void)0)
+#define TFC_RC_BLOCK_BARRIER() ((void)0)
+#define TFC_RC_WARP_ARRIVE(linear) ((void)0)
+#define TFC_RC_WARP_RELEASE(w, wi, lanes) ((void)0)
+#endif  // TFC_EMU_RACECHECK
+// ---- end race check -----------------------------------------------------------------------------------
+
 // ---- context switch -----------------------------------------------------------------------------------
 #if defined(__x86_64__) && !defined(TFC_EMU_UCONTEXT)
 #define TFC_EMU_FAST_SWITCH 1
@@ -382,11 +714,13 @@ static void uctx_entry() { fiber_main(); }
 inline void resume(Worker* w, Fiber* f) {
   w->current = f;
   t_threadIdx = f->tid;
+  TFC_RC_FIBER_ENTER();
 #ifdef TFC_EMU_FAST_SWITCH
   tfc_emu_switch(&w->sched_sp, f->sp);
 #else
   swapcontext(&w->sched_uctx, &f->uctx);
 #endif
+  TFC_RC_FIBER_LEAVE();
 }
 
 inline void yield_to_scheduler() {
@@ -424,6 +758,7 @@ inline void init_fiber(Worker* w, Fiber* f, size_t i) {
 }
 
 inline void release_block(Worker* w) {
+  TFC_RC_BLOCK_BARRIER();
   w->block_arrived = 0;
   w->block_result = w->block_acc;
   w->block_acc = 0;
@@ -442,6 +777,7 @@ inline void check_warp(Worker* w, int warp_index) {
     if ((wp.arrived & need) == need) to_release |= 1u << lane;
   }
   if (!to_release) return;
+  TFC_RC_WARP_RELEASE(w, warp_index, to_release);
   wp.arrived &= ~to_release;
   for (int lane = 0; lane < 32; ++lane)
     if (to_release >> lane & 1u) {
@@ -484,6 +820,7 @@ inline void warp_barrier(unsigned mask) {
   const int wi = f->linear >> 5, lane = f->linear & 31;
   Warp& wp = w->warps[wi];
   f->wait_mask = mask | (1u << lane);
+  TFC_RC_WARP_ARRIVE(f->linear);
   wp.arrived |= 1u << lane;
   f->state = WAIT_WARP;
   check_warp(w, wi);
@@ -939,6 +1276,7 @@ inline void run_worker(Worker* w, Trampoline tramp, void** args, dim3 grid, dim3
         w->warps[k].arrived = 0;
       }
       w->live = n;
+      TFC_RC_BLOCK_BEGIN(w, n);
       w->block_arrived = 0;
       w->block_acc = 0;
       while (w->live > 0) {
@@ -992,6 +1330,9 @@ TFC_EMU_EXPORT int tfc_emu_launch(tfc_emu::Trampoline tramp, void** args, unsign
   if (nworkers < 1) nworkers = 1;
   if (nworkers > 64) nworkers = 64;
   if (nworkers > nblocks) nworkers = (int)nblocks;
+#ifdef TFC_EMU_RACECHECK
+  nworkers = 1;  // one shadow of shared memory: blocks run one at a time on the calling thread
+#endif
   for (int i = 0; i < nworkers; ++i) {
     if (!prepare_worker(&g_workers[i], (size_t)nthreads, (size_t)stack_bytes, (size_t)shmem)) {
       err->code = 4;
@@ -999,6 +1340,13 @@ TFC_EMU_EXPORT int tfc_emu_launch(tfc_emu::Trampoline tramp, void** args, unsign
       return err->code;
     }
   }
+#ifdef TFC_EMU_RACECHECK
+  if (!rc_launch(&g_workers[0], (size_t)nthreads, (size_t)shmem)) {
+    err->code = 4;
+    std::snprintf(err->message, sizeof(err->message), "racecheck: could not allocate shadow memory");
+    return err->code;
+  }
+#endif
   g_regions = regions;
   g_nregions = nregions;
   g_error = err;

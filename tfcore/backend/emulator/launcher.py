@@ -7,11 +7,18 @@ parameters, the data pages made read-only. A kernel that touches memory outside 
 arguments faults; the shim's signal handler stops the launch and this module raises
 :class:`KernelFault` naming the kernel, the argument, the element and the thread.
 Writable arguments are copied back after a clean launch.
+
+Racecheck mode (``racecheck=True`` or ``TFCORE_EMULATOR_RACECHECK=1``) loads the instrumented
+build of the file (build.py) and runs one worker; a shared-memory race raises
+:class:`KernelFault` naming the kernel, the block, both threads and the shared-memory offset
+(attributes ``thread``, ``other_thread``, ``shared_offset``, ``shared_variable``).
 """
 
 import ctypes
+import functools
 import mmap
 import os
+import subprocess
 import threading
 
 import numpy as np
@@ -38,9 +45,17 @@ class EmulatorError(RuntimeError):
 class KernelFault(EmulatorError):
     """An emulated kernel accessed memory outside its arguments (or wrote a const one).
 
+    Also raised by racecheck builds for a shared-memory race between two threads of a block.
+
     Attributes: ``kernel``, ``arg`` (parameter name or None), ``offset`` (bytes from the
-    argument's start), ``write`` (True/False/None), ``block``, ``thread``.
+    argument's start), ``write`` (True/False/None), ``block``, ``thread``; for races also
+    ``race`` (True), ``other_thread``, ``shared_offset`` (bytes into the static ``__shared__``
+    variable or the dynamic shared buffer), ``shared_variable`` (its name, None for dynamic shared
+    memory) and ``accesses`` (the other thread's access, this thread's: "read"/"write"/"atomic").
     """
+
+    race = False
+    other_thread = shared_offset = shared_variable = accesses = None
 
     def __init__(self, message, kernel, arg=None, offset=None, write=None, block=None, thread=None):
         super().__init__(message)
@@ -51,7 +66,8 @@ class KernelFault(EmulatorError):
 class _Error(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("arg", ctypes.c_int), ("offset", ctypes.c_longlong),
                 ("write", ctypes.c_int), ("region_kind", ctypes.c_int), ("address", ctypes.c_ulonglong),
-                ("block", ctypes.c_uint * 3), ("thread", ctypes.c_uint * 3), ("message", ctypes.c_char * 256)]
+                ("block", ctypes.c_uint * 3), ("thread", ctypes.c_uint * 3), ("message", ctypes.c_char * 256),
+                ("other_thread", ctypes.c_uint * 3), ("race_kinds", ctypes.c_int), ("shared_static", ctypes.c_int)]
 
 
 class _Region(ctypes.Structure):
@@ -92,6 +108,38 @@ def default_workers():
 
 def guards_enabled():
     return os.environ.get("TFCORE_EMULATOR_GUARD", "1") not in ("0", "false", "no")
+
+
+def racecheck_enabled():
+    """``TFCORE_EMULATOR_RACECHECK``: load racecheck builds (shared-memory race detection)."""
+    return os.environ.get("TFCORE_EMULATOR_RACECHECK", "0") not in ("", "0", "false", "no")
+
+
+_ACCESS = {1: "read", 2: "write", 3: "atomic", 4: "atomic read"}
+
+
+@functools.cache
+def _tls_symbols(library):
+    """(offset, size, demangled name) of the TLS variables of ``library`` (static __shared__ in racecheck
+    builds): their st_value is the offset into the module's TLS block."""
+    try:
+        out = subprocess.run(["readelf", "-sW", str(library)], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ()
+    syms = []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] == "TLS" and f[6] != "UND":
+            syms.append((int(f[1], 16), int(f[2], 0), f[7]))
+    if syms:
+        try:
+            names = subprocess.run(["c++filt"], input="\n".join(n for _, _, n in syms), capture_output=True,
+                                   text=True, check=True).stdout.splitlines()
+            if len(names) == len(syms):
+                syms = [(o, n, d) for (o, n, _), d in zip(syms, names)]
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    return tuple(syms)
 
 
 class _GuardedBuffer:
@@ -150,8 +198,9 @@ def _dims(v, what):
 class EmulatedModule:
     """One compiled kernels/*.cu file, loaded with ctypes."""
 
-    def __init__(self, source_path, include_dirs=(), defines=()):
-        built = build(source_path, include_dirs, defines)
+    def __init__(self, source_path, include_dirs=(), defines=(), racecheck=False):
+        built = build(source_path, include_dirs, defines, racecheck=racecheck)
+        self.racecheck = bool(racecheck)
         self.source_path = source_path
         self.built = built
         self.signatures = built.signatures
@@ -229,7 +278,7 @@ class EmulatedModule:
                                     workers or default_workers(), stack, ctypes.addressof(region_arr),
                                     len(regions), ctypes.byref(err))
             if code:
-                raise self._error(name, sig, err, buffers)
+                raise self._error(name, sig, err, buffers, self.built.library)
             for gb, a, idxs in buffers:
                 bad_front, bad_back = gb.corrupted_slack()
                 if bad_front or bad_back:
@@ -287,9 +336,33 @@ class EmulatedModule:
         return ct(int(v))
 
     @staticmethod
-    def _error(name, sig, err, buffers):
+    def _race(name, err, library):
+        prev, cur = _ACCESS.get(err.race_kinds & 15, "access"), _ACCESS.get(err.race_kinds >> 4, "access")
+        me, other = _fmt3(err.thread), _fmt3(err.other_thread)
+        var, rel = None, int(err.offset)
+        if err.shared_static:
+            for off, size, sym in _tls_symbols(library):
+                if off <= err.offset < off + max(size, 1):
+                    var, rel = sym, int(err.offset - off)
+                    break
+            where = f"__shared__ {var} byte offset {rel}" if var else f"static shared memory (TLS offset {rel})"
+        else:
+            where = f"dynamic shared memory byte offset {rel}"
+        text = (f"emulated kernel {name!r}: shared-memory race in block {_fmt3(err.block)}: {cur} of {where} by "
+                f"thread {me} conflicts with a {prev} by thread {other} that no barrier orders before it "
+                f"(missing __syncthreads/__syncwarp?)")
+        fault = KernelFault(text, name, None, None, cur != "read" and cur != "atomic read", tuple(err.block),
+                            tuple(err.thread))
+        fault.race, fault.other_thread, fault.shared_offset = True, tuple(err.other_thread), rel
+        fault.shared_variable, fault.accesses = var, (prev, cur)
+        return fault
+
+    @staticmethod
+    def _error(name, sig, err, buffers, library=None):
         msg = err.message.decode(errors="replace")
         where = f"block {_fmt3(err.block)} thread {_fmt3(err.thread)}"
+        if err.code == 5:
+            return EmulatedModule._race(name, err, library)
         if err.code == 1:
             write = None if err.write < 0 else bool(err.write)
             access = {True: "write", False: "read", None: "access"}[write]
@@ -324,13 +397,17 @@ _MODULES = {}
 _MODULES_LOCK = threading.Lock()
 
 
-def load_module(source_path, include_dirs=(), defines=()):
-    """The :class:`EmulatedModule` for a source file (built/loaded once per process per content hash)."""
+def load_module(source_path, include_dirs=(), defines=(), racecheck=None):
+    """The :class:`EmulatedModule` for a source file (built/loaded once per process per content hash).
+
+    ``racecheck``: the race-checking build; None reads ``TFCORE_EMULATOR_RACECHECK``.
+    """
     from .build import source_hash
 
-    key = (str(source_path), source_hash(source_path, include_dirs, defines))
+    racecheck = racecheck_enabled() if racecheck is None else bool(racecheck)
+    key = (str(source_path), source_hash(source_path, include_dirs, defines, racecheck))
     with _MODULES_LOCK:
         mod = _MODULES.get(key)
         if mod is None:
-            mod = _MODULES[key] = EmulatedModule(source_path, include_dirs, defines)
+            mod = _MODULES[key] = EmulatedModule(source_path, include_dirs, defines, racecheck)
     return mod

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ...backend.kernel_library import grid_cap
+
 # Kernel entry suffix per supported dtype (kernels/*.cu: one entry per dtype).
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}
 
@@ -48,8 +50,8 @@ def contiguous(xp, a):
 
 
 def grid_1d(total, threads, cap=MAX_BLOCKS_1D):
-    """Blocks for a grid-stride loop over ``total`` items."""
-    return (max(1, min(ceil_div(total, threads), cap)), 1, 1)
+    """Blocks for a grid-stride loop over ``total`` items (``TFCORE_KERNEL_MAX_BLOCKS`` caps them)."""
+    return (grid_cap(ceil_div(total, threads), cap), 1, 1)
 
 
 # Our kernels are candidates ahead of each op's generic xp code (DESIGN.md §3): eligible for the dtypes

@@ -12,7 +12,7 @@ filter gradient reduces over N*OH*OW, which is split across ``gridDim.z`` slices
 import numpy as np
 
 from .. import conv_ops as _c
-from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_1d, i32, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_1d, grid_cap, i32, i64, register_cuda, suffix
 
 # Must match kernels/conv2d.cu (CV_BM, CV_BN, CV_BK, CV_THREADS, CV_MIN_BLOCKS, CV_GRAD_X, CV_GRAD_Y,
 # CV_SUM_THREADS); tests/kernels/test_tile_constants.py checks them.
@@ -134,7 +134,7 @@ def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, expl
     rows = x.shape[0] * int(g[4]) * int(g[5])
     taps = kh * kw if depthwise else kh * kw * c
     if depthwise:
-        grid_xy, block = (ceil_div(co, GRAD_X), min(taps, MAX_GRID_Y)), (GRAD_X, GRAD_Y, 1)
+        grid_xy, block = (ceil_div(co, GRAD_X), grid_cap(taps, MAX_GRID_Y)), (GRAD_X, GRAD_Y, 1)
     else:
         grid_xy, block = (ceil_div(taps, BM), ceil_div(co, BN)), (THREADS, 1, 1)
     base = grid_xy[0] * grid_xy[1]

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...framework import context as _ctx
 from ..math_ops import MATMUL
-from ._util import MAX_GRID_Y, PRIORITY, aligned, ceil_div, contiguous, i32, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, PRIORITY, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix
 
 # Must match kernels/matmul.cu (MM_BM, MM_BN, MM_THREADS, TC_SMEM_BYTES).
 BM = 128
@@ -78,7 +78,7 @@ def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     lda, ldb = a.shape[-1], w.shape[-1]
     q = 4 if sfx == "f32" else 8  # float4 = 4 floats; 16-byte chunk = 8 halves
     vec = all(v % q == 0 for v in (lda, ldb, sa, sb)) and aligned(a) and aligned(w)
-    grid = (ceil_div(n, BN), ceil_div(m, BM), min(batch, MAX_GRID_Y))
+    grid = (ceil_div(n, BN), ceil_div(m, BM), grid_cap(batch, MAX_GRID_Y))
     name = kernel or ("matmul_f16" if sfx == "f16" and device_arch(a) >= 80 else
                       "matmul_f16_simt" if sfx == "f16" else "matmul_f32")
     b.kernels.launch(name, grid, (THREADS, 1, 1),

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..registry import get_op
-from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, i32, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix
 
 # Must match kernels/reduce.cu (RD_THREADS, RD_COLS_X, RD_COLS_Y).
 THREADS = 256
@@ -50,12 +50,12 @@ def _pow2_threads(n):
 
 def _rows(b, x, y, outer, r, splits, code, scale, name, vec):
     threads = _pow2_threads(ceil_div(r, (4 if vec else 1) * splits))
-    b.kernels.launch(name, (min(outer * splits, MAX_GRID_Y), 1, 1), (threads, 1, 1),
+    b.kernels.launch(name, (grid_cap(outer * splits, MAX_GRID_Y), 1, 1), (threads, 1, 1),
                      (x, y, i64(outer), i64(r), i32(splits), i32(code), np.float32(scale), i32(vec)))
 
 
 def _cols(b, x, y, outer, r, inner, splits, code, scale, name):
-    b.kernels.launch(name, (ceil_div(inner, COLS_X), min(outer * splits, MAX_GRID_Y), 1), (COLS_X, COLS_Y, 1),
+    b.kernels.launch(name, (ceil_div(inner, COLS_X), grid_cap(outer * splits, MAX_GRID_Y), 1), (COLS_X, COLS_Y, 1),
                      (x, y, i64(outer), i64(r), i64(inner), i32(splits), i32(code), np.float32(scale)))
 
 
@@ -125,10 +125,10 @@ def argreduce_axis(b, x, axis, is_min):
     if out.size:
         sfx = suffix(x.dtype)
         if inner == 1:
-            b.kernels.launch(f"argreduce_rows_{sfx}", (min(outer, MAX_GRID_Y), 1, 1), (_pow2_threads(r), 1, 1),
+            b.kernels.launch(f"argreduce_rows_{sfx}", (grid_cap(outer, MAX_GRID_Y), 1, 1), (_pow2_threads(r), 1, 1),
                              (x, out, i64(outer), i64(r), i32(is_min)))
         else:
-            b.kernels.launch(f"argreduce_cols_{sfx}", (ceil_div(inner, COLS_X), min(outer, MAX_GRID_Y), 1),
+            b.kernels.launch(f"argreduce_cols_{sfx}", (ceil_div(inner, COLS_X), grid_cap(outer, MAX_GRID_Y), 1),
                              (COLS_X, COLS_Y, 1), (x, out, i64(outer), i64(r), i64(inner), i32(is_min)))
     return out.reshape(x.shape[:axis] + x.shape[axis + 1:])
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import loss_ops as _l
 from .. import nn_ops as _n
-from ._util import MAX_GRID_Y, ceil_div, contiguous, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, ceil_div, contiguous, grid_cap, i64, register_cuda, suffix
 
 # Must match kernels/softmax.cu (SM_THREADS, SM_WARP_COLS_MAX).
 THREADS = 256
@@ -26,10 +26,10 @@ def softmax_last_axis(b, x, log=False):
     sfx = suffix(x.dtype)
     args = (x, y, i64(rows), i64(cols), np.int32(log))
     if cols <= WARP_COLS_MAX:
-        b.kernels.launch(f"softmax_warp_{sfx}", (min(ceil_div(rows, THREADS // 32), MAX_GRID_Y), 1, 1),
+        b.kernels.launch(f"softmax_warp_{sfx}", (grid_cap(ceil_div(rows, THREADS // 32), MAX_GRID_Y), 1, 1),
                          (THREADS, 1, 1), args)
     else:
-        b.kernels.launch(f"softmax_block_{sfx}", (min(rows, MAX_GRID_Y), 1, 1), (THREADS, 1, 1), args)
+        b.kernels.launch(f"softmax_block_{sfx}", (grid_cap(rows, MAX_GRID_Y), 1, 1), (THREADS, 1, 1), args)
     return y
 
 
@@ -49,7 +49,7 @@ def sparse_softmax_xent(b, logits, labels):
         loss.fill(np.nan)
         return loss, grad
     threads = int(min(THREADS, max(32, 1 << (classes - 1).bit_length())))
-    b.kernels.launch(f"sparse_xent_{suffix(x.dtype)}", (min(rows, MAX_GRID_Y), 1, 1), (threads, 1, 1),
+    b.kernels.launch(f"sparse_xent_{suffix(x.dtype)}", (grid_cap(rows, MAX_GRID_Y), 1, 1), (threads, 1, 1),
                      (x, labels, loss, grad, i64(rows), i64(classes)))
     return loss, grad
 

@@ -1,0 +1,286 @@
+"""Block-reuse paths: grids capped by ``TFCORE_KERNEL_MAX_BLOCKS`` so that every block loops over
+several rows / elements (grid-stride loops, ``for (row = blockIdx.x; ...; row += gridDim.x)``),
+which a full grid never does. Every launch is recorded to check that the cap applied and that the
+work really exceeded the grid; results are compared with the float64 references."""
+
+import numpy as np
+import pytest
+from kernel_helpers import tol
+
+from tests.kernel_refs import (
+    argreduce_ref,
+    avg_pool_grad_ref,
+    avg_pool_ref,
+    bias_add_ref,
+    conv2d_filter_grad_ref,
+    conv2d_input_grad_ref,
+    depthwise_filter_grad_ref,
+    depthwise_forward_ref,
+    depthwise_input_grad_ref,
+    matmul_ref,
+    max_pool_grad_ref,
+    max_pool_ref,
+    reduce_ref,
+    softmax_ref,
+    sparse_xent_ref,
+    tf_pads_2d,
+)
+from tfcore.backend.kernel_library import EmulatorKernelLibrary, grid_cap
+from tfcore.ops.cuda_kernels import conv, matmul, pool
+from tfcore.ops.cuda_kernels import reduce as red
+from tfcore.ops.cuda_kernels import softmax as sm
+from tfcore.ops.cuda_kernels.bias_add import bias_add_act
+
+pytestmark = pytest.mark.emulator
+
+CAP = 2
+
+
+class _Recording(EmulatorKernelLibrary):
+    def __init__(self):
+        super().__init__()
+        self.launches = []
+
+    def launch(self, name, grid, block, args, shared_mem=0):
+        self.launches.append((name, tuple(grid), tuple(block)))
+        return super().launch(name, grid, block, args, shared_mem)
+
+
+class _KB:
+    kind = "cuda"
+    xp = np
+
+    def __init__(self):
+        self.kernels = _Recording()
+
+    def grids(self, name):
+        return [g for n, g, _ in self.kernels.launches if n == name]
+
+
+@pytest.fixture
+def kb(monkeypatch):
+    monkeypatch.setenv("TFCORE_KERNEL_MAX_BLOCKS", str(CAP))
+    return _KB()
+
+
+def _reused(kb, name, dim, work_blocks):
+    """Kernel ``name`` ran with at most CAP blocks along ``dim``, and with CAP blocks in a launch whose
+    work needed ``work_blocks`` (a second pass over fewer rows may need fewer)."""
+    grids = kb.grids(name)
+    assert grids, f"{name} was not launched"
+    assert work_blocks > CAP
+    assert all(g[dim] <= CAP for g in grids) and any(g[dim] == CAP for g in grids), grids
+
+
+def test_grid_cap():
+    assert grid_cap(10, 65535) == 10 and grid_cap(10**6, 65535) == 65535 and grid_cap(0, 9) == 1
+
+
+def test_cap_env(monkeypatch):
+    monkeypatch.setenv("TFCORE_KERNEL_MAX_BLOCKS", "3")
+    assert grid_cap(10, 65535) == 3 and grid_cap(2, 65535) == 2
+    monkeypatch.delenv("TFCORE_KERNEL_MAX_BLOCKS")
+    assert grid_cap(10, 65535) == 10
+
+
+# -- reduce ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("op", ["sum", "max", "min", "prod", "mean"])
+def test_reduce_rows_and_columns(kb, dtype, op):
+    rng = np.random.default_rng(0)
+    x = (1 + 0.05 * rng.standard_normal((7, 40, 5)) if op == "prod" else rng.standard_normal((7, 40, 5)))
+    x = x.astype(dtype)
+    rows = red.reduce_axes(kb, x, (1, 2), False, op)     # [7, 200] rows: 7 rows over 2 blocks
+    cols = red.reduce_axes(kb, x, (1,), False, op)       # [7, 40, 5] columns: 7 outer over 2 y-blocks
+    sfx = "f32" if dtype == np.float32 else "f16"
+    _reused(kb, f"reduce_rows_{sfx}", 0, 7)
+    _reused(kb, f"reduce_cols_{sfx}", 1, 7)
+    for got, axes in ((rows, (1, 2)), (cols, (1,))):
+        np.testing.assert_allclose(got.astype(np.float64), reduce_ref(x, axes, op).astype(np.float64),
+                                   *tol(dtype, 200))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_reduce_two_pass_splits(kb, dtype):
+    x = np.random.default_rng(1).standard_normal((3, 1001)).astype(dtype)
+    rows = red.reduce_layout(kb, x, 3, 1001, 1, "sum", splits=3)                 # 9 (row, split) blocks
+    xt = np.ascontiguousarray(x.T)
+    cols = red.reduce_layout(kb, xt, 1, 1001, 3, "sum", splits=5)                # 5 (outer, split) y-blocks
+    first = "reduce_rows_f32" if dtype == np.float32 else "reduce_rows_f16_f32"
+    _reused(kb, first, 0, 9)
+    _reused(kb, "reduce_cols_f32" if dtype == np.float32 else "reduce_cols_f16_f32", 1, 5)
+    np.testing.assert_allclose(rows.astype(np.float64), reduce_ref(x, (1,), "sum").astype(np.float64),
+                               *tol(dtype, 1001))
+    np.testing.assert_allclose(cols.astype(np.float64), reduce_ref(xt, (0,), "sum").astype(np.float64),
+                               *tol(dtype, 1001))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_argreduce(kb, dtype):
+    x = np.random.default_rng(2).integers(-3, 4, size=(6, 50, 5)).astype(dtype)  # ties: first index wins
+    for is_min in (False, True):
+        np.testing.assert_array_equal(red.argreduce_axis(kb, x.reshape(150, 10), 1, is_min),
+                                      argreduce_ref(x.reshape(150, 10), 1, is_min))
+        np.testing.assert_array_equal(red.argreduce_axis(kb, x, 1, is_min), argreduce_ref(x, 1, is_min))
+    sfx = "f32" if dtype == np.float32 else "f16"
+    _reused(kb, f"argreduce_rows_{sfx}", 0, 150)
+    _reused(kb, f"argreduce_cols_{sfx}", 1, 6)
+
+
+# -- softmax ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_rows(kb, dtype):
+    rng = np.random.default_rng(3)
+    warp_rows = (3 * rng.standard_normal((45, 37))).astype(dtype)    # 45 rows = 6 blocks of 8 warps
+    block_rows = (3 * rng.standard_normal((5, 1100))).astype(dtype)  # block per row, 5 rows
+    for log in (False, True):
+        for x in (warp_rows, block_rows):
+            np.testing.assert_allclose(sm.softmax_last_axis(kb, x, log).astype(np.float64),
+                                       softmax_ref(x, log).astype(np.float64), *tol(dtype))
+    sfx = "f32" if dtype == np.float32 else "f16"
+    _reused(kb, f"softmax_warp_{sfx}", 0, 6)
+    _reused(kb, f"softmax_block_{sfx}", 0, 5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_sparse_xent_rows(kb, dtype):
+    rng = np.random.default_rng(4)
+    x = (2 * rng.standard_normal((7, 70))).astype(dtype)
+    labels = rng.integers(0, 70, 7).astype(np.int64)
+    labels[4] = 70                                         # a bad label in a reused block: NaN row
+    loss, grad = sm.sparse_softmax_xent(kb, x, labels)
+    _reused(kb, f"sparse_xent_{'f32' if dtype == np.float32 else 'f16'}", 0, 7)
+    good = np.arange(7) != 4
+    ref_loss, ref_grad = sparse_xent_ref(x, np.where(good, labels, 0))
+    np.testing.assert_allclose(loss[good].astype(np.float64), ref_loss[good].astype(np.float64), *tol(dtype))
+    np.testing.assert_allclose(grad[good].astype(np.float64), ref_grad[good].astype(np.float64), *tol(dtype))
+    assert np.isnan(loss[4]) and np.isnan(grad[4]).all()
+
+
+# -- pool ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_pool(kb, dtype, padding):
+    rng = np.random.default_rng(5)
+    shape, k, s = (2, 15, 14, 8), (3, 2), (2, 2)
+    ksize, strides = (1, *k, 1), (1, *s, 1)
+    (oh, ow), pads = tf_pads_2d(shape, k, s, padding)
+    x = rng.standard_normal(shape).astype(dtype)
+    dy = rng.standard_normal((2, oh, ow, 8)).astype(dtype)
+    rt = tol(dtype, 6)
+    np.testing.assert_array_equal(pool.pool_forward(kb, x, "max", ksize, strides, padding), max_pool_ref(x, k, s, pads))
+    np.testing.assert_allclose(pool.pool_forward(kb, x, "avg", ksize, strides, padding).astype(np.float64),
+                               avg_pool_ref(x, k, s, pads).astype(np.float64), *rt)
+    np.testing.assert_allclose(pool.max_pool_backward(kb, x, dy, ksize, strides, padding).astype(np.float64),
+                               max_pool_grad_ref(x, dy, k, s, pads).astype(np.float64), *rt)
+    np.testing.assert_allclose(pool.avg_pool_backward(kb, dy, shape, ksize, strides, padding).astype(np.float64),
+                               avg_pool_grad_ref(dy, shape, k, s, pads).astype(np.float64), *rt)
+    sfx = "f32" if dtype == np.float32 else "f16"
+    out_blocks = -(-2 * oh * ow * 8 // 256)
+    _reused(kb, f"max_pool_fwd_{sfx}", 0, out_blocks)
+    _reused(kb, f"avg_pool_fwd_{sfx}", 0, out_blocks)
+    _reused(kb, f"max_pool_bwd_{sfx}", 0, -(-x.size // 256))
+    _reused(kb, f"avg_pool_bwd_{sfx}", 0, -(-x.size // 256))
+
+
+# -- bias_add --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape, data_format, dtype", [
+    ((40, 64), "NHWC", np.float32),         # float4 path: 640 float4s over 2 blocks of 256
+    ((30, 33), "NHWC", np.float32),         # scalar path (C % 4 != 0)
+    ((3, 5, 8, 9), "NCHW", np.float16),
+])
+def test_bias_add(kb, shape, data_format, dtype):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(shape).astype(dtype)
+    bias = rng.standard_normal(shape[1] if data_format == "NCHW" else shape[-1]).astype(dtype)
+    for act in (None, "relu", "gelu_tanh"):
+        y = bias_add_act(kb, x, bias, act, data_format)
+        np.testing.assert_allclose(y.astype(np.float64), bias_add_ref(x, bias, act, data_format).astype(np.float64),
+                                   *tol(dtype))
+    vec = dtype == np.float32 and shape[-1] % 4 == 0 and data_format == "NHWC"
+    _reused(kb, f"bias_add_{'f32' if dtype == np.float32 else 'f16'}", 0, -(-x.size // (4 if vec else 1) // 256))
+
+
+# -- conv: the one-thread-per-element kernels and the filter gradient's tap loop --------------------
+
+@pytest.mark.parametrize("padding, strides, dilations", [("SAME", (1, 1), (1, 1)), ("VALID", (2, 1), (1, 2))])
+def test_conv_direct_kernels(kb, padding, strides, dilations):
+    rng = np.random.default_rng(7)
+    x_shape, (kh, kw), co, q = (2, 13, 12, 4), (3, 2), 5, 2
+    st, dl = (1, *strides, 1), (1, *dilations, 1)
+    (oh, ow), pads = tf_pads_2d(x_shape, (kh, kw), strides, padding, dilations)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal((kh, kw, 4, co)).astype(np.float32)
+    wd = rng.standard_normal((kh, kw, 4, q)).astype(np.float32)
+    dy = rng.standard_normal((2, oh, ow, co)).astype(np.float32)
+    dyd = rng.standard_normal((2, oh, ow, 4 * q)).astype(np.float32)
+    np.testing.assert_allclose(conv.conv2d_input_grad(kb, w, dy, x_shape, st, dl, padding),
+                               conv2d_input_grad_ref(w, dy, x_shape, strides, dilations, pads), *tol(np.float32, 30))
+    np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dy, w.shape, st, dl, padding),
+                               conv2d_filter_grad_ref(x, dy, w.shape, strides, dilations, pads),
+                               *tol(np.float32, 2 * oh * ow))
+    np.testing.assert_allclose(conv.depthwise_forward(kb, x, wd, st, dl, padding),
+                               depthwise_forward_ref(x, wd, strides, dilations, pads), *tol(np.float32, 6))
+    np.testing.assert_allclose(conv.conv2d_input_grad(kb, wd, dyd, x_shape, st, dl, padding, depthwise=True),
+                               depthwise_input_grad_ref(wd, dyd, x_shape, strides, dilations, pads),
+                               *tol(np.float32, 12))
+    np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dyd, wd.shape, st, dl, padding, depthwise=True),
+                               depthwise_filter_grad_ref(x, dyd, wd.shape, strides, dilations, pads),
+                               *tol(np.float32, 2 * oh * ow))
+    _reused(kb, "conv2d_input_grad_f32", 0, -(-x.size // 256))
+    _reused(kb, "depthwise_input_grad_f32", 0, -(-x.size // 256))
+    _reused(kb, "depthwise_fwd_f32", 0, -(-2 * oh * ow * 4 * q // 256))
+    _reused(kb, "conv2d_filter_grad_f32", 1, kh * kw * 4)          # taps over grid.y
+    _reused(kb, "depthwise_filter_grad_f32", 1, kh * kw)
+
+
+def test_conv_direct_kernels_f16(kb):
+    rng = np.random.default_rng(8)
+    x_shape, (kh, kw), co = (2, 9, 8, 4), (3, 3), 3
+    one = (1, 1, 1, 1)
+    (oh, ow), pads = tf_pads_2d(x_shape, (kh, kw), (1, 1), "SAME")
+    x = rng.standard_normal(x_shape).astype(np.float16)
+    w = rng.standard_normal((kh, kw, 4, co)).astype(np.float16)
+    dy = rng.standard_normal((2, oh, ow, co)).astype(np.float16)
+    np.testing.assert_allclose(conv.conv2d_input_grad(kb, w, dy, x_shape, one, one, "SAME").astype(np.float64),
+                               conv2d_input_grad_ref(w, dy, x_shape, (1, 1), (1, 1), pads).astype(np.float64),
+                               *tol(np.float16, kh * kw * co))
+    np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dy, w.shape, one, one, "SAME").astype(np.float64),
+                               conv2d_filter_grad_ref(x, dy, w.shape, (1, 1), (1, 1), pads).astype(np.float64),
+                               *tol(np.float16, 2 * oh * ow))
+    _reused(kb, "conv2d_input_grad_f16", 0, -(-x.size // 256))
+    _reused(kb, "conv2d_filter_grad_f16", 1, kh * kw * 4)
+
+
+# -- matmul batch loop (grid.z) --------------------------------------------------------------------
+
+def test_matmul_batch_loop(kb):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((5, 9, 7)).astype(np.float32)
+    b = rng.standard_normal((5, 7, 6)).astype(np.float32)
+    np.testing.assert_allclose(matmul.launch_matmul(kb, a, b), matmul_ref(a, b), *tol(np.float32, 7))
+    _reused(kb, "matmul_f32", 2, 5)
+
+
+# -- allreduce -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype, rt", [(np.float32, 1e-6), (np.float16, 2e-3)])
+def test_allreduce_rows(kb, dtype, rt):
+    from tfcore.backend import collectives
+    from tfcore.backend.emulator.backend import EmulatedGPUBackend
+
+    backends = [EmulatedGPUBackend(0, "Emulated GPU", (8, 0), 64 << 20, memory_limit_bytes=16 << 20,
+                                   logical_index=i) for i in range(3)]
+    for b in backends:
+        b.kernels = kb.kernels
+    rng = np.random.default_rng(10)
+    host = [(rng.standard_normal(1500) * 4).astype(dtype) for _ in backends]
+    out = collectives.all_reduce([b.asarray(h) for b, h in zip(backends, host)], backends, "on_device")
+    want = sum(h.astype(np.float64) for h in host)
+    for a in out:
+        np.testing.assert_allclose(a.astype(np.float64), want, rtol=rt, atol=rt * 8)
+    _reused(kb, f"allreduce_rows_{'f32' if dtype == np.float32 else 'f16'}", 0, -(-1500 // 256))

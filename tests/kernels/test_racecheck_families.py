@@ -1,0 +1,226 @@
+"""Every production kernel family on the emulator in racecheck mode, and races racecheck must find.
+
+1. Each family's emulator tests (a representative subset with small shapes, reusing the test
+   functions of test_<family>.py) run with a racecheck kernel library; each family's test also
+   checks that every kernel entry of the family was launched in racecheck mode.
+   ``TFCORE_EMULATOR_RACECHECK=1 pytest tests/kernels`` runs ALL kernel tests in racecheck mode.
+2. Mutants of the production sources with one __syncthreads dropped (the mutation-testing bug that
+   used to survive when it did not change the numbers) fail with a shared-memory race.
+"""
+
+import shutil
+
+import numpy as np
+import pytest
+import test_bias_add
+import test_conv2d
+import test_matmul
+import test_pool
+import test_reduce
+import test_softmax
+from kernel_helpers import tol
+
+from tests.kernel_refs import depthwise_filter_grad_ref, depthwise_forward_ref, depthwise_input_grad_ref, tf_pads_2d
+from tfcore.backend.emulator.launcher import KernelFault, load_module
+from tfcore.backend.kernel_library import EmulatorKernelLibrary, kernels_dir
+from tfcore.ops.cuda_kernels import conv, matmul
+from tfcore.ops.cuda_kernels import reduce as red
+from tfcore.ops.cuda_kernels import softmax as sm
+
+pytestmark = pytest.mark.emulator
+
+
+class _Recording(EmulatorKernelLibrary):
+    """A racecheck emulator library that remembers the kernels it launched."""
+
+    def __init__(self, source_dir=None):
+        super().__init__(racecheck=True)
+        self.source_dir = source_dir
+        self.launched = set()
+
+    def _load(self, family):
+        if self.source_dir is None:
+            return super()._load(family)
+        mod = load_module(self.source_dir / f"{family}.cu", racecheck=True)
+        return mod, set(mod.signatures)
+
+    def launch(self, name, grid, block, args, shared_mem=0):
+        self.launched.add(name)
+        return super().launch(name, grid, block, args, shared_mem)
+
+
+class _KB:
+    kind = "cuda"
+    xp = np
+
+    def __init__(self, kernels):
+        self.kernels = kernels
+
+
+def _depthwise_f16(kb, rng):
+    x_shape, (kh, kw), q, s = (1, 6, 5, 3), (3, 2), 2, (1, 1)
+    (oh, ow), pads = tf_pads_2d(x_shape, (kh, kw), s, "SAME")
+    x = rng.standard_normal(x_shape).astype(np.float16)
+    w = rng.standard_normal((kh, kw, 3, q)).astype(np.float16)
+    dy = rng.standard_normal((1, oh, ow, 3 * q)).astype(np.float16)
+    one = (1, 1, 1, 1)
+    rt = tol(np.float16, kh * kw * q)
+    np.testing.assert_allclose(conv.depthwise_forward(kb, x, w, one, one, "SAME").astype(np.float64),
+                               depthwise_forward_ref(x, w, s, s, pads).astype(np.float64), *rt)
+    np.testing.assert_allclose(conv.conv2d_input_grad(kb, w, dy, x_shape, one, one, "SAME", depthwise=True)
+                               .astype(np.float64), depthwise_input_grad_ref(w, dy, x_shape, s, s, pads)
+                               .astype(np.float64), *rt)
+    np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dy, w.shape, one, one, "SAME", depthwise=True)
+                               .astype(np.float64), depthwise_filter_grad_ref(x, dy, w.shape, s, s, pads)
+                               .astype(np.float64), *tol(np.float16, oh * ow))
+
+
+def _allreduce(kb, rng):
+    for dtype, name, rt in ((np.float32, "allreduce_rows_f32", 1e-6), (np.float16, "allreduce_rows_f16", 2e-3)):
+        buf = rng.standard_normal((3, 700)).astype(dtype)
+        want = buf.astype(np.float64).sum(0) / 3
+        kb.kernels.launch(name, (2, 1, 1), (256, 1, 1), [buf, np.int32(3), np.int64(700), np.float32(1 / 3)])
+        for r in range(3):
+            np.testing.assert_allclose(buf[r].astype(np.float64), want, rtol=rt, atol=rt)
+
+
+F32, F16 = np.float32, np.float16
+FAMILIES = {
+    "matmul": [
+        (test_matmul.test_matmul_f32, dict(m=33, k=16, n=68, ta=False, tb=True)),
+        (test_matmul.test_matmul_f32, dict(m=130, k=9, n=131, ta=True, tb=False)),
+        (test_matmul.test_matmul_f16_accumulates_in_f32, dict(m=9, k=33, n=130, ta=False, tb=False,
+                                                              kernel="matmul_f16")),
+        (test_matmul.test_matmul_f16_accumulates_in_f32, dict(m=9, k=33, n=130, ta=True, tb=True,
+                                                              kernel="matmul_f16_simt")),
+        (test_matmul.test_matmul_batched_broadcast, dict(batch_a=(2, 1), batch_b=(1, 3))),
+    ],
+    "conv2d": [
+        (test_conv2d.test_conv2d_forward, dict(case=test_conv2d.CASES[0], dtype=F32)),
+        (test_conv2d.test_conv2d_forward, dict(case=test_conv2d.CASES[1], dtype=F32)),
+        (test_conv2d.test_conv2d_forward, dict(case=test_conv2d.CASES[2], dtype=F16)),
+        (test_conv2d.test_conv2d_gradients, dict(case=test_conv2d.CASES[2])),
+        (test_conv2d.test_conv2d_gradients_f16, {}),
+        (test_conv2d.test_depthwise, dict(case=((2, 7, 6, 3), (3, 3), 2, (1, 1), (1, 1), "SAME", ()))),
+        (_depthwise_f16, {}),
+    ],
+    "pool": [
+        (test_pool.test_pool_forward_backward, dict(case=test_pool.CASES[0], dtype=F32)),
+        (test_pool.test_pool_forward_backward, dict(case=test_pool.CASES[5], dtype=F16)),
+    ],
+    "reduce": [
+        (test_reduce.test_reduce_axes_f32, dict(op="sum", axes=(0, 2))),
+        (test_reduce.test_reduce_axes_f32, dict(op="max", axes=(2,))),
+        (test_reduce.test_reduce_f16_accumulates_in_f32, dict(op="prod")),
+        (test_reduce.test_two_pass_rows_and_columns, dict(op="sum", dtype=F16)),
+        (test_reduce.test_two_pass_rows_and_columns, dict(op="max", dtype=F32)),
+        (test_reduce.test_argmax_argmin, dict(axis=1, dtype=F32)),
+        (test_reduce.test_argmax_argmin, dict(axis=2, dtype=F16)),
+        (test_reduce.test_argmax_argmin, dict(axis=2, dtype=F32)),
+        (test_reduce.test_argmax_argmin, dict(axis=1, dtype=F16)),
+    ],
+    "softmax": [
+        (test_softmax.test_softmax_and_log_softmax, dict(shape=(2, 1500), dtype=F32)),
+        (test_softmax.test_softmax_and_log_softmax, dict(shape=(2, 3, 33), dtype=F16)),
+        (test_softmax.test_softmax_and_log_softmax, dict(shape=(2, 1500), dtype=F16)),
+        (test_softmax.test_softmax_and_log_softmax, dict(shape=(3, 5), dtype=F32)),
+        (test_softmax.test_sparse_xent, dict(rows=3, classes=300, dtype=F32)),
+        (test_softmax.test_sparse_xent, dict(rows=5, classes=7, dtype=F16)),
+    ],
+    "bias_add": [
+        (test_bias_add.test_bias_add, dict(shape=(2, 3, 8), data_format="NHWC", activation="gelu", dtype=F32)),
+        (test_bias_add.test_bias_add, dict(shape=(2, 3, 4, 5), data_format="NCHW", activation="relu", dtype=F16)),
+    ],
+    "allreduce": [(_allreduce, {})],
+}
+
+
+@pytest.fixture(scope="module")
+def race_lib():
+    return _Recording()
+
+
+def test_every_family_is_listed():
+    from tfcore.backend.kernel_library import kernel_families
+
+    assert sorted(FAMILIES) == kernel_families()
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_family_passes_racecheck(race_lib, family):
+    kb = _KB(race_lib)
+    assert race_lib.module(family).racecheck
+    for fn, kwargs in FAMILIES[family]:
+        fn(kb=kb, rng=np.random.default_rng(1234), **kwargs)
+    entries = {n for n, f in race_lib._where.items() if f == family}
+    assert entries and entries <= race_lib.launched, f"not run in racecheck mode: {sorted(entries - race_lib.launched)}"
+
+
+# -- mutants: one barrier dropped -----------------------------------------------------------------
+
+MUTANTS = {  # file -> (text, replacement); each text occurs once in the file
+    "reduce.cu": ("  __syncthreads();  // scratch may be reused right away\n", "\n"),
+    "softmax.cu": ("  if (lane == 0) { sm_m[warp] = p.m; sm_s[warp] = p.s; }\n  __syncthreads();\n",
+                   "  if (lane == 0) { sm_m[warp] = p.m; sm_s[warp] = p.s; }\n"),
+    "common.cuh": ("    if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);\n    __syncthreads();\n",
+                   "    if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);\n"),
+    "conv2d.cu": ("    part[ty][tx] = s;\n    __syncthreads();\n", "    part[ty][tx] = s;\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def mutant_kb(tmp_path_factory):
+    d = tmp_path_factory.mktemp("mutant_kernels")
+    for p in kernels_dir().iterdir():
+        if p.suffix in (".cu", ".cuh"):
+            shutil.copy(p, d / p.name)
+    for name, (old, new) in MUTANTS.items():
+        text = (d / name).read_text()
+        assert text.count(old) == 1, f"mutation site in {name} changed"
+        (d / name).write_text(text.replace(old, new))
+    return _KB(_Recording(d))
+
+
+def _race(fn, kernel):
+    with pytest.raises(KernelFault, match="shared-memory race") as info:
+        fn()
+    e = info.value
+    assert e.race and e.kernel == kernel and e.thread != e.other_thread
+    assert e.shared_variable is not None
+    return e
+
+
+def test_mutant_reduce_without_the_scratch_reuse_barrier(mutant_kb, monkeypatch):
+    monkeypatch.setenv("TFCORE_KERNEL_MAX_BLOCKS", "1")  # one block loops over the rows: scratch is reused
+    x = np.random.default_rng(0).standard_normal((3, 300)).astype(np.float32)
+    e = _race(lambda: red.reduce_layout(mutant_kb, x, 3, 300, 1, "sum", splits=1), "reduce_rows_f32")
+    assert "scratch" in e.shared_variable
+
+
+def test_mutant_reduce_barrier_is_only_needed_when_a_block_is_reused(mutant_kb):
+    x = np.random.default_rng(0).standard_normal((3, 300)).astype(np.float32)
+    y = red.reduce_layout(mutant_kb, x, 3, 300, 1, "sum", splits=1)  # one block per row: no reuse, no race
+    np.testing.assert_allclose(y, x.astype(np.float64).sum(1), *tol(np.float32, 300))
+
+
+def test_mutant_softmax_block_merge(mutant_kb):
+    x = np.random.default_rng(1).standard_normal((2, 1500)).astype(np.float32)
+    e = _race(lambda: sm.softmax_last_axis(mutant_kb, x), "softmax_block_f32")
+    assert "sm_" in e.shared_variable
+
+
+def test_mutant_gemm_mainloop_double_buffer(mutant_kb):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((20, 40)).astype(np.float32), rng.standard_normal((40, 12)).astype(np.float32)
+    e = _race(lambda: matmul.launch_matmul(mutant_kb, a, b), "matmul_f32")
+    assert "tfc_gemm_mainloop" in e.shared_variable
+
+
+def test_mutant_conv_filter_grad_partials(mutant_kb):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 5, 5, 2)).astype(np.float32)
+    dy = rng.standard_normal((1, 5, 5, 3)).astype(np.float32)
+    one = (1, 1, 1, 1)
+    e = _race(lambda: conv.conv2d_filter_grad(mutant_kb, x, dy, (3, 3, 2, 3), one, one, "SAME"),
+              "conv2d_filter_grad_f32")
+    assert "part" in e.shared_variable
