@@ -231,29 +231,34 @@ def test_conv_direct_kernels(kb, padding, strides, dilations):
     np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dyd, wd.shape, st, dl, padding, depthwise=True),
                                depthwise_filter_grad_ref(x, dyd, wd.shape, strides, dilations, pads),
                                *tol(np.float32, 2 * oh * ow))
-    _reused(kb, "conv2d_input_grad_f32", 0, -(-x.size // 256))
+    # The dense gradients are tiled GEMMs (no grid-stride loop); the depthwise kernels loop.
     _reused(kb, "depthwise_input_grad_f32", 0, -(-x.size // 256))
     _reused(kb, "depthwise_fwd_f32", 0, -(-2 * oh * ow * 4 * q // 256))
-    _reused(kb, "conv2d_filter_grad_f32", 1, kh * kw * 4)          # taps over grid.y
-    _reused(kb, "depthwise_filter_grad_f32", 1, kh * kw)
+    _reused(kb, "depthwise_filter_grad_f32", 1, kh * kw)           # taps over grid.y
 
 
 def test_conv_direct_kernels_f16(kb):
     rng = np.random.default_rng(8)
-    x_shape, (kh, kw), co = (2, 9, 8, 4), (3, 3), 3
+    x_shape, (kh, kw), q = (2, 9, 8, 4), (3, 3), 2
     one = (1, 1, 1, 1)
     (oh, ow), pads = tf_pads_2d(x_shape, (kh, kw), (1, 1), "SAME")
     x = rng.standard_normal(x_shape).astype(np.float16)
-    w = rng.standard_normal((kh, kw, 4, co)).astype(np.float16)
-    dy = rng.standard_normal((2, oh, ow, co)).astype(np.float16)
-    np.testing.assert_allclose(conv.conv2d_input_grad(kb, w, dy, x_shape, one, one, "SAME").astype(np.float64),
-                               conv2d_input_grad_ref(w, dy, x_shape, (1, 1), (1, 1), pads).astype(np.float64),
-                               *tol(np.float16, kh * kw * co))
-    np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dy, w.shape, one, one, "SAME").astype(np.float64),
-                               conv2d_filter_grad_ref(x, dy, w.shape, (1, 1), (1, 1), pads).astype(np.float64),
+    w = rng.standard_normal((kh, kw, 4, q)).astype(np.float16)
+    dy = rng.standard_normal((2, oh, ow, 4 * q)).astype(np.float16)
+    np.testing.assert_allclose(conv.depthwise_forward(kb, x, w, one, one, "SAME").astype(np.float64),
+                               depthwise_forward_ref(x, w, (1, 1), (1, 1), pads).astype(np.float64),
+                               *tol(np.float16, kh * kw))
+    np.testing.assert_allclose(conv.conv2d_input_grad(kb, w, dy, x_shape, one, one, "SAME", depthwise=True)
+                               .astype(np.float64),
+                               depthwise_input_grad_ref(w, dy, x_shape, (1, 1), (1, 1), pads).astype(np.float64),
+                               *tol(np.float16, kh * kw * q))
+    np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dy, w.shape, one, one, "SAME", depthwise=True)
+                               .astype(np.float64),
+                               depthwise_filter_grad_ref(x, dy, w.shape, (1, 1), (1, 1), pads).astype(np.float64),
                                *tol(np.float16, 2 * oh * ow))
-    _reused(kb, "conv2d_input_grad_f16", 0, -(-x.size // 256))
-    _reused(kb, "conv2d_filter_grad_f16", 1, kh * kw * 4)
+    _reused(kb, "depthwise_fwd_f16", 0, -(-2 * oh * ow * 4 * q // 256))
+    _reused(kb, "depthwise_input_grad_f16", 0, -(-x.size // 256))
+    _reused(kb, "depthwise_filter_grad_f16", 1, kh * kw)
 
 
 # -- matmul batch loop (grid.z) --------------------------------------------------------------------

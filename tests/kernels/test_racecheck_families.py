@@ -20,7 +20,6 @@ import test_reduce
 import test_softmax
 from kernel_helpers import tol
 
-from tests.kernel_refs import depthwise_filter_grad_ref, depthwise_forward_ref, depthwise_input_grad_ref, tf_pads_2d
 from tfcore.backend.emulator.launcher import KernelFault, load_module
 from tfcore.backend.kernel_library import EmulatorKernelLibrary, kernels_dir
 from tfcore.ops.cuda_kernels import conv, matmul
@@ -57,24 +56,6 @@ class _KB:
         self.kernels = kernels
 
 
-def _depthwise_f16(kb, rng):
-    x_shape, (kh, kw), q, s = (1, 6, 5, 3), (3, 2), 2, (1, 1)
-    (oh, ow), pads = tf_pads_2d(x_shape, (kh, kw), s, "SAME")
-    x = rng.standard_normal(x_shape).astype(np.float16)
-    w = rng.standard_normal((kh, kw, 3, q)).astype(np.float16)
-    dy = rng.standard_normal((1, oh, ow, 3 * q)).astype(np.float16)
-    one = (1, 1, 1, 1)
-    rt = tol(np.float16, kh * kw * q)
-    np.testing.assert_allclose(conv.depthwise_forward(kb, x, w, one, one, "SAME").astype(np.float64),
-                               depthwise_forward_ref(x, w, s, s, pads).astype(np.float64), *rt)
-    np.testing.assert_allclose(conv.conv2d_input_grad(kb, w, dy, x_shape, one, one, "SAME", depthwise=True)
-                               .astype(np.float64), depthwise_input_grad_ref(w, dy, x_shape, s, s, pads)
-                               .astype(np.float64), *rt)
-    np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dy, w.shape, one, one, "SAME", depthwise=True)
-                               .astype(np.float64), depthwise_filter_grad_ref(x, dy, w.shape, s, s, pads)
-                               .astype(np.float64), *tol(np.float16, oh * ow))
-
-
 def _allreduce(kb, rng):
     for dtype, name, rt in ((np.float32, "allreduce_rows_f32", 1e-6), (np.float16, "allreduce_rows_f16", 2e-3)):
         buf = rng.standard_normal((3, 700)).astype(dtype)
@@ -94,15 +75,18 @@ FAMILIES = {
         (test_matmul.test_matmul_f16_accumulates_in_f32, dict(m=9, k=33, n=130, ta=True, tb=True,
                                                               kernel="matmul_f16_simt")),
         (test_matmul.test_matmul_batched_broadcast, dict(batch_a=(2, 1), batch_b=(1, 3))),
+        (test_matmul.test_matmul_tf32_tensor_cores, dict(m=33, k=40, n=20, ta=False, tb=True)),
     ],
     "conv2d": [
         (test_conv2d.test_conv2d_forward, dict(case=test_conv2d.CASES[0], dtype=F32)),
         (test_conv2d.test_conv2d_forward, dict(case=test_conv2d.CASES[1], dtype=F32)),
         (test_conv2d.test_conv2d_forward, dict(case=test_conv2d.CASES[2], dtype=F16)),
-        (test_conv2d.test_conv2d_gradients, dict(case=test_conv2d.CASES[2])),
-        (test_conv2d.test_conv2d_gradients_f16, {}),
-        (test_conv2d.test_depthwise, dict(case=((2, 7, 6, 3), (3, 3), 2, (1, 1), (1, 1), "SAME", ()))),
-        (_depthwise_f16, {}),
+        (test_conv2d.test_conv2d_input_grad, dict(case=test_conv2d.CASES[2], dtype=F32)),
+        (test_conv2d.test_conv2d_input_grad, dict(case=test_conv2d.CASES[1], dtype=F16)),
+        (test_conv2d.test_conv2d_filter_grad, dict(case=test_conv2d.CASES[2], dtype=F32)),
+        (test_conv2d.test_conv2d_filter_grad_split_k, dict(case=test_conv2d.SPLIT_CASES[1], splits=3, dtype=F16)),
+        (test_conv2d.test_depthwise, dict(case=test_conv2d.DW_CASES[0], dtype=F32)),
+        (test_conv2d.test_depthwise, dict(case=test_conv2d.DW_CASES[3], dtype=F16)),
     ],
     "pool": [
         (test_pool.test_pool_forward_backward, dict(case=test_pool.CASES[0], dtype=F32)),
@@ -164,7 +148,7 @@ MUTANTS = {  # file -> (text, replacement); each text occurs once in the file
                    "  if (lane == 0) { sm_m[warp] = p.m; sm_s[warp] = p.s; }\n"),
     "common.cuh": ("    if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);\n    __syncthreads();\n",
                    "    if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);\n"),
-    "conv2d.cu": ("    part[ty][tx] = s;\n    __syncthreads();\n", "    part[ty][tx] = s;\n"),
+    "conv2d.cu": ("    red[ty][tx] = s;\n    __syncthreads();\n", "    red[ty][tx] = s;\n"),
 }
 
 
@@ -216,11 +200,11 @@ def test_mutant_gemm_mainloop_double_buffer(mutant_kb):
     assert "tfc_gemm_mainloop" in e.shared_variable
 
 
-def test_mutant_conv_filter_grad_partials(mutant_kb):
+def test_mutant_depthwise_filter_grad_partials(mutant_kb):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 5, 5, 2)).astype(np.float32)
-    dy = rng.standard_normal((1, 5, 5, 3)).astype(np.float32)
+    dy = rng.standard_normal((1, 5, 5, 4)).astype(np.float32)
     one = (1, 1, 1, 1)
-    e = _race(lambda: conv.conv2d_filter_grad(mutant_kb, x, dy, (3, 3, 2, 3), one, one, "SAME"),
-              "conv2d_filter_grad_f32")
-    assert "part" in e.shared_variable
+    e = _race(lambda: conv.conv2d_filter_grad(mutant_kb, x, dy, (3, 3, 2, 2), one, one, "SAME", depthwise=True),
+              "depthwise_filter_grad_f32")
+    assert "red" in e.shared_variable
