@@ -34,10 +34,15 @@ def _outcomes(it):
 
 
 def _fail_on_multiples_of(k):
-    def fn(x):
+    # Python code that sees element values runs per element through tf.py_function (a traced map
+    # function's own Python code runs once, when the dataset is built, as in TF)
+    def check(x):
         if int(x) % k == 0:
             raise ValueError(f"bad {int(x)}")
-        return x * 10
+        return x
+
+    def fn(x):
+        return tf.py_function(check, [x], tf.int64) * 10
     return fn
 
 
@@ -273,12 +278,18 @@ class ScriptedTuner:
 
 
 class ThreadLog:
+    """A map function recording which thread ran each element (per element, through tf.py_function)."""
+
     def __init__(self, fn=None):
         self.names = {}
         self.fn = fn
 
-    def __call__(self, x):
+    def _log(self, x):
         self.names[int(x)] = threading.current_thread().name
+        return x
+
+    def __call__(self, x):
+        x = tf.py_function(self._log, [x], tf.int64)
         return self.fn(x) if self.fn else x * 10
 
 

@@ -95,9 +95,13 @@ def test_same_order_run_after_run():
     assert str([b.numpy().tolist() for b in ds]) == runs[0].strip()
 
 
-def _jittery(x):
+def _jittery_py(x):
     time.sleep(0.001 * (int(x) * 7 % 5))
     return x
+
+
+def _jittery(x):  # Python code that needs the element's value runs per element through tf.py_function
+    return tf.py_function(_jittery_py, [x], tf.int64)
 
 
 def test_parallel_map_keeps_order_when_deterministic():
@@ -106,10 +110,14 @@ def test_parallel_map_keeps_order_when_deterministic():
         assert as_list(D.range(40).map(_jittery, num_parallel_calls=n, deterministic=True)) == list(range(40))
 
 
-def _slow_first(x):
+def _slow_first_py(x):
     if int(x) == 0:
         time.sleep(0.3)
     return x
+
+
+def _slow_first(x):
+    return tf.py_function(_slow_first_py, [x], tf.int64)
 
 
 @pytest.mark.parametrize("how", ["argument", "options"])
@@ -145,6 +153,6 @@ def test_map_threads_see_cpu_scope():
         devices.add((threading.current_thread().name.startswith("tf.data"), tf.constant(1.0).device))
         return x
 
-    as_list(D.range(6).map(record, num_parallel_calls=2))
+    as_list(D.range(6).map(lambda x: tf.py_function(record, [x], tf.int64), num_parallel_calls=2))
     assert {d for _, d in devices} == {"/job:localhost/replica:0/task:0/device:CPU:0"}
     assert any(worker for worker, _ in devices)

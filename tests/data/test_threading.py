@@ -48,9 +48,16 @@ def _tf_data_threads():
     return [t for t in threading.enumerate() if t.name.startswith("tf.data")]
 
 
+def _per_element(fn, dtype=tf.int64):
+    """``fn`` run on every element's value: Python code in a map function runs once, when the map is
+    traced (as in TF); tf.py_function runs its function per element (and once while tracing)."""
+    return lambda x: tf.py_function(fn, [x], dtype)
+
+
 def test_parallel_map_runs_calls_concurrently_and_prefetch_runs_ahead():
     counter = InFlight()
-    ds = D.range(40).map(counter.slow_map, num_parallel_calls=4).prefetch(8)
+    ds = D.range(40).map(_per_element(counter.slow_map), num_parallel_calls=4).prefetch(8)
+    counter.done = counter.max_active = 0  # forget the call made while tracing
     it = iter(ds)
     assert int(next(it)) == 0
     # The consumer now stops. The producer must keep going on its own: the map workers
@@ -64,7 +71,7 @@ def test_parallel_map_runs_calls_concurrently_and_prefetch_runs_ahead():
 
 def test_sequential_map_is_not_concurrent():
     counter = InFlight()
-    out = [int(x) for x in D.range(4).map(counter.slow_map)]
+    out = [int(x) for x in D.range(4).map(_per_element(counter.slow_map))]
     assert out == [0, 2, 4, 6] and counter.max_active == 1
 
 
@@ -94,7 +101,7 @@ def test_map_exception_reaches_consumer_with_traceback(parallel):
             raise ValueError("bad element 5")
         return x
 
-    ds = D.range(10).map(failing_map_fn, num_parallel_calls=parallel).prefetch(2)
+    ds = D.range(10).map(_per_element(failing_map_fn), num_parallel_calls=parallel).prefetch(2)
     it = iter(ds)
     got = [int(next(it)) for _ in range(5)]
     assert got == [0, 1, 2, 3, 4]
@@ -111,7 +118,7 @@ def test_errors_can_be_ignored():
             raise tf.errors.InvalidArgumentError(None, None, "skip me")
         return x
 
-    ds = D.range(7).map(fn, num_parallel_calls=2).apply(tf.data.experimental.ignore_errors())
+    ds = D.range(7).map(_per_element(fn), num_parallel_calls=2).apply(tf.data.experimental.ignore_errors())
     assert [int(x) for x in ds] == [1, 2, 4, 5]
 
 
@@ -185,8 +192,10 @@ def test_parallel_map_numpy_work_overlaps():
         with lock:
             names.add(threading.current_thread().name)
         a = np.ones((64, 64))
-        return tf.constant(float((a @ a).sum())) + tf.cast(x, tf.float32)
+        return np.float32((a @ a).sum() + x)
 
-    out = [float(v) for v in D.range(64).map(work, num_parallel_calls=4)]
+    ds = D.range(64).map(lambda x: tf.numpy_function(work, [x], tf.float32), num_parallel_calls=4)
+    names.clear()  # the call made while tracing ran on this thread
+    out = [float(v) for v in ds]
     assert out == [64.0 ** 3 + i for i in range(64)]
     assert all(n.startswith("tf.data-map") for n in names)

@@ -59,6 +59,15 @@ class DatasetV2:
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
 
+    def _trace_element(self):
+        """A representative element that dataset functions over this dataset are traced with.
+
+        A real element where getting one is cheap and runs no user function: by default the
+        first element (zeros shaped like ``element_spec`` for an empty dataset); stages that
+        keep their input's elements return their input's, ``map`` the result of its own trace.
+        """
+        return _impl("first_element")(self)
+
     # -- iteration ---------------------------------------------------------------
     def __iter__(self):
         """A new iterator: each call starts a new pass over the data."""
@@ -343,6 +352,9 @@ class UnaryUnchangedStructureDataset(UnaryDataset):
     @property
     def element_spec(self):
         return self._input.element_spec
+
+    def _trace_element(self):
+        return self._input._trace_element()
 
 
 def check_scalar_int(value, what):

@@ -290,6 +290,13 @@ class GeneratorDataset(DatasetV2):
     def element_spec(self):
         return self._spec
 
+    def _trace_element(self):
+        """Zeros shaped like the signature (unknown dimensions 1): the generator is not run to trace
+        the functions of later stages (TF does not run it when a dataset is built)."""
+        from .transform_map import dummy_element
+
+        return dummy_element(self._spec, unknown=1)
+
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
 
@@ -397,6 +404,9 @@ class ZipDataset(DatasetV2):
     @property
     def element_spec(self):
         return structure.map_structure(lambda d: d.element_spec, self._datasets)
+
+    def _trace_element(self):
+        return structure.map_structure(lambda d: d._trace_element(), self._datasets)
 
     def _cardinality(self):
         result = INFINITE_CARDINALITY

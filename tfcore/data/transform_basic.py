@@ -173,6 +173,9 @@ class ConcatenateDataset(DatasetV2):
             return UNKNOWN_CARDINALITY
         return a + b
 
+    def _trace_element(self):
+        return self._first._trace_element()
+
     def _make_iter(self, ctx):
         for ds in (self._first, self._second):
             it = ds._make_iter(ctx)
@@ -198,6 +201,10 @@ class EnumerateDataset(UnaryDataset):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+    def _trace_element(self):
+        return (Tensor(np.asarray(self._start, dtype=np.int64), dtypes.int64, structure.cpu_device()),
+                self._input._trace_element())
 
     def _make_iter(self, ctx):
         dev, i64 = structure.cpu_device(), dtypes.int64

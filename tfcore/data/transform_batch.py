@@ -93,6 +93,18 @@ class BatchDataset(UnaryDataset):
     def _cardinality(self):
         return _batched_cardinality(self._input._cardinality(), self._batch_size, self._drop)
 
+    def _trace_element(self):
+        """The input's representative element stacked as a full batch (the last batch's size when the
+        whole dataset is one short batch): no upstream function runs for it."""
+        n = self._batch_size
+        card = self._input._cardinality()
+        if not self._drop and 0 < card < n:
+            n = card
+        x = self._input._trace_element()
+        if not all(type(c) is Tensor for c in structure.flatten(x)):
+            return super()._trace_element()
+        return stack_elements([x] * n)
+
     def _make_iter(self, ctx):
         src = getattr(self._input, "_slice_source", None)
         src = src() if src is not None else None
@@ -300,6 +312,18 @@ class PaddedBatchDataset(UnaryDataset):
 
     def _cardinality(self):
         return _batched_cardinality(self._input._cardinality(), self._batch_size, self._drop)
+
+    def _trace_element(self):
+        """The input's representative element stacked as a full batch (the last batch's size when the
+        whole dataset is one short batch): no upstream function runs for it."""
+        n = self._batch_size
+        card = self._input._cardinality()
+        if not self._drop and 0 < card < n:
+            n = card
+        x = self._input._trace_element()
+        if not all(type(c) is Tensor for c in structure.flatten(x)):
+            return super()._trace_element()
+        return stack_elements([x] * n)
 
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)

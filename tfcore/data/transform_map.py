@@ -1,9 +1,13 @@
 """Transformations that run user functions: map, filter, flat_map/interleave, take_while,
 scan, unique, and ``Dataset.reduce``.
 
-User functions run eagerly, once per element (TF traces them once into a graph;
-Python side effects therefore happen per element here). They see CPU tensors,
-run with ``CPU:0`` as the device scope and with no gradient tape recording.
+``map``, ``filter``, ``take_while``, ``scan`` and ``reduce`` functions are traced once into a
+graph when the transformation is created (``Dataset.reduce``: when it is called), with the
+input's representative element, and replayed per element, as TF does (see :mod:`._runtime`):
+Python side effects happen at trace time, ``tf.print``/``tf.py_function`` per element.
+``flat_map``/``interleave`` functions return datasets, which tfcore graphs cannot hold: they
+still run eagerly, once per element. Functions see CPU tensors, run with ``CPU:0`` as the
+device scope and with no gradient tape recording.
 """
 
 import collections
@@ -11,9 +15,11 @@ import time
 
 import numpy as np
 
+from ..framework import tracing
+from ..framework.errors import OpError
 from ..framework.tensor import Tensor
 from . import autotune, structure
-from ._runtime import DataFunction, autotune_parallelism, in_cpu_scope
+from ._runtime import DataFunction, StateFunction, autotune_parallelism
 from .chunks import Failure, chunked
 from .dataset_ops import DatasetV2, UnaryDataset, UnaryUnchangedStructureDataset, check_scalar_int
 from .options import AUTOTUNE, UNKNOWN_CARDINALITY
@@ -38,32 +44,30 @@ def _parallelism(value, ctx, what):
 
 
 def _first_element_spec(dataset, fn):
-    """element_spec of ``dataset.map(fn)``: ``fn`` applied to the input's first element.
-
-    TF derives it by tracing ``fn``; running it eagerly on a real element gives the
-    same dtypes and nesting (shapes are those of that element).
-    """
-    return structure.spec_of(fn(_first_element(dataset)))
+    """element_spec of ``dataset.map(fn)`` for an untraced ``fn``: ``fn`` applied to the input's
+    representative element (TF derives it by tracing ``fn``)."""
+    return structure.spec_of(fn(first_element(dataset)))
 
 
-def _first_element(dataset):
+def first_element(dataset):
     """The first element of ``dataset`` (zeros shaped like its spec when it is empty)."""
     from .iterators import IterContext
 
-    it = dataset._make_iter(IterContext(dataset.options()))
-    try:
-        first = next(it, None)
-    finally:
-        close_iterator(it)
-    return _dummy_element(dataset.element_spec) if first is None else first
+    with tracing.suspended():  # a dataset built inside a tf.function trace: nothing here is recorded
+        it = dataset._make_iter(IterContext(dataset.options()))
+        try:
+            first = next(it, None)
+        finally:
+            close_iterator(it)
+    return dummy_element(dataset.element_spec) if first is None else first
 
 
-def _dummy_element(spec):
-    """Zeros matching ``spec`` (unknown dimensions as 0) for functions over empty datasets."""
+def dummy_element(spec, unknown=0):
+    """Zeros matching ``spec`` (unknown dimensions as ``unknown``; strings empty)."""
     dev = structure.cpu_device()
 
     def leaf(s):
-        dims = [0 if d is None else d for d in (s.shape.as_list() if s.shape.rank is not None else [])]
+        dims = [unknown if d is None else d for d in (s.shape.as_list() if s.shape.rank is not None else [])]
         return Tensor(np.zeros(dims, dtype=s.dtype.as_numpy_dtype), s.dtype, dev)
     return structure.map_structure(leaf, spec)
 
@@ -79,9 +83,9 @@ class MapDataset(UnaryDataset):
 
     def __init__(self, input_dataset, map_func, num_parallel_calls=None, deterministic=None):
         super().__init__(input_dataset)
-        self._fn = DataFunction(map_func)
         if num_parallel_calls is not None:
             _parallelism(num_parallel_calls, None, "num_parallel_calls")  # validate now
+        self._fn = _data_function(map_func, input_dataset)
         self._num_parallel_calls = num_parallel_calls
         self._deterministic = deterministic
         self._spec = None
@@ -90,8 +94,13 @@ class MapDataset(UnaryDataset):
     @property
     def element_spec(self):
         if self._spec is None:
-            self._spec = _first_element_spec(self._input, self._fn)
+            out = self._fn.trace_output
+            self._spec = structure.spec_of(out) if out is not None else _first_element_spec(self._input, self._fn)
         return self._spec
+
+    def _trace_element(self):
+        out = self._fn.trace_output
+        return out if out is not None else super()._trace_element()
 
     def _cardinality(self):
         return self._input._cardinality()
@@ -107,6 +116,21 @@ class MapDataset(UnaryDataset):
                 return SequentialMap(upstream, self._fn)
             return AutotunedMap(upstream, self._fn, workers, det, self)
         return ParallelMapIterator(upstream, self._fn, workers, det, capacity=max(_MAP_BUFFER, 4 * workers))
+
+
+def _data_function(fn, input_dataset, normalize=True):
+    """``fn`` traced over ``input_dataset``'s elements (see :class:`~._runtime.DataFunction`).
+
+    An op error while tracing with the representative element (a value the function cannot
+    handle, e.g. a record it cannot parse) leaves the function untraced until its first element,
+    where it traces again (its Python code then runs a second time).
+    """
+    with tracing.suspended():
+        element = input_dataset._trace_element()
+    try:
+        return DataFunction(fn, normalize, element=element)
+    except OpError:
+        return DataFunction(fn, normalize, element=element, trace="deferred")
 
 
 class SequentialMap:
@@ -271,7 +295,7 @@ class FilterDataset(UnaryUnchangedStructureDataset):
 
     def __init__(self, input_dataset, predicate):
         super().__init__(input_dataset)
-        self._pred = DataFunction(predicate, normalize=False)
+        self._pred = _data_function(predicate, input_dataset, normalize=False)
 
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)
@@ -289,7 +313,7 @@ class TakeWhileDataset(UnaryUnchangedStructureDataset):
 
     def __init__(self, input_dataset, predicate):
         super().__init__(input_dataset)
-        self._pred = DataFunction(predicate, normalize=False)
+        self._pred = _data_function(predicate, input_dataset, normalize=False)
 
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)
@@ -315,7 +339,7 @@ class InterleaveDataset(UnaryDataset):
     def __init__(self, input_dataset, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                  deterministic=None):
         super().__init__(input_dataset)
-        self._fn = DataFunction(map_func, normalize=False)
+        self._fn = DataFunction(map_func, normalize=False, trace=False)  # returns datasets: runs eagerly
         self._cycle_length = AUTOTUNE if cycle_length is None else check_scalar_int(cycle_length, "cycle_length")
         self._block_length = 1 if block_length is None else check_scalar_int(block_length, "block_length")
         if self._block_length <= 0:
@@ -335,7 +359,7 @@ class InterleaveDataset(UnaryDataset):
     @property
     def element_spec(self):
         if self._spec is None:
-            ds = self._fn(_first_element(self._input))
+            ds = self._fn(self._input._trace_element())
             if not isinstance(ds, DatasetV2):
                 raise TypeError(f"The `map_func` argument must return a `Dataset` object. Got {type(ds).__name__}.")
             self._spec = ds.element_spec
@@ -400,22 +424,30 @@ class ScanDataset(UnaryDataset):
     def __init__(self, input_dataset, initial_state, scan_func):
         super().__init__(input_dataset)
         self._initial = structure.normalize_element(initial_state)
-        self._fn = scan_func
+        self._fn = _state_function(scan_func, self._scan_result, self._initial, input_dataset)
         self._spec = None
 
-    def _step(self, state, x):
-        out = in_cpu_scope(self._fn, state, x)
+    def _scan_result(self, out):
         if not isinstance(out, tuple | list) or len(out) != 2:
             raise TypeError("The scan function must return a pair comprising the new state and the output value.")
         new_state = structure.normalize_element(out[0])
         structure.assert_same_structure(self._initial, new_state)
         return new_state, structure.normalize_element(out[1], top_level_list_to_tuple=True)
 
+    def _step(self, state, x):
+        return self._fn(state, x)
+
     @property
     def element_spec(self):
         if self._spec is None:
-            self._spec = _first_element_spec(self._input, lambda x: self._step(self._initial, x)[1])
+            out = self._fn.trace_output
+            self._spec = structure.spec_of(out[1]) if out is not None else \
+                _first_element_spec(self._input, lambda x: self._step(self._initial, x)[1])
         return self._spec
+
+    def _trace_element(self):
+        out = self._fn.trace_output
+        return out[1] if out is not None else super()._trace_element()
 
     def _cardinality(self):
         return self._input._cardinality()
@@ -449,11 +481,26 @@ class UniqueDataset(UnaryUnchangedStructureDataset):
             close_iterator(it)
 
 
+def _state_function(fn, post, state, input_dataset):
+    """A ``scan``/``reduce`` function traced with ``state`` and the input's representative element
+    (an op error there defers the trace to the first element, as :func:`_data_function`)."""
+    with tracing.suspended():
+        element = input_dataset._trace_element()
+    try:
+        return StateFunction(fn, post, state, element)
+    except OpError:
+        return StateFunction(fn, post, state, element, trace="deferred")
+
+
 def reduce_dataset(dataset, initial_state, reduce_func):
-    """``Dataset.reduce``: fold every element into the state with ``reduce_func(state, element)``."""
+    """``Dataset.reduce``: fold every element into the state with ``reduce_func(state, element)``.
+
+    ``reduce_func`` is traced once, when ``reduce`` is called, and replayed per element.
+    """
     state = structure.normalize_element(initial_state)
-    for x in dataset:
-        new_state = structure.normalize_element(in_cpu_scope(reduce_func, state, x), top_level_list_to_tuple=True)
+
+    def checked(out):
+        new_state = structure.normalize_element(out, top_level_list_to_tuple=True)
         try:
             structure.assert_same_structure(state, new_state)
         except ValueError as e:
@@ -463,5 +510,9 @@ def reduce_dataset(dataset, initial_state, reduce_func):
             if old._dtype is not new._dtype:
                 raise TypeError(f"The element types for the new state must match the initial state. Expected "
                                 f"{old._dtype.name}; got {new._dtype.name}.")
-        state = new_state
+        return new_state
+
+    fn = _state_function(reduce_func, checked, state, dataset)
+    for x in dataset:
+        state = fn(state, x)
     return state

@@ -127,3 +127,11 @@ class DataLossError(OpError):
 
 class UnauthenticatedError(OpError):
     error_code = UNAUTHENTICATED
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a symbolic tensor that graphs cannot express (TF's error of the same name).
+
+    Raised when the code of a traced tf.data function reads an element's value into Python
+    (``bool(x)``, ``int(x)``, ``np.asarray(x)``): elements are graph tensors there, as in TF.
+    """

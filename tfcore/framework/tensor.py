@@ -68,7 +68,7 @@ class Tensor:
     def numpy(self):
         """A NumPy copy of the value (host memory; safe to mutate); a NumPy scalar for rank 0, as in TF."""
         if _TRACING[0]:
-            tracing.host_read(self)
+            tracing.host_read(self, "numpy")
         a = np.array(self._device.backend.to_numpy(self._array), copy=True)
         return a[()] if a.ndim == 0 else a
 
@@ -94,7 +94,7 @@ class Tensor:
         copy, so mutating it never changes this immutable tensor (kernels share buffers
         between tensors); ``copy=False`` gives a read-only view instead."""
         if _TRACING[0]:
-            tracing.host_read(self)
+            tracing.host_read(self, "array")
         a = self._device.backend.to_numpy(self._array)
         if a is self._array:  # host backend: the tensor's own buffer
             if copy is False:
@@ -125,14 +125,14 @@ class Tensor:
 
     def _scalar(self):
         if _TRACING[0]:
-            tracing.host_read(self)
+            tracing.host_read(self, "scalar")
         if self._array.size != 1 or self._array.ndim != 0:
             raise TypeError(f"Only scalar tensors can be converted to Python scalars; shape {self.shape}")
         return self._device.backend.to_numpy(self._array).item()
 
     def __bool__(self):
         if _TRACING[0]:
-            tracing.host_read(self)
+            tracing.host_read(self, "bool")
         if self._array.ndim != 0 and self._array.size == 1:
             return bool(self._device.backend.to_numpy(self._array).item())
         return bool(self._scalar())

@@ -130,15 +130,18 @@ def alias(copy, original):
         g._alias(copy, original)
 
 
-def host_read(tensor):
+def host_read(tensor, kind="numpy"):
     """A tensor's value is read into Python while tracing (``numpy()``, ``bool()``, ``int()``...).
 
-    When the tensor is computed inside the graph, the Python code that read it baked the trace's
-    value into the graph; the graph records a guard that raises if a later call sees another value.
+    ``kind`` names the read: ``'numpy'``, ``'array'`` (NumPy conversion), ``'bool'`` or ``'scalar'``
+    (``int()``/``float()``/``index``). When the tensor is computed inside a tf.function graph, the
+    Python code that read it baked the trace's value into the graph; the graph records a guard that
+    raises if a later call sees another value. A tf.data function's graph refuses reads by user code
+    instead, as TF does for symbolic tensors.
     """
     g = _state.graph
     if g is not None:
-        g._host_read(tensor)
+        g._host_read(tensor, kind)
 
 
 def run_functions_eagerly(run_eagerly):

@@ -32,6 +32,87 @@ def compile_plan(graph, fuse=False):
     return passes.optimize(graph, Plan, fuse=fuse)
 
 
+def compile_runner(plan, returns="list", shapes=None):
+    """A Python function ``run(*args) -> outputs`` equivalent to ``run_plan(plan, args)``, or None.
+
+    ``returns``: ``"list"`` (the flat outputs, as ``run_plan``), ``"tuple"`` (them as a tuple) or
+    ``"single"`` (the only output itself). ``shapes`` (slot -> shape tuple seen while tracing): the
+    runner raises :class:`ShapeChanged` when an op or call output gets another static shape (code that
+    read the trace's shapes in Python may have baked them into the graph).
+
+    The lean path for small graphs replayed very often (tf.data runs one per element): the steps are
+    generated as straight-line code over local variables, so a replay allocates no slot environment
+    and dispatches on no step kinds. Plans with guards or sub-graph calls (which need the environment
+    or the effects flag) get None and run through :func:`run_plan`.
+    """
+    graph = plan.graph
+    if graph.captures or len(plan.steps) > 256:
+        return None
+    ns = {"execute": execute, "ShapeChanged": ShapeChanged}
+    names = {}
+    for i, s in enumerate(graph.placeholders):
+        names[s] = f"p{i}"
+    for s, v in plan.constants:
+        if s not in names:
+            names[s] = f"c{s}"
+            ns[f"c{s}"] = v
+    lines = [f"def run({', '.join(f'p{i}' for i in range(len(graph.placeholders)))}):"]
+
+    def name(slot):
+        n = names.get(slot)
+        if n is None:
+            raise KeyError(slot)
+        return n
+
+    def bind(outs):
+        for s in outs:
+            names[s] = f"s{s}"
+        return [f"s{s}" for s in outs]
+
+    try:
+        for k, (kind, fn, ins, outs, attrs, target) in enumerate(plan.steps):
+            args = "[" + ", ".join(name(i) for i in ins) + "]"
+            if kind == 0:
+                ns[f"f{k}"], ns[f"a{k}"] = fn, attrs
+                call = f"execute(f{k}, {args}, a{k})"
+            elif kind == 1:
+                ns[f"v{k}"] = target
+                call = f"v{k}.value()"
+            elif kind == 2:
+                ns[f"v{k}"] = target
+                lines.append(f"    v{k}.assign({name(ins[0])})")
+                continue
+            elif kind == 3:
+                ns[f"f{k}"] = fn
+                call = f"f{k}({', '.join(name(i) for i in ins)})"
+            else:
+                return None
+            if not outs:
+                lines.append(f"    {call}")
+            elif (kind == 0 and len(outs) == 1) or kind == 1 or (kind == 3 and attrs["single"]):
+                lines.append(f"    {bind(outs)[0]} = {call}")
+            else:
+                lines.append(f"    r = {call}")
+                lines.append(f"    {', '.join(bind(outs))}, = r")
+            if shapes is not None and kind in (0, 3):
+                for o in outs:
+                    shape = shapes.get(o)
+                    if shape is not None:
+                        ns[f"h{o}"] = shape
+                        lines.append(f"    if s{o}._array.shape != h{o}: raise ShapeChanged({o})")
+        outs = [name(s) for s in plan.outputs]
+        if returns == "single":
+            lines.append(f"    return {outs[0]}")
+        elif returns == "tuple":
+            lines.append("    return (" + "".join(o + ", " for o in outs) + ")")
+        else:
+            lines.append("    return [" + ", ".join(outs) + "]")
+    except KeyError:
+        return None
+    exec(compile("\n".join(lines), f"<tf.data graph {graph.name}>", "exec"), ns)  # noqa: S102 - our own code
+    return ns["run"]
+
+
 def run_plan(plan, args, outer_env=None):
     """Run ``plan`` on flat placeholder values ``args``; returns the flat output values."""
     graph = plan.graph
@@ -74,6 +155,10 @@ def run_plan(plan, args, outer_env=None):
         else:            # kind 5: a value Python code read while tracing must not have changed
             _check_guard(env[ins[0]], attrs, effects)
     return [env[s] for s in plan.outputs]
+
+
+class ShapeChanged(Exception):  # noqa: N818 - a signal to the caller, not an error users see
+    """A lean runner's op produced another static shape than while tracing (the slot is the argument)."""
 
 
 class GuardFailure(InvalidArgumentError):

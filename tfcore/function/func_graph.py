@@ -15,13 +15,23 @@ the order the program wrote them. Replaying the graph with new inputs
 
 A *dry* graph (the untaken branch of a ``tf.cond`` while tracing) records its
 variable assignments without applying them and does not run its Python calls.
+
+A *dataset-function* graph (``dataset_function=True``: tf.data traces ``map``/``filter``...
+functions into one, and its branch/loop graphs inherit the flag) is traced ahead of the
+elements it will run on, as TF does: its ``tf.print`` calls do not print at trace time
+(every element's replay prints), and user code reading a traced tensor's value into Python
+(``.numpy()``, ``bool()``, ``int()``, ``np.asarray``) raises TF's error for symbolic tensors
+instead of recording a guard.
 """
 
 import itertools
+import os
+import sys
 
 import numpy as np
 
 from ..framework import tracing
+from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError, OpError
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 
@@ -107,10 +117,11 @@ class _TraceSpec:
 class FuncGraph:
     """The graph of one trace (or of a control-flow branch/body inside one)."""
 
-    def __init__(self, name, outer=None, dry=False, variable_policy=None):
+    def __init__(self, name, outer=None, dry=False, variable_policy=None, dataset_function=False):
         self.name = name
         self.outer = outer              # enclosing graph (branches and loop bodies)
         self.dry = dry or (outer is not None and outer.dry)
+        self.dataset_function = dataset_function or (outer is not None and outer.dataset_function)
         self.nodes = []
         self.slot_values = []           # trace-time value of each slot (kept alive: ids stay unique)
         self._ids = {}                  # id(value) -> slot
@@ -231,6 +242,18 @@ class FuncGraph:
         ins = [self.slot_of(x) for x in inputs]
         if self.dry and stateful:  # a pure call (TensorArray update) still runs: later nodes need its value
             result = dry_result() if dry_result is not None else None
+        elif self.dataset_function and name == "PrintV2":  # prints when elements replay the graph
+            result = None
+        elif self.dataset_function and name == "EagerPyFunc":
+            # runs once while tracing, to give later ops its result; failing on the trace's element is an
+            # op error (as TF's per-element one), so tf.data traces again with a real element
+            with tracing.suspended():
+                try:
+                    result = fn(*inputs)
+                except OpError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - re-raised as the op error TF's py_function gives
+                    raise InvalidArgumentError(None, None, str(e)) from e
         else:
             with tracing.suspended():
                 result = fn(*inputs)
@@ -241,9 +264,11 @@ class FuncGraph:
                                stateful=stateful, name=name))
         return result
 
-    def _host_read(self, t):
+    def _host_read(self, t, kind="numpy"):
         if not self.knows(t):
             return
+        if self.dataset_function and _read_by_user_code():
+            _raise_symbolic_read(t, kind)
         import traceback
 
         where = ""
@@ -283,3 +308,34 @@ class FuncGraph:
 
     def __repr__(self):
         return f"<FuncGraph {self.name}: {len(self.nodes)} nodes>"
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _read_by_user_code():
+    """True when the code that read a tensor's value (the first frame outside the Tensor class and the
+    tracing hooks) is not tfcore's own: library code (ops reading a host argument) keeps its guards."""
+    f = sys._getframe(2)
+    framework = _PACKAGE_DIR + "framework" + os.sep
+    while f is not None and f.f_code.co_filename.startswith(framework):
+        f = f.f_back
+    return f is None or not f.f_code.co_filename.startswith(_PACKAGE_DIR)
+
+
+_SYMBOLIC_READ = {
+    "numpy": (AttributeError, "'SymbolicTensor' object has no attribute 'numpy'"),
+    "array": (NotImplementedError, "Cannot convert a symbolic tf.Tensor to a numpy array"),
+    "bool": (OperatorNotAllowedInGraphError, "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"),
+    "scalar": (OperatorNotAllowedInGraphError, "Converting a symbolic `tf.Tensor` to a Python number is not "
+                                                "allowed"),
+}
+
+
+def _raise_symbolic_read(t, kind):
+    cls, what = _SYMBOLIC_READ.get(kind, _SYMBOLIC_READ["numpy"])
+    raise cls(f"{what}: inside a tf.data function (Dataset.map, filter, scan, reduce...) elements are "
+              f"symbolic graph tensors (here shape={list(t._array.shape)}, dtype={t._dtype.name}); the function is "
+              "traced once into a graph, as in TensorFlow, so its Python code cannot see element values. Use "
+              "TensorFlow ops (AutoGraph converts `if`/`while` on tensors), or wrap Python code that needs values "
+              "in tf.py_function / tf.numpy_function, which run it on every element.")

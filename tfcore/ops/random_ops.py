@@ -12,7 +12,9 @@ Seed rules (``tf.random.set_seed`` documentation):
   ``set_seed`` is called; without a global seed TF's default global seed is used.
 """
 
+import copy as _copy
 import random as _pyrandom
+import threading as _threading
 
 import numpy as np
 
@@ -44,6 +46,45 @@ class _SeedState:
 
 
 _state = _SeedState()
+
+
+class _Preview(_threading.local):
+    saved = None  # while previewing on this thread: {id(generator): (generator, its state before)}
+
+
+_preview = _Preview()
+
+
+class previewing:  # noqa: N801 - used like a function
+    """``with previewing():`` random ops run, but the seeded generators they use end as they were.
+
+    tf.data traces a dataset function by running it once before any element (TF traces it
+    symbolically); the graph's random nodes keep their generators, whose numbers then start
+    with the first element, as the same op's would eagerly. The unseeded (nondeterministic)
+    generator is shared by every thread and is left alone. Per thread; nests.
+    """
+
+    __slots__ = ("_outer",)
+
+    def __enter__(self):
+        self._outer = _preview.saved
+        if self._outer is None:
+            _preview.saved = {}
+        return self
+
+    def __exit__(self, *exc):
+        if self._outer is None:
+            saved, _preview.saved = _preview.saved, None
+            for gen, state in saved.values():
+                gen.bit_generator.state = state
+        return False
+
+
+def _noting_preview(gen):
+    saved = _preview.saved
+    if saved is not None and gen is not _state.nondeterministic and id(gen) not in saved:
+        saved[id(gen)] = (gen, _copy.deepcopy(gen.bit_generator.state))
+    return gen
 
 
 def set_seed(seed):
@@ -81,12 +122,12 @@ def _generator(op_name, seed):
     if g_seed is None:
         return _state.nondeterministic
     if not explicit:
-        return _philox((g_seed, o_seed))  # a fresh op seed from the counter each call
+        return _noting_preview(_philox((g_seed, o_seed)))  # a fresh op seed from the counter each call
     key = (g_seed, o_seed, op_name)
     gen = _state.generators.get(key)
     if gen is None:
         gen = _state.generators[key] = _philox((g_seed, o_seed))
-    return gen
+    return _noting_preview(gen)
 
 
 # -- kernels: draw on the host, place on the op's device -------------------------------------

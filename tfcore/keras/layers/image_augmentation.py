@@ -14,6 +14,9 @@ import math
 
 import numpy as np
 
+from ...framework import tracing
+from ...framework.tensor import Tensor
+from ...framework.tensor_conversion import convert_to_tensor
 from ...ops import array_ops, math_ops, reduce_ops
 from .image_preprocessing import Resizing, _as_float, _batched, _ImageLayer, _unbatch, smart_resize
 
@@ -53,6 +56,12 @@ class _RandomLayer(_ImageLayer):
     def call(self, inputs, training=True):
         if not training:
             return self._inference(inputs)
+        if tracing.current_graph() is not None:
+            # the parameters are drawn on the host in Python: inside a traced function (tf.function, a
+            # tf.data map) the augmentation is one node that draws again on every call
+            x = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+            return tracing.call_python(lambda t: _ImageLayer.call(self, t, training), [x],
+                                       name="RandomAugmentation")
         return super().call(inputs, training)
 
     def _inference(self, inputs):
