@@ -1,0 +1,2 @@
+"""``tf.signal``: FFTs (with gradients), fftshift, windows, framing and the STFT."""
+
