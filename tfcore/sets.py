@@ -1,0 +1,2 @@
+"""``tf.sets``: set operations on the last dimension of Tensors and SparseTensors."""
+
