@@ -51,6 +51,7 @@ from .ops.spectral_ops import complex
 from . import sets, signal
 from .ops.set_ops import edit_distance
 from .framework.tracing import inside_function
+from .framework.type_spec import TypeSpec, type_spec_from_value
 from .io.tensor_serialization import make_ndarray, make_tensor_proto
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer

@@ -91,3 +91,19 @@ def test_experimental_run_functions_eagerly_aliases():
     finally:
         tf.config.experimental_run_functions_eagerly(False)
     assert tf.config.experimental_functions_run_eagerly() is False
+
+
+def test_tf32_and_determinism_switches():
+    exp = tf.config.experimental
+    assert exp.tensor_float_32_execution_enabled() is True
+    try:
+        exp.enable_tensor_float_32_execution(False)
+        assert exp.tensor_float_32_execution_enabled() is False
+    finally:
+        exp.enable_tensor_float_32_execution(True)
+    try:
+        exp.enable_op_determinism()
+        assert context.op_determinism is True
+    finally:
+        exp.disable_op_determinism()
+    assert context.op_determinism is False

@@ -24,3 +24,7 @@ def test_resource_variant_and_plain_types_unaffected():
     assert tf.resource.as_datatype_enum == 20 and tf.variant.as_datatype_enum == 21
     assert tf.as_dtype("resource") is tf.resource and tf.as_dtype(21) is tf.dtypes.variant
     assert not tf.float32.is_quantized and tf.int8.min == -128
+
+
+def test_unsigned_64_limits():
+    assert tf.dtypes.uint64.max == 2 ** 64 - 1 and tf.dtypes.uint64.min == 0 and tf.uint64.is_unsigned

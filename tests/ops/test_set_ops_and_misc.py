@@ -76,3 +76,32 @@ def test_make_tensor_proto_and_make_ndarray():
         tf.make_tensor_proto([1, 2, 3], shape=[2])
     with pytest.raises(TypeError):
         tf.make_ndarray(np.zeros(2))
+
+
+def _volume_patches_ref(x, k, s, padding):
+    b, p, r, c, d = x.shape
+    if padding == "SAME":
+        outs = [-(-n // st) for n, st in zip((p, r, c), s)]
+        pads = [max((o - 1) * st + kk - n, 0) for o, st, kk, n in zip(outs, s, k, (p, r, c))]
+        x = np.pad(x, [(0, 0)] + [(q // 2, q - q // 2) for q in pads] + [(0, 0)])
+    else:
+        outs = [(n - kk) // st + 1 for n, kk, st in zip((p, r, c), k, s)]
+    out = np.zeros([b] + outs + [k[0] * k[1] * k[2] * d])
+    for i in range(outs[0]):
+        for j in range(outs[1]):
+            for m in range(outs[2]):
+                blk = x[:, i * s[0]:i * s[0] + k[0], j * s[1]:j * s[1] + k[1], m * s[2]:m * s[2] + k[2], :]
+                out[:, i, j, m] = blk.reshape(b, -1)
+    return out
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_extract_volume_patches(padding):
+    from tests.conftest import check_gradients
+
+    x = np.random.default_rng(3).standard_normal((2, 3, 4, 5, 2))
+    out = tf.extract_volume_patches(x, [1, 2, 2, 3, 1], [1, 1, 2, 2, 1], padding)
+    np.testing.assert_allclose(out.numpy(), _volume_patches_ref(x, (2, 2, 3), (1, 2, 2), padding))
+    check_gradients(lambda v: tf.extract_volume_patches(v, [1, 2, 1, 2, 1], [1, 1, 2, 2, 1], padding), x[:1, :, :3])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="ExtractVolumePatches"):
+        tf.extract_volume_patches(x[0], [1, 2, 2, 2, 1], [1, 1, 1, 1, 1], padding)
