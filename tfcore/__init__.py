@@ -44,6 +44,15 @@ from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'
 from . import io, train, sparse, summary, strings, saved_model
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
+from .framework.indexed_slices import IndexedSlices
+from .ops.string_extra_ops import fingerprint
+from .ops.string_ops import as_string
+from .ops.spectral_ops import complex
+from . import sets, signal
+from .ops.set_ops import edit_distance
+from .framework.tracing import inside_function
+from .framework.type_spec import TypeSpec, type_spec_from_value
+from .io.tensor_serialization import make_ndarray, make_tensor_proto
 from .keras.initializers import Zeros as zeros_initializer, Ones as ones_initializer  # TF2's tf.*_initializer
 from .keras.initializers import Constant as constant_initializer, RandomNormal as random_normal_initializer
 from .keras.initializers import RandomUniform as random_uniform_initializer

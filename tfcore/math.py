@@ -19,3 +19,4 @@ from .ops.reduce_ops import (
     unsorted_segment_mean,
     unsorted_segment_sum,
 )
+from .ops.spectral_ops import angle, imag, real  # noqa: E402

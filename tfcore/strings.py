@@ -1,5 +1,6 @@
 """``tf.strings``: operations on string tensors."""
 
+from .ops.string_extra_ops import format, to_hash_bucket_fast, unicode_transcode, unsorted_segment_join
 from .ops.string_ops import (
                              as_string,
                              join,
@@ -13,4 +14,13 @@ from .ops.string_ops import (
                              to_number,
                              upper,
 )
-from .ragged.ragged_string_ops import split, unicode_decode
+from .ragged.ragged_string_ops import (
+                             bytes_split,
+                             ngrams,
+                             split,
+                             unicode_decode,
+                             unicode_decode_with_offsets,
+                             unicode_encode,
+                             unicode_split,
+                             unicode_split_with_offsets,
+)

@@ -290,6 +290,41 @@ CASES.update({
     "TensorScatterMin": (lambda t, u: tf.tensor_scatter_nd_min(t, [[1], [2]], u), [away(3, 2), away(2, 2) + 0.05]),
 })
 
+
+def _ri(c):
+    """A real, nonlinear function of a complex tensor (its gradient reaches both parts)."""
+    return tf.math.real(c) * tf.math.imag(c) + 0.5 * tf.math.real(c)
+
+
+def _cplx(a, b):
+    return tf.complex(a, b)
+
+
+# -- complex and tf.signal (tfcore.ops.spectral_ops) ------------------------------------------------
+CASES.update({
+    "Complex": (lambda a, b: _ri(tf.complex(a, b)), [r(2, 3), r(3)]),
+    "Real": (lambda a, b: tf.math.real(_cplx(a, b)) ** 2, [r(2, 3), r(2, 3)]),
+    "Imag": (lambda a, b: tf.math.imag(_cplx(a, b)) ** 2 * a, [r(2, 3), r(2, 3)]),
+    "Angle": (lambda a, b: tf.math.angle(_cplx(a, b)), [r(2, 3, lo=0.5, hi=2.0), r(2, 3)]),
+    "FFT": (lambda a, b: _ri(tf.signal.fft(_cplx(a, b))), [r(2, 5), r(2, 5)]),
+    "IFFT": (lambda a, b: _ri(tf.signal.ifft(_cplx(a, b))), [r(2, 4), r(2, 4)]),
+    "FFT2D": (lambda a, b: _ri(tf.signal.fft2d(_cplx(a, b))), [r(3, 4), r(3, 4)]),
+    "IFFT2D": (lambda a, b: _ri(tf.signal.ifft2d(_cplx(a, b))), [r(3, 4), r(3, 4)]),
+    "FFT3D": (lambda a, b: _ri(tf.signal.fft3d(_cplx(a, b))), [r(2, 2, 3), r(2, 2, 3)]),
+    "IFFT3D": (lambda a, b: _ri(tf.signal.ifft3d(_cplx(a, b))), [r(2, 2, 3), r(2, 2, 3)]),
+    # default length, cropped (5) and zero-padded (8) inputs
+    "RFFT": (lambda x: tf.concat([_ri(tf.signal.rfft(x)), _ri(tf.signal.rfft(x, [5])),
+                                  _ri(tf.signal.rfft(x, [8]))], axis=-1), [r(2, 6)]),
+    "IRFFT": (lambda a, b: tf.concat([tf.signal.irfft(_cplx(a, b)), tf.signal.irfft(_cplx(a, b), [5]),
+                                      tf.signal.irfft(_cplx(a, b), [9])], axis=-1) ** 2, [r(2, 4), r(2, 4)]),
+    "RFFT2D": (lambda x: _ri(tf.signal.rfft2d(x)) + tf.reduce_sum(_ri(tf.signal.rfft2d(x, [2, 7]))), [r(3, 5)]),
+    "IRFFT2D": (lambda a, b: tf.signal.irfft2d(_cplx(a, b)) ** 2 + tf.reduce_sum(tf.signal.irfft2d(
+        _cplx(a, b), [2, 3])), [r(3, 4), r(3, 4)]),
+    "RFFT3D": (lambda x: _ri(tf.signal.rfft3d(x)), [r(2, 2, 4)]),
+    "IRFFT3D": (lambda a, b: tf.signal.irfft3d(_cplx(a, b)) ** 2, [r(2, 2, 3), r(2, 2, 3)]),
+})
+
+
 def differentiable_ops():
     return sorted(name for name, op in REGISTRY.items() if op.grad is not None)
 

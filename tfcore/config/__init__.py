@@ -25,3 +25,5 @@ from .devices import (
     set_visible_devices,
 )
 from ..framework.tracing import functions_run_eagerly, run_functions_eagerly  # noqa: E402
+from ..framework.tracing import functions_run_eagerly as experimental_functions_run_eagerly  # noqa: E402
+from ..framework.tracing import run_functions_eagerly as experimental_run_functions_eagerly  # noqa: E402

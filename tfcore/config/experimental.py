@@ -50,3 +50,42 @@ __all__ = [
     "reset_memory_stats", "enable_tensor_float_32_execution", "tensor_float_32_execution_enabled",
     "enable_op_determinism", "disable_op_determinism",
 ]
+
+
+_DEVICE_POLICIES = (None, "warn", "explicit", "silent", "silent_for_int32")
+
+
+def set_device_policy(device_policy):
+    """``tf.config.experimental.set_device_policy``: what happens when an op's input is on another device.
+
+    ``'silent'`` (the default, also ``None``) copies it; ``'warn'`` copies and warns; ``'explicit'`` raises
+    InvalidArgumentError; ``'silent_for_int32'`` copies int32 tensors silently and warns for others.
+    """
+    if device_policy not in _DEVICE_POLICIES:
+        raise ValueError(f"Not a valid device policy: {device_policy!r}; expected one of {list(_DEVICE_POLICIES)}")
+    _context.device_policy = device_policy or "silent"
+
+
+def get_device_policy():
+    """``tf.config.experimental.get_device_policy``: ``'silent'``, ``'warn'``, ``'explicit'`` or
+    ``'silent_for_int32'``."""
+    return _context.device_policy
+
+
+def set_synchronous_execution(enable):
+    """``tf.config.experimental.set_synchronous_execution``: TF's switch between synchronous and asynchronous
+    eager dispatch. tfcore dispatches eager ops on the calling thread either way (device work already runs
+    on streams), so results and errors are the same; the setting is kept for ``get_synchronous_execution``."""
+    if enable is None:
+        enable = True
+    if not isinstance(enable, bool):
+        raise ValueError(f"set_synchronous_execution: enable must be True, False or None, got {enable!r}")
+    _context.synchronous_execution = enable
+
+
+def get_synchronous_execution():
+    """``tf.config.experimental.get_synchronous_execution`` (True by default)."""
+    return _context.synchronous_execution
+
+
+__all__ += ["set_device_policy", "get_device_policy", "set_synchronous_execution", "get_synchronous_execution"]

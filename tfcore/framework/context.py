@@ -138,6 +138,8 @@ class Context:
         self.inter_op_parallelism_threads = 0
         self.tensor_float_32_execution = True   # tf.config.experimental.enable_tensor_float_32_execution
         self.op_determinism = False             # tf.config.experimental.enable_op_determinism
+        self.device_policy = "silent"           # tf.config.experimental.set_device_policy
+        self.synchronous_execution = True       # tf.config.experimental.set_synchronous_execution
 
     # -- physical devices -------------------------------------------------
     def physical_devices(self):

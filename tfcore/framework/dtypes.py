@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 __all__ = [
     "DType", "as_dtype", "float16", "half", "float32", "float64", "double", "int8", "int16", "int32",
     "int64", "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string", "bfloat16",
+    "qint8", "quint8", "qint16", "quint16", "qint32", "resource", "variant", "QUANTIZED_DTYPES",
 ]
 
 
@@ -37,7 +38,7 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        return self._np.type
+        return self._np if self._np.names else self._np.type  # quantized types: TF's structured np.dtype
 
     @property
     def as_datatype_enum(self):
@@ -73,7 +74,12 @@ class DType:
 
     @property
     def is_numeric(self):
-        return self._name != "string"
+        return self._name not in ("string", "resource", "variant")
+
+    @property
+    def is_quantized(self):
+        """qint8, quint8, qint16, quint16, qint32 (TF's quantized integer types)."""
+        return self._name in _QUANTIZED
 
     @property
     def size(self):
@@ -85,6 +91,8 @@ class DType:
 
     @property
     def min(self):
+        if self._name in _NO_LIMITS:
+            raise TypeError(f"Cannot find minimum value of {self}.")
         if self.is_floating:
             return float(_finfo(self._np).min)
         if self.is_bool:
@@ -93,6 +101,8 @@ class DType:
 
     @property
     def max(self):
+        if self._name in _NO_LIMITS:
+            raise TypeError(f"Cannot find maximum value of {self}.")
         if self.is_floating:
             return float(_finfo(self._np).max)
         if self.is_bool:
@@ -140,6 +150,8 @@ def _finfo(np_dtype):
 
 _BF16_NP = np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else None
 _FLOATING = {"float16", "bfloat16", "float32", "float64"}
+_QUANTIZED = {"qint8", "quint8", "qint16", "quint16", "qint32"}
+_NO_LIMITS = _QUANTIZED | {"string", "resource", "variant", "complex64", "complex128"}
 _INTEGER = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 float16 = DType("float16", np.float16, 19)
@@ -169,6 +181,24 @@ _BY_NP = {d._np: d for d in _ALL if d is not string}
 _BY_NP[np.dtype(np.str_)] = string
 _BY_NP[np.dtype(np.bytes_)] = string
 _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
+# Quantized types hold their integer in a one-field structured NumPy dtype, as TF's ``as_numpy_dtype``; like
+# resource and variant they are kept out of ``_ALL`` (no op computes with them).
+qint8 = DType("qint8", [("qint8", np.int8)], 11)
+quint8 = DType("quint8", [("quint8", np.uint8)], 12)
+qint16 = DType("qint16", [("qint16", np.int16)], 15)
+quint16 = DType("quint16", [("quint16", np.uint16)], 16)
+qint32 = DType("qint32", [("qint32", np.int32)], 13)
+resource = DType("resource", [("resource", np.ubyte)], 20)
+variant = DType("variant", np.object_, 21)
+QUANTIZED_DTYPES = frozenset({qint8, quint8, qint16, quint16, qint32,
+                              # TF's set also holds the reference types, which tfcore does not have
+                              })
+for _d in (qint8, quint8, qint16, quint16, qint32, resource, variant):
+    _BY_NAME[_d.name] = _d
+    _BY_ENUM[_d.as_datatype_enum] = _d
+    if _d is not variant:
+        _BY_NP[_d._np] = _d
+del _d
 _PY_TYPES = {float: float32, int: int32, builtins.bool: bool, str: string, bytes: string,
              complex: complex64}
 

@@ -139,3 +139,12 @@ def stack_sparse(items):
     values = np.concatenate([np.asarray(s._values._array) for s in items])
     return SparseTensor(indices, Tensor(values, items[0]._values._dtype, items[0]._values._device),
                         np.concatenate([[len(items)], shape]).astype(np.int64))
+
+
+def _register():
+    from . import type_spec
+
+    type_spec.register_spec(SparseTensorSpec, lambda v: isinstance(v, SparseTensor), SparseTensorSpec.from_value)
+
+
+_register()

@@ -35,7 +35,10 @@ def infer_dtype(value):
     if isinstance(value, list | tuple):
         if len(value) == 0:
             return dtypes.float32
-        arr = np.asarray(_unwrap_nested(value))
+        try:
+            arr = np.asarray(_unwrap_nested(value))
+        except UnicodeDecodeError:  # str mixed with non-ASCII bytes: a string tensor
+            return dtypes.string
         kind = arr.dtype.kind
         if kind == "b":
             return dtypes.bool
@@ -119,10 +122,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, device=None
             dtype = inferred
     if isinstance(value, list | tuple):
         value = _unwrap_nested(value)
-    np_value = np.asarray(value)
     if dtype is dtypes.string:
-        arr = _as_bytes_array(value)
+        arr = _as_bytes_array(value)  # np.asarray would fail on a list mixing str and non-ASCII bytes
     else:
+        np_value = np.asarray(value)
         try:
             arr = np_value.astype(dtype.as_numpy_dtype, copy=False)
         except (ValueError, TypeError) as e:

@@ -52,3 +52,28 @@ class TensorSpec:
 
     def __repr__(self):
         return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
+
+
+def _register():
+    import numpy as np
+
+    from . import type_spec
+    from .tensor import Tensor
+    from .tensor_conversion import convert_to_tensor
+    from .tensor_conversion_registry import is_convertible
+
+    def is_tensor_like(v):
+        return isinstance(v, Tensor | np.ndarray | np.generic | int | float | complex | str | bytes | list | tuple) \
+            or is_convertible(v)
+
+    def spec(v):
+        try:
+            t = v if isinstance(v, Tensor) else convert_to_tensor(v)
+        except (ValueError, TypeError) as e:  # e.g. a ragged Python list
+            raise TypeError(f"Could not build a TypeSpec for {v!r} with type {type(v).__name__}") from e
+        return TensorSpec(t.shape, t.dtype)
+
+    type_spec.register_spec(TensorSpec, is_tensor_like, spec)
+
+
+_register()

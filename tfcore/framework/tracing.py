@@ -36,6 +36,11 @@ def is_tracing():
     return ACTIVE[0] and _state.graph is not None
 
 
+def inside_function():
+    """``tf.inside_function()``: True while a tf.function is being traced (building its graph)."""
+    return bool(ACTIVE[0] and _state.graph is not None)
+
+
 def executing_eagerly():
     """``tf.executing_eagerly()``: False while tracing a tf.function."""
     return not (ACTIVE[0] and _state.graph is not None)

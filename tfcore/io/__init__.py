@@ -6,7 +6,9 @@ library for TFRecord/Example (``pip install 'tfcore[tfrecord]'``), Pillow for de
 """
 
 from . import gfile
-from .file_io import decode_raw, matching_files, read_file, write_file
+from .codec_ops import (decode_base64, decode_bmp, decode_compressed, decode_csv, decode_gif, deserialize_many_sparse,
+                        encode_base64, extract_jpeg_shape, is_jpeg, serialize_many_sparse, serialize_sparse)
+from .file_io import decode_raw, match_filenames_once, matching_files, read_file, write_file
 from .image_codecs import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png
 from .parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, parse_example,
                           parse_single_example, parse_single_sequence_example)

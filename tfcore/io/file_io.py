@@ -131,3 +131,12 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     return execute(_DECODE_RAW, (convert_to_tensor(input_bytes, dtype=dtypes.string),),
                    {"out_type": dt, "little_endian": bool(little_endian),
                     "fixed_length": None if fixed_length is None else int(fixed_length)})
+
+
+def match_filenames_once(pattern, name=None):
+    """``tf.io.match_filenames_once``: a non-trainable local variable holding the files matching ``pattern``
+    when it is called (TF 2 initialises it at once)."""
+    from ..framework.variables import Variable
+
+    return Variable(matching_files(pattern), trainable=False, name=name or "matching_filenames",
+                    validate_shape=False)

@@ -11,7 +11,7 @@ from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.registry import Op, execute
-from . import protos
+from . import _deps, protos
 
 _BY_ENUM = {d.as_datatype_enum: d for d in dtypes._ALL if d is not None}
 _VAL_FIELD = {"float32": "float_val", "float64": "double_val", "int32": "int_val", "uint8": "int_val",
@@ -122,3 +122,68 @@ def parse_tensor(serialized, out_type, name=None):
     """``tf.io.parse_tensor``: the tensor in a serialized TensorProto; ``out_type`` must match its dtype."""
     return execute(_PARSE, (convert_to_tensor(serialized, dtype=dtypes.string),),
                    {"out_type": dtypes.as_dtype(out_type)})
+
+
+_CONTENT_TYPES = {"float32", "float64", "int32", "uint8", "int16", "int8", "int64", "uint16", "uint32", "uint64",
+                  "float16", "bfloat16", "complex64", "complex128", "bool"}
+
+
+def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
+    """``tf.make_tensor_proto``: a TensorFlow ``TensorProto`` (the class TensorBoard ships, as
+    ``tensorboard.compat.proto.tensor_pb2``; needs the 'tensorboard' extra).
+
+    As TF: more than one element of a numeric type goes to ``tensor_content`` (little-endian), a single
+    element to the typed ``*_val`` field (which a reader repeats to fill ``shape``), strings to ``string_val``.
+    """
+    tensor_pb2 = _deps.tensorboard_proto("tensor_pb2")
+    t = values if hasattr(values, "_dtype") else convert_to_tensor(values, dtype=dtype)
+    dt = t.dtype if dtype is None else dtypes.as_dtype(dtype)
+    arr = np.asarray(t.numpy())
+    if dt is not t.dtype:
+        arr = arr.astype(dt.as_numpy_dtype)
+    if shape is None:
+        shape = list(arr.shape)
+    else:
+        shape = [int(d) for d in shape]
+        n = int(np.prod(shape, dtype=np.int64))
+        if verify_shape and list(arr.shape) != shape:
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
+        if arr.size != n and not (arr.size == 1 or allow_broadcast):
+            if arr.size > n:
+                raise ValueError(f"Too many elements provided. Takes at most {n:d}, but got {arr.size:d}.")
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
+        if arr.size == n:
+            arr = arr.reshape(shape)
+        elif allow_broadcast and arr.size != 1:
+            arr = np.broadcast_to(arr, shape)
+    tp = tensor_pb2.TensorProto(dtype=dt.as_datatype_enum)
+    tp.tensor_shape.SetInParent()
+    for d in shape:
+        tp.tensor_shape.dim.add(size=int(d))
+    flat = arr.reshape(-1)
+    if dt is dtypes.string:
+        tp.string_val.extend(x if isinstance(x, bytes) else str(x).encode() for x in flat)
+    elif dt.name in _CONTENT_TYPES and flat.size > 1 and flat.size == int(np.prod(shape, dtype=np.int64)):
+        tp.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+    else:
+        field = getattr(tp, _VAL_FIELD[dt.name])
+        if dt.name in ("float16", "bfloat16"):
+            field.extend(int(v) for v in flat.view(np.uint16))
+        elif dt.is_complex:
+            field.extend(float(p) for v in flat for p in (v.real, v.imag))
+        elif dt.is_bool:
+            field.extend(bool(v) for v in flat)
+        elif dt.is_floating:
+            field.extend(float(v) for v in flat)
+        else:
+            field.extend(int(v) for v in flat)
+    return tp
+
+
+def make_ndarray(tensor):
+    """``tf.make_ndarray``: the NumPy array a ``TensorProto`` holds (any TensorProto class of TF's layout)."""
+    if not hasattr(tensor, "SerializeToString") or not hasattr(tensor, "tensor_shape"):
+        raise TypeError(f"make_ndarray: expected a TensorProto, got {type(tensor).__name__}")
+    tp = protos.message_class("TensorProto").FromString(tensor.SerializeToString())
+    arr, dt = array_from_tensor_proto(tp)
+    return arr.astype(object) if dt is dtypes.string else arr

@@ -27,7 +27,7 @@ __all__ = [
     "shape_n", "broadcast_dynamic_shape", "broadcast_static_shape", "parallel_stack", "space_to_batch_nd",
     "space_to_batch", "batch_to_space", "required_space_to_batch_paddings", "guarantee_const", "no_op", "group",
     "tuple", "is_symbolic_tensor", "timestamp", "get_logger", "AggregationMethod", "bitcast",
-    "get_current_name_scope",
+    "get_current_name_scope", "extract_volume_patches",
 ]
 
 
@@ -575,3 +575,45 @@ def get_current_name_scope():
     from ..framework import context as _ctx
 
     return _ctx.current_name_scope()
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002 - TF's argument name
+    """``tf.extract_volume_patches``: every ``[kp, kr, kc]`` patch of a ``[batch, planes, rows, cols, depth]``
+    volume, flattened (plane, row, col, depth order) into the last dimension of
+    ``[batch, out_planes, out_rows, out_cols, kp * kr * kc * depth]``. ``ksizes``/``strides`` are 5-element
+    lists with 1 at both ends; SAME pads with zeros as TF. Built from Pad and GatherV2, so it is differentiable.
+    """
+    _arr = _a
+    x = as_tensor(input)
+    if x.ndim != 5:
+        raise InvalidArgumentError(None, None, f"ExtractVolumePatches: input must be 5-D, got shape "
+                                               f"{x.shape.as_list()}")
+    ks, st = [int(k) for k in ksizes], [int(s) for s in strides]
+    if len(ks) != 5 or len(st) != 5 or ks[0] != 1 or ks[4] != 1 or st[0] != 1 or st[4] != 1:
+        raise InvalidArgumentError(None, None, "ExtractVolumePatches: ksizes and strides must be 5-element lists "
+                                               "with 1 in the batch and depth positions")
+    if min(ks + st) < 1:
+        raise InvalidArgumentError(None, None, "ExtractVolumePatches: ksizes and strides must be positive")
+    padding = padding.upper() if isinstance(padding, str) else padding
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"extract_volume_patches: padding must be 'SAME' or 'VALID', got {padding!r}")
+    b, *spatial, d = x.shape.as_list()
+    outs, pads = [], []
+    for n, k, s in zip(spatial, ks[1:4], st[1:4]):
+        if padding == "VALID":
+            o = (n - k) // s + 1 if n >= k else 0
+            pads.append([0, 0])
+        else:
+            o = -(-n // s)
+            total = max((o - 1) * s + k - n, 0)
+            pads.append([total // 2, total - total // 2])
+        outs.append(o)
+    xp = _arr.pad(x, [[0, 0]] + pads + [[0, 0]]) if any(p[0] or p[1] for p in pads) else x
+    pp, pr, pc = (n + p[0] + p[1] for n, p in zip(spatial, pads))
+    grids = np.meshgrid(*(np.arange(o) * s for o, s in zip(outs, st[1:4])), *(np.arange(k) for k in ks[1:4]),
+                        indexing="ij")
+    plane, row, col = grids[0] + grids[3], grids[1] + grids[4], grids[2] + grids[5]
+    flat_idx = ((plane * pr + row) * pc + col).astype(np.int64)
+    flat = _arr.reshape(xp, [b, pp * pr * pc, d])
+    patches = _arr.gather(flat, _convert(flat_idx), axis=1)
+    return _arr.reshape(patches, [b] + outs + [ks[1] * ks[2] * ks[3] * d])

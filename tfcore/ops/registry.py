@@ -33,6 +33,7 @@ DType to skip the NumPy-dtype lookup (``_common.arith_rule``).
 """
 
 import contextlib
+import warnings
 
 import numpy as np
 
@@ -315,8 +316,25 @@ def _convert_inputs(inputs, op=None):
     caller = tuple(converted)
     for t in caller:
         if t._device is not dev:
+            if _context.device_policy != "silent":
+                _check_device_policy(op, caller, dev)
             return tuple(t._copy_to(dev) for t in caller), dev, caller
     return caller, dev, caller
+
+
+def _check_device_policy(op, tensors, dev):
+    """``tf.config.experimental.set_device_policy``: 'explicit' refuses implicit copies, 'warn' (and
+    'silent_for_int32' for non-int32 tensors) warns about them."""
+    policy = _context.device_policy
+    for i, t in enumerate(tensors):
+        if t._device is dev or (policy == "silent_for_int32" and t._dtype is dtypes.int32):
+            continue
+        name = op.name if op is not None else "an op"
+        msg = (f"{name}: input {i} is on {t._device.name} but the op runs on {dev.name}; "
+               f"device policy is '{policy}'")
+        if policy == "explicit":
+            raise InvalidArgumentError(None, None, msg + " (copy it with tf.identity under tf.device first)")
+        warnings.warn(msg + "; copying it", RuntimeWarning, stacklevel=4)
 
 
 def execute(op, inputs, attrs=None):

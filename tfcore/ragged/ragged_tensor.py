@@ -518,3 +518,12 @@ def boolean_mask(data, mask, name=None):
         return RaggedTensor.from_row_lengths(_a.boolean_mask(d.flat_values, keep), np.asarray(lens, np.int64))
     host = _host(m)
     return RaggedTensor.from_row_lengths(_a.boolean_mask(d, m), host.reshape(host.shape[0], -1).sum(axis=1))
+
+
+def _register():
+    from ..framework import type_spec
+
+    type_spec.register_spec(RaggedTensorSpec, lambda v: isinstance(v, RaggedTensor), RaggedTensorSpec.from_value)
+
+
+_register()
