@@ -10,8 +10,9 @@ same layout holding the reduced values, each on its replica's device.
 - :class:`NcclAllReduce`: NCCL all-reduce across distinct physical GPUs, tensors
   packed into buckets of ``bytes_per_pack`` bytes, one NCCL group call per bucket.
 - :class:`OnDeviceAllReduce`: logical GPUs carved from one physical GPU share its
-  memory; each bucket is gathered into one [replicas, n] buffer and reduced in
-  place by a single kernel launch (NCCL refuses duplicate GPUs).
+  memory; one kernel launch reads every replica's buckets where they are and writes
+  the sums (MEAN: divided by the replicas) into every replica's buffer (NCCL refuses
+  duplicate GPUs).
 
 This module picks the policy (:func:`choose`) and packs buckets with tensor ops; moving and
 summing the buckets' arrays is ``tfcore.backend.collectives``'s job. MEAN divides the sums
@@ -171,8 +172,10 @@ def _mean(total, n):
 
 
 def _all_reduce_buckets(reduce_op, per_replica, bytes_per_pack, transport):
-    """Pack each replica's tensors into buckets, all-reduce the buckets with the backend's
-    ``transport`` and unpack; MEAN divides the sums on each replica's device."""
+    """Pack each replica's tensors into buckets, all-reduce every bucket with one call to the
+    backend's ``transport`` and unpack. MEAN divides the sums on each replica's device; the
+    "on_device" kernel divides float16/float32 buckets itself (sum / n in float32, what the
+    division after the sum gives)."""
     n = len(per_replica)
     if n == 1:
         return per_replica
@@ -180,19 +183,31 @@ def _all_reduce_buckets(reduce_op, per_replica, bytes_per_pack, transport):
     backends = [d.backend for d in devices]
     out = [[None] * len(per_replica[0]) for _ in range(n)]
     with recording.stop_recording():
-        for bucket in _buckets(per_replica[0], bytes_per_pack):
-            packed = []
+        buckets = _buckets(per_replica[0], bytes_per_pack)
+        packed = [[None] * len(buckets) for _ in range(n)]
+        for r, dev in enumerate(devices):
+            with _ctx.device(dev.name):
+                for i, bucket in enumerate(buckets):
+                    packed[r][i] = _pack([per_replica[r][k] for k in bucket])
+        fused = [reduce_op == ReduceOp.MEAN and transport == "on_device"
+                 and packed[0][i].dtype.as_numpy_dtype in (np.float16, np.float32) for i in range(len(buckets))]
+        for group, divisor in ((fused, n), ([not f for f in fused], 1)):
+            idx = [i for i, g in enumerate(group) if g]
+            if not idx:
+                continue
+            # A bucket of several tensors was packed into a new buffer: the kernel may write over it.
+            inplace = all(len(buckets[i]) > 1 for i in idx)
+            summed = collectives.all_reduce_buckets([[backend_array(packed[r][i]) for i in idx] for r in range(n)],
+                                                    backends, transport, divisor=divisor, inplace=inplace)
             for r, dev in enumerate(devices):
                 with _ctx.device(dev.name):
-                    packed.append(_pack([per_replica[r][k] for k in bucket]))
-            summed = collectives.all_reduce([backend_array(p) for p in packed], backends, transport)
-            for r, dev in enumerate(devices):
-                with _ctx.device(dev.name):
-                    total = from_backend_array(summed[r], dev, packed[r].dtype)
-                    if reduce_op == ReduceOp.MEAN:
-                        total = _mean(total, n)
-                    for k, t in zip(bucket, _unpack(total, [per_replica[r][k] for k in bucket])):
-                        out[r][k] = t
+                    for j, i in enumerate(idx):
+                        total = from_backend_array(summed[r][j], dev, packed[r][i].dtype)
+                        if reduce_op == ReduceOp.MEAN and divisor == 1:
+                            total = _mean(total, n)
+                        like = [per_replica[r][k] for k in buckets[i]]
+                        for k, t in zip(buckets[i], _unpack(total, like)):
+                            out[r][k] = t
     return out
 
 
@@ -214,11 +229,11 @@ class NcclAllReduce(CrossDeviceOps):
 
 
 class OnDeviceAllReduce(CrossDeviceOps):
-    """Reduction for logical GPUs that share one physical GPU: one kernel launch per bucket.
+    """Reduction for logical GPUs that share one physical GPU: one kernel launch for all buckets.
 
-    Each bucket of every replica becomes row r of one ``[replicas, n]`` buffer in the card's
-    memory and ``allreduce_rows_<dtype>`` sums the rows in place (``tfcore.backend.collectives``,
-    transport "on_device"). No host round trip, unlike TF's fallback through one device.
+    ``allreduce_buckets_<dtype>`` reads each replica's packed buckets in the card's memory and
+    writes the sums (MEAN fused) back over them (``tfcore.backend.collectives``, transport
+    "on_device"). No host round trip, unlike TF's fallback through one device.
     """
 
     name = "OnDeviceAllReduce"

@@ -5,11 +5,13 @@
 // applied when the final value is written. Accumulation is in float32 for float16 inputs.
 //
 // * reduce_rows_*   (inner == 1): one block of RD_THREADS per (row, split); threads stride
-//   over the row (float4 loads when `vec`), then a warp-shuffle block reduction. With
-//   splits > 1 each block reduces one chunk of its row and writes a float32 partial
-//   y[row * splits + split]; a second launch over the [outer, splits] partials finishes the
-//   job (the two-pass path for very long rows). Grid: min(outer * splits, 65535) x-blocks,
-//   grid-stride over (row, split).
+//   over the row (4-element vector loads when `vec`: float4, or 4 halves in 8 bytes; RD_UNROLL
+//   loads in flight per thread), then a warp-shuffle block reduction. With splits > 1 each
+//   block reduces one chunk of its row and writes a float32 partial y[row * splits + split]
+//   for a second launch (kept for callers that want the partials).
+// * reduce_rows_split_* (inner == 1, long rows): the same chunks in ONE launch: the last block
+//   of each row to finish (threadfence + atomic ticket) combines that row's partials. Grid:
+//   min(outer * splits, 65535) x-blocks, grid-stride over (row, split).
 // * reduce_cols_*   (inner > 1): block (RD_COLS_X, RD_COLS_Y): x walks 32 consecutive inner
 //   positions (coalesced), y splits R; partials combine in shared memory. With splits > 1 the
 //   block writes partial [outer, splits, inner] for a second pass with R = splits.
@@ -24,6 +26,8 @@
 #define RD_THREADS 256
 #define RD_COLS_X 32
 #define RD_COLS_Y 8
+#define RD_UNROLL 4
+#define RD_VEC 4  // elements per vector load (rd_load4)
 
 struct RdSum { static __device__ __forceinline__ float init() { return 0.0f; }
                static __device__ __forceinline__ float apply(float a, float b) { return a + b; } };
@@ -56,13 +60,55 @@ __device__ __forceinline__ float rd_block(float v, float* scratch) {
   return v;
 }
 
+struct __align__(8) rd_half4_t {
+  __half a, b, c, d;
+};
+
+// Four consecutive elements as floats: one 16-byte (float) or 8-byte (__half) load.
 __device__ __forceinline__ void rd_load4(const float* p, float v[4]) {
   const float4 q = *reinterpret_cast<const float4*>(p);
   v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
 }
 __device__ __forceinline__ void rd_load4(const __half* p, float v[4]) {
+  const rd_half4_t q = *reinterpret_cast<const rd_half4_t*>(p);
+  v[0] = __half2float(q.a); v[1] = __half2float(q.b); v[2] = __half2float(q.c); v[3] = __half2float(q.d);
+}
+
+template <class Op>
+__device__ __forceinline__ float rd_comb4(const float v[4]) {
+  return Op::apply(Op::apply(v[0], v[1]), Op::apply(v[2], v[3]));
+}
+
+// This thread's share of p[lo, hi) (not yet combined over the block). With `vec`, lo, hi and p's
+// alignment are multiples of 4 elements: RD_UNROLL independent 4-element loads are in flight per
+// iteration (enough bytes in flight per SM to approach DRAM bandwidth).
+template <class Op, typename Tin>
+__device__ __forceinline__ float rd_thread_chunk(const Tin* __restrict__ p, long long lo, long long hi, int vec) {
+  float acc = Op::init();
+  if (vec) {
+    const long long stride = 4LL * blockDim.x;
+    long long j = lo + threadIdx.x * 4;
+    float a[RD_UNROLL];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = __half2float(p[i]);
+    for (int u = 0; u < RD_UNROLL; ++u) a[u] = Op::init();
+    for (; j + (RD_UNROLL - 1) * stride < hi; j += RD_UNROLL * stride) {
+      float v[RD_UNROLL][4];
+#pragma unroll
+      for (int u = 0; u < RD_UNROLL; ++u) rd_load4(p + j + u * stride, v[u]);
+#pragma unroll
+      for (int u = 0; u < RD_UNROLL; ++u) a[u] = Op::apply(a[u], rd_comb4<Op>(v[u]));
+    }
+    for (; j < hi; j += stride) {
+      float v[4];
+      rd_load4(p + j, v);
+      acc = Op::apply(acc, rd_comb4<Op>(v));
+    }
+#pragma unroll
+    for (int u = 0; u < RD_UNROLL; ++u) acc = Op::apply(acc, a[u]);
+  } else {
+    for (long long j = lo + threadIdx.x; j < hi; j += blockDim.x) acc = Op::apply(acc, tfc_to_float(p[j]));
+  }
+  return acc;
 }
 
 template <class Op, typename Tin, typename Tout>
@@ -75,20 +121,46 @@ __device__ __forceinline__ void rd_rows(const Tin* __restrict__ x, Tout* __restr
     const long long row = b / splits;
     const long long lo = (b % splits) * chunk;
     const long long hi = lo + chunk < R ? lo + chunk : R;  // lo >= hi: an empty chunk (identity)
-    const Tin* p = x + row * R;
-    float acc = Op::init();
-    long long j = lo + threadIdx.x * 4;
-    if (vec) {  // R and chunk are multiples of 4 and x is 16-byte aligned
-      for (; j + 3 < hi; j += 4 * blockDim.x) {
-        float v[4];
-        rd_load4(p + j, v);
-        acc = Op::apply(acc, Op::apply(Op::apply(v[0], v[1]), Op::apply(v[2], v[3])));
-      }
-    } else {
-      for (j = lo + threadIdx.x; j < hi; j += blockDim.x) acc = Op::apply(acc, tfc_to_float(p[j]));
-    }
+    float acc = rd_thread_chunk<Op>(x + row * R, lo, hi, vec);
     acc = rd_block<Op>(acc, scratch);
     if (threadIdx.x == 0) y[b] = tfc_from_float<Tout>(acc * scale);
+  }
+}
+
+// Split rows in ONE launch: block (row, split) reduces its chunk into the float32 partial
+// part[row * splits + split], then takes a ticket from counters[row]; the block that takes the last
+// ticket combines the row's partials (in split order: deterministic) and writes y[row] * scale.
+// atomicInc wraps the counter back to 0 at the last ticket, so the counters (zeroed once when the
+// launcher allocates them) are ready for the next launch.
+template <class Op, typename Tin, typename Tout>
+__device__ __forceinline__ void rd_rows_split(const Tin* __restrict__ x, Tout* __restrict__ y, float* part,
+                                             unsigned* counters, long long outer, long long R, int splits,
+                                             float scale, int vec) {
+  __shared__ float scratch[32];
+  __shared__ int is_last;
+  long long chunk = (R + splits - 1) / splits;
+  if (vec) chunk = (chunk + 3) & ~3LL;
+  for (long long b = blockIdx.x; b < outer * splits; b += gridDim.x) {
+    const long long row = b / splits;
+    const long long lo = (b % splits) * chunk;
+    const long long hi = lo + chunk < R ? lo + chunk : R;
+    float acc = rd_thread_chunk<Op>(x + row * R, lo, hi, vec);
+    acc = rd_block<Op>(acc, scratch);
+    if (threadIdx.x == 0) {
+      part[b] = acc;
+      __threadfence();  // the partial is visible device-wide before the ticket is taken
+      is_last = atomicInc(counters + row, (unsigned)(splits - 1)) == (unsigned)(splits - 1);
+    }
+    __syncthreads();
+    if (is_last) {
+      __threadfence();
+      const volatile float* pr = part + row * splits;  // volatile: read from L2, not a stale L1 line
+      float a = Op::init();
+      for (int s = threadIdx.x; s < splits; s += blockDim.x) a = Op::apply(a, pr[s]);
+      a = rd_block<Op>(a, scratch);
+      if (threadIdx.x == 0) y[row] = tfc_from_float<Tout>(a * scale);
+    }
+    __syncthreads();  // is_last is rewritten by the next iteration
   }
 }
 
@@ -131,6 +203,18 @@ __device__ __forceinline__ void rd_rows_dispatch(const Tin* x, Tout* y, long lon
 }
 
 template <typename Tin, typename Tout>
+__device__ __forceinline__ void rd_rows_split_dispatch(const Tin* x, Tout* y, float* part, unsigned* counters,
+                                                      long long outer, long long R, int splits, int op, float scale,
+                                                      int vec) {
+  switch (op) {
+    case 0: rd_rows_split<RdSum>(x, y, part, counters, outer, R, splits, scale, vec); break;
+    case 1: rd_rows_split<RdMax>(x, y, part, counters, outer, R, splits, scale, vec); break;
+    case 2: rd_rows_split<RdMin>(x, y, part, counters, outer, R, splits, scale, vec); break;
+    default: rd_rows_split<RdProd>(x, y, part, counters, outer, R, splits, scale, vec); break;
+  }
+}
+
+template <typename Tin, typename Tout>
 __device__ __forceinline__ void rd_cols_dispatch(const Tin* x, Tout* y, long long outer, long long R,
                                                 long long inner, int splits, int op, float scale) {
   switch (op) {
@@ -141,20 +225,33 @@ __device__ __forceinline__ void rd_cols_dispatch(const Tin* x, Tout* y, long lon
   }
 }
 
+#define RD_COLS_ENTRY(SUF, TIN, TOUT)                                                                      \
+  TFC_KERNEL void reduce_cols_##SUF(const TIN* x, TOUT* y, long long outer, long long R, long long inner,  \
+                                    int splits, int op, float scale) {                                     \
+    rd_cols_dispatch<TIN, TOUT>(x, y, outer, R, inner, splits, op, scale);                                 \
+  }
 #define RD_ENTRIES(SUF, TIN, TOUT)                                                                         \
   TFC_KERNEL void reduce_rows_##SUF(const TIN* x, TOUT* y, long long outer, long long R, int splits, int op, \
                                     float scale, int vec) {                                                \
     rd_rows_dispatch<TIN, TOUT>(x, y, outer, R, splits, op, scale, vec);                                   \
   }                                                                                                        \
-  TFC_KERNEL void reduce_cols_##SUF(const TIN* x, TOUT* y, long long outer, long long R, long long inner,  \
-                                    int splits, int op, float scale) {                                     \
-    rd_cols_dispatch<TIN, TOUT>(x, y, outer, R, inner, splits, op, scale);                                 \
-  }
+  RD_COLS_ENTRY(SUF, TIN, TOUT)
 
 RD_ENTRIES(f32, float, float)
 RD_ENTRIES(f16, __half, __half)
-RD_ENTRIES(f16_f32, __half, float)
-RD_ENTRIES(f32_f16, float, __half)
+
+#define RD_SPLIT_ENTRY(SUF, TIN, TOUT)                                                                     \
+  TFC_KERNEL void reduce_rows_split_##SUF(const TIN* x, TOUT* y, float* part, unsigned* counters,           \
+                                          long long outer, long long R, int splits, int op, float scale,    \
+                                          int vec) {                                                        \
+    rd_rows_split_dispatch<TIN, TOUT>(x, y, part, counters, outer, R, splits, op, scale, vec);              \
+  }
+
+RD_SPLIT_ENTRY(f32, float, float)
+RD_SPLIT_ENTRY(f16, __half, __half)
+// Column reductions split over several y-blocks go through float32 partials (f16 -> f32, then f32 -> f16).
+RD_COLS_ENTRY(f16_f32, __half, float)
+RD_COLS_ENTRY(f32_f16, float, __half)
 
 // ---- argmax / argmin ----------------------------------------------------------------------------------
 

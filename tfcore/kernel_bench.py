@@ -420,13 +420,21 @@ def run_all(families=FAMILIES, repeat=10, out=print):
 
 
 def _add_arguments(p):
-    p.add_argument("family", nargs="?", default="all", choices=(*FAMILIES, "all"),
-                   help="kernel family to benchmark (default: all)")
+    from . import training_bench
+
+    p.add_argument("family", nargs="?", default="all", choices=(*FAMILIES, "all", "train"),
+                   help="kernel family to benchmark (default: all); 'train': training steps of an MLP, a CNN "
+                        "and ResNet50 next to PyTorch (tfcore/training_bench.py)")
     p.add_argument("--repeat", type=int, default=10, help="timed repetitions per case (median reported)")
+    training_bench.add_arguments(p)
 
 
 @command("bench", "benchmark our CUDA kernels against vendor routines (CPU backend without a GPU)", _add_arguments)
 def _bench(args):
+    if args.family == "train":
+        from . import training_bench
+
+        return 0 if training_bench.run(training_bench.config(args)) else 1
     families = FAMILIES if args.family == "all" else (args.family,)
     rows = run_all(families, repeat=args.repeat)
     return 0 if rows else 1

@@ -51,21 +51,6 @@ def test_on_device_all_reduce_on_one_emulated_card(dtype, tol):
         np.testing.assert_allclose(a.astype(np.float64), want, rtol=tol, atol=tol * 8)
 
 
-@pytest.mark.emulator
-@pytest.mark.parametrize("dtype, name, tol", [(np.float32, "allreduce_rows_f32", 1e-6),
-                                              (np.float16, "allreduce_rows_f16", 2e-3)])
-def test_allreduce_kernel_scale_gives_the_mean(dtype, name, tol):
-    """kernels/allreduce.cu's ``scale`` argument: 1/n turns the in-place sum into the MEAN in one launch."""
-    backend = _card(1)[0]
-    rng = np.random.default_rng(3)
-    buf = (rng.standard_normal((4, 777)) * 8).astype(dtype)
-    want = buf.astype(np.float64).mean(axis=0)
-    backend.kernels.launch(name, (4, 1, 1), (collectives.ALLREDUCE_THREADS, 1, 1),
-                           [buf, np.int32(4), np.int64(777), np.float32(0.25)])
-    for r in range(4):
-        np.testing.assert_allclose(buf[r].astype(np.float64), want, rtol=tol, atol=tol)
-
-
 def test_broadcast_and_all_gather():
     backends = [CPUBackend(), CPUBackend()]
     copies = collectives.broadcast(np.arange(4.0), backends[0], backends)

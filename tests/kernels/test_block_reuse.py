@@ -107,8 +107,7 @@ def test_reduce_two_pass_splits(kb, dtype):
     rows = red.reduce_layout(kb, x, 3, 1001, 1, "sum", splits=3)                 # 9 (row, split) blocks
     xt = np.ascontiguousarray(x.T)
     cols = red.reduce_layout(kb, xt, 1, 1001, 3, "sum", splits=5)                # 5 (outer, split) y-blocks
-    first = "reduce_rows_f32" if dtype == np.float32 else "reduce_rows_f16_f32"
-    _reused(kb, first, 0, 9)
+    _reused(kb, "reduce_rows_split_f32" if dtype == np.float32 else "reduce_rows_split_f16", 0, 9)
     _reused(kb, "reduce_cols_f32" if dtype == np.float32 else "reduce_cols_f16_f32", 1, 5)
     np.testing.assert_allclose(rows.astype(np.float64), reduce_ref(x, (1,), "sum").astype(np.float64),
                                *tol(dtype, 1001))
@@ -145,14 +144,18 @@ def test_softmax_rows(kb, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_sparse_xent_rows(kb, dtype):
+@pytest.mark.parametrize("classes, variant", [(70, "warp_"), (1100, "")])
+def test_sparse_xent_rows(kb, dtype, classes, variant):
+    """Warp rows (8 per block) and block rows, with a bad label in a reused block."""
     rng = np.random.default_rng(4)
-    x = (2 * rng.standard_normal((7, 70))).astype(dtype)
-    labels = rng.integers(0, 70, 7).astype(np.int64)
-    labels[4] = 70                                         # a bad label in a reused block: NaN row
+    rows = 8 * CAP + 3 if variant else 7
+    x = (2 * rng.standard_normal((rows, classes))).astype(dtype)
+    labels = rng.integers(0, classes, rows).astype(np.int64)
+    labels[4] = classes                                    # a bad label: NaN row
     loss, grad = sm.sparse_softmax_xent(kb, x, labels)
-    _reused(kb, f"sparse_xent_{'f32' if dtype == np.float32 else 'f16'}", 0, 7)
-    good = np.arange(7) != 4
+    blocks = -(-rows // 8) if variant else rows
+    _reused(kb, f"sparse_xent_{variant}{'f32' if dtype == np.float32 else 'f16'}", 0, blocks)
+    good = np.arange(rows) != 4
     ref_loss, ref_grad = sparse_xent_ref(x, np.where(good, labels, 0))
     np.testing.assert_allclose(loss[good].astype(np.float64), ref_loss[good].astype(np.float64), *tol(dtype))
     np.testing.assert_allclose(grad[good].astype(np.float64), ref_grad[good].astype(np.float64), *tol(dtype))
@@ -274,7 +277,7 @@ def test_matmul_batch_loop(kb):
 # -- allreduce -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype, rt", [(np.float32, 1e-6), (np.float16, 2e-3)])
-def test_allreduce_rows(kb, dtype, rt):
+def test_allreduce_buckets(kb, dtype, rt):
     from tfcore.backend import collectives
     from tfcore.backend.emulator.backend import EmulatedGPUBackend
 
@@ -283,9 +286,10 @@ def test_allreduce_rows(kb, dtype, rt):
     for b in backends:
         b.kernels = kb.kernels
     rng = np.random.default_rng(10)
-    host = [(rng.standard_normal(1500) * 4).astype(dtype) for _ in backends]
+    host = [(rng.standard_normal(5000) * 4).astype(dtype) for _ in backends]  # 5 tiles
     out = collectives.all_reduce([b.asarray(h) for b, h in zip(backends, host)], backends, "on_device")
     want = sum(h.astype(np.float64) for h in host)
     for a in out:
         np.testing.assert_allclose(a.astype(np.float64), want, rtol=rt, atol=rt * 8)
-    _reused(kb, f"allreduce_rows_{'f32' if dtype == np.float32 else 'f16'}", 0, -(-1500 // 256))
+    _reused(kb, f"allreduce_buckets_{'f32' if dtype == np.float32 else 'f16'}", 0,
+            -(-5000 // collectives.ALLREDUCE_TILE))

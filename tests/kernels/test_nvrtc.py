@@ -1,9 +1,10 @@
 """Every .cu file in the repository compiles with NVRTC (no GPU needed): kernels/*.cu for sm_70
 (where this NVRTC still supports it: CUDA 13 starts at sm_75), sm_80 and sm_90, and every CUDA
 source the emulator runs in the tests (tests/**/*.cu), so the emulator never accepts what NVRTC
-rejects. Plus a ptxas report of registers, shared memory and spills per kernel (matmul, conv2d and
-depthwise kernels must not spill; conv2d's GEMM kernels stay within 128 registers per thread).
-NVRTC comes from the pip wheel nvidia-cuda-nvrtc-cu12, ptxas from nvidia-cuda-nvcc-cu12.
+rejects. Plus a ptxas report of registers, shared memory and spills per kernel (matmul, conv2d,
+depthwise, softmax / sparse cross-entropy, row reductions and all-reduce must not spill; conv2d's GEMM
+kernels stay within 128 registers per thread). NVRTC comes from the pip wheel nvidia-cuda-nvrtc-cu12,
+ptxas from nvidia-cuda-nvcc-cu12.
 """
 
 import functools
@@ -24,7 +25,7 @@ def repository_cu_files():
     return sorted(p for p in REPO.rglob("*.cu")
                   if not any(part.startswith(".") for part in p.relative_to(REPO).parts))
 FAMILIES = kernel_families()
-NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise")
+NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise", "softmax", "sparse_xent", "reduce_rows", "allreduce")
 # conv2d.cu's GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS): 256 threads x 2 blocks
 # per SM must fit the 65536-register file, i.e. at most 128 registers per thread.
 CONV_GEMM_PREFIXES = ("conv2d_fwd_", "conv2d_input_grad_", "conv2d_filter_grad_f")

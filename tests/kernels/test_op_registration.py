@@ -92,7 +92,7 @@ _EXPECTED = {
     "conv2d_grads": "conv2d_filter_grad_f32", "depthwise": "depthwise_fwd_f32", "max_pool": "max_pool_fwd_f32",
     "avg_pool": "avg_pool_fwd_f32", "reduce_sum": "reduce_cols_f32", "reduce_mean": "reduce_rows_f32",
     "reduce_max": "reduce_cols_f32", "argmax": "argreduce_rows_f32", "softmax": "softmax_warp_f32",
-    "log_softmax": "softmax_warp_f32", "sparse_xent": "sparse_xent_f32", "bias_add": "bias_add_f32",
+    "log_softmax": "softmax_warp_f32", "sparse_xent": "sparse_xent_warp_f32", "bias_add": "bias_add_f32",
 }
 
 

@@ -35,8 +35,12 @@ def _defines():
     (conv, "SUM_THREADS", "CV_SUM_THREADS"),
     (bias_add, "THREADS", "BA_THREADS"), (pool, "THREADS", "PL_THREADS"),
     (reduce, "THREADS", "RD_THREADS"), (reduce, "COLS_X", "RD_COLS_X"), (reduce, "COLS_Y", "RD_COLS_Y"),
+    (reduce, "UNROLL", "RD_UNROLL"), (reduce, "VEC", "RD_VEC"),
     (softmax, "THREADS", "SM_THREADS"), (softmax, "WARP_COLS_MAX", "SM_WARP_COLS_MAX"),
-    (collectives, "ALLREDUCE_THREADS", "AR_THREADS"),
+    (softmax, "VEC", "SM_VEC"), (softmax, "CACHE_VECS", "SM_CACHE_VECS"),
+    (softmax, "BLOCK_COLS_MAX", "SM_BLOCK_COLS_MAX"),
+    (collectives, "ALLREDUCE_THREADS", "AR_THREADS"), (collectives, "ALLREDUCE_VEC", "AR_VEC"),
+    (collectives, "ALLREDUCE_TILE", "AR_TILE"),
 ])
 def test_launcher_constant_matches_kernel_define(module, attr, define):
     assert getattr(module, attr) == _defines()(define), f"{module.__name__}.{attr} != {define}"

@@ -5,9 +5,11 @@ combines the buckets' arrays (one per device, each on its device) with one of th
 
 - ``"nccl"``: NCCL across distinct physical GPUs (CuPy's bindings; one communicator per
   device set, kept in a small bounded cache that :func:`clear` empties);
-- ``"on_device"``: logical GPUs carved from one physical GPU share its memory: the buckets are
-  gathered into one ``[devices, n]`` buffer and ``allreduce_rows_<dtype>`` (kernels/allreduce.cu)
-  sums the rows in place in one launch (NCCL refuses a device twice);
+- ``"on_device"``: logical GPUs carved from one physical GPU share its memory (NCCL refuses a
+  device twice): ``allreduce_buckets_<dtype>`` (kernels/allreduce.cu) reads every replica's
+  buckets where they are and writes the sums (or means) into every replica's outputs — ONE launch
+  for all the float32 (and one for all the float16) buckets of a call, a table of addresses
+  telling the kernel where each bucket lives; no staging buffer, no copies;
 - ``"host"``: through host memory with NumPy (CPUs, emulated GPUs, anything else).
 
 :func:`transport_for` says which one a device set can use. Only this package imports CuPy/NCCL.
@@ -18,7 +20,12 @@ import threading
 
 import numpy as np
 
+from .kernel_library import grid_cap
+
 ALLREDUCE_THREADS = 256  # kernels/allreduce.cu AR_THREADS
+ALLREDUCE_VEC = 4  # AR_VEC: elements per vector access
+ALLREDUCE_TILE = 1024  # AR_TILE = AR_THREADS * AR_VEC: elements per block and grid-stride step
+_MAX_BLOCKS = 65535
 _KERNEL_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}
 _MAX_COMMUNICATORS = 8
 
@@ -82,27 +89,118 @@ def _on(backend, host_array):
 
 
 def _on_device_all_reduce(arrays, backends):
-    home = backends[0]
-    xp = home.xp
-    n, length = len(arrays), arrays[0].size
-    with home.activate():
-        buf = xp.empty((n, length), dtype=arrays[0].dtype)
-        for r, a in enumerate(arrays):
-            buf[r] = a  # one physical GPU: every logical device's array is in this card's memory
-        suffix = _KERNEL_SUFFIX.get(np.dtype(buf.dtype))
-        if suffix is not None and length:
-            from .kernel_library import grid_cap
+    return [out[0] for out in _on_device_buckets([[a] for a in arrays], backends, 1, False)]
 
-            grid = (grid_cap(-(-length // ALLREDUCE_THREADS), 65535), 1, 1)
-            home.kernels.launch(f"allreduce_rows_{suffix}", grid, (ALLREDUCE_THREADS, 1, 1),
-                                [buf, np.int32(n), np.int64(length), np.float32(1.0)])
-        else:  # other dtypes: the same in-place reduction with array ops
-            buf[...] = buf.sum(axis=0, dtype=buf.dtype)
-    out = []
+
+def all_reduce_buckets(buckets, backends, transport=None, *, divisor=1, inplace=False):
+    """All-reduce several buckets at once: ``buckets[r][k]`` is replica r's flat array of bucket k
+    (on ``backends[r]``); returns ``out[r][k]``, the element-wise sum over r of bucket k divided by
+    ``divisor`` (a MEAN passes the number of replicas; only floating dtypes may have one other than 1),
+    on replica r's device.
+
+    The "on_device" transport reduces every float32 bucket in one kernel launch (and every float16
+    bucket in another); ``inplace=True`` lets it write the results over the inputs (callers that own
+    the buffers: packed buckets), otherwise each replica gets new arrays. Other transports reduce
+    bucket by bucket.
+    """
+    n = len(backends)
+    if len(buckets) != n:
+        raise ValueError(f"all_reduce: {len(buckets)} arrays for {n} devices")
+    nb = len(buckets[0]) if buckets else 0
+    if any(len(b) != nb for b in buckets):
+        raise ValueError("all_reduce_buckets: every replica needs the same number of buckets")
+    if divisor != 1:
+        for k in range(nb):
+            if not np.issubdtype(np.dtype(buckets[0][k].dtype), np.floating):
+                raise TypeError(f"all_reduce_buckets: a divisor needs floating buckets, not {buckets[0][k].dtype}")
+    transport = transport or transport_for(backends)
+    if n > 1 and transport == "on_device":
+        return _on_device_buckets(buckets, backends, divisor, inplace)
+    out = [[None] * nb for _ in range(n)]
+    for k in range(nb):
+        summed = all_reduce([buckets[r][k] for r in range(n)], backends, transport)
+        for r, b in enumerate(backends):
+            out[r][k] = summed[r] if divisor == 1 else _divided(b, summed[r], divisor)
+    return out
+
+
+def _divided(backend, a, divisor):
+    with backend.activate():
+        return backend.adopt(backend.xp.true_divide(a, backend.xp.asarray(divisor, dtype=a.dtype)))
+
+
+def _address(a):
+    cai = getattr(a, "__cuda_array_interface__", None)
+    return cai["data"][0] if cai is not None else a.__array_interface__["data"][0]
+
+
+def _wait_for(waiter, producer):
+    """Work queued next on ``waiter`` runs after the work already queued on ``producer``."""
+    ws, ps = getattr(waiter, "stream", None), getattr(producer, "stream", None)
+    if ps is None or ws is ps:
+        return  # synchronous device (emulated) or the same stream: already ordered
+    if ws is not None and hasattr(ps, "record") and hasattr(ws, "wait_event"):
+        ws.wait_event(ps.record())
+    else:
+        producer.synchronize()
+
+
+def _on_device_buckets(buckets, backends, divisor, inplace):
+    home = backends[0]
+    n, nb = len(backends), len(buckets[0])
+    out = [[None] * nb for _ in range(n)]
+    for b in backends[1:]:
+        _wait_for(home, b)  # every replica's inputs are complete before home's stream reads them
+    by_suffix = {}
+    for k in range(nb):
+        suffix = _KERNEL_SUFFIX.get(np.dtype(buckets[0][k].dtype))
+        if suffix is None:
+            _xp_bucket(buckets, backends, k, divisor, out)
+        else:
+            by_suffix.setdefault(suffix, []).append(k)
+    keep = []  # tables and inputs stay alive until the kernels ran
+    for suffix, ks in by_suffix.items():
+        src, dst = [], []
+        for r, b in enumerate(backends):
+            with b.activate():
+                ins = [b.xp.ascontiguousarray(buckets[r][k].reshape(-1)) for k in ks]
+                outs = ins if inplace else [b.adopt(b.xp.empty(a.shape, a.dtype)) for a in ins]
+            src.append(ins)
+            dst.append(outs)
+            for k, o in zip(ks, outs):
+                out[r][k] = o.reshape(buckets[r][k].shape)
+        counts = [a.size for a in src[0]]
+        first_tile = np.concatenate([[0], np.cumsum([-(-c // ALLREDUCE_TILE) for c in counts])])
+        addresses = [_address(a) for row in src + dst for a in row]
+        itemsize = src[0][0].dtype.itemsize
+        vec = all(addr % (ALLREDUCE_VEC * itemsize) == 0 for addr in addresses)
+        table = np.array([*first_tile, *counts, *addresses], dtype=np.uint64).view(np.int64)
+        tiles = int(first_tile[-1])
+        if tiles:
+            with home.activate():
+                table_dev = home.asarray(table)
+                home.kernels.launch(f"allreduce_buckets_{suffix}", (grid_cap(tiles, _MAX_BLOCKS), 1, 1),
+                                    (ALLREDUCE_THREADS, 1, 1),
+                                    [table_dev, np.int32(n), np.int32(len(ks)), np.float32(divisor), np.int32(vec)])
+            keep.append((table_dev, src, dst))
+    if keep and getattr(home, "stream", None) is not None:
+        home.synchronize()  # the results are read on every replica's stream; the table may be freed
+    return out
+
+
+def _xp_bucket(buckets, backends, k, divisor, out):
+    """A dtype without a kernel (integers, float64): array ops on the home device."""
+    home = backends[0]
+    with home.activate():
+        total = home.xp.array(buckets[0][k], copy=True)
+        for r in range(1, len(backends)):
+            total += buckets[r][k]
+        if divisor != 1:
+            total = home.xp.true_divide(total, home.xp.asarray(divisor, dtype=total.dtype))
+    home.synchronize()
     for r, b in enumerate(backends):
         with b.activate():
-            out.append(b.adopt(b.from_other(buf[r], home)))
-    return out
+            out[r][k] = b.adopt(b.from_other(total, home))
 
 
 class _Communicators:

@@ -54,6 +54,40 @@ def grid_1d(total, threads, cap=MAX_BLOCKS_1D):
     return (grid_cap(ceil_div(total, threads), cap), 1, 1)
 
 
+class _Workspaces:
+    """Small device buffers a launcher keeps between calls, one set per backend (per logical device,
+    hence per stream: launches that share a buffer are ordered), e.g. a reduction's tickets.
+
+    ``workspace(b, key, need, make)`` returns the cached value when every entry of ``need`` (a tuple
+    of sizes) fits what it was made for, else ``make(need)`` (cached in its place).
+    """
+
+    ATTR = "_tfc_kernel_workspaces"
+
+    def __call__(self, b, key, need, make):
+        cache = getattr(b, self.ATTR, None)
+        if cache is None:
+            cache = {}
+            try:
+                setattr(b, self.ATTR, cache)
+            except AttributeError:  # a backend that takes no attributes: a fresh buffer per call
+                return make(need)
+        hit = cache.get(key)
+        if hit is not None and all(n <= h for n, h in zip(need, hit[0])):
+            return hit[1]
+        have = hit[0] if hit is not None else need
+        size = tuple(max(n, h) for n, h in zip(need, have))
+        value = make(size)
+        cache[key] = (size, value)
+        return value
+
+    def drop(self, b, key):
+        getattr(b, self.ATTR, {}).pop(key, None)
+
+
+workspace = _Workspaces()
+
+
 # Our kernels are candidates ahead of each op's generic xp code (DESIGN.md §3): eligible for the dtypes
 # the .cu files have entries for; the generic code runs everything else (float64, integers, bfloat16).
 KERNEL_DTYPES = tuple(_SUFFIX)

@@ -3,8 +3,10 @@
 The reduced axes are brought into an ``[outer, R, inner]`` view: when they form one contiguous
 run of axes no data moves; otherwise the input is transposed (kept axes first) into
 ``[outer, R, 1]``. Rows (inner == 1) and columns (inner > 1) have separate kernels; both split
-long reductions across blocks (float32 partials + a second pass) when the GPU would otherwise
-have too few blocks to stay busy.
+long reductions across blocks when the GPU would otherwise have too few blocks to stay busy:
+rows in ONE launch (``reduce_rows_split_*``: the last block of a row to finish combines its
+float32 partials, kept with the row tickets in a small per-device workspace), columns with float32
+partials and a second pass.
 """
 
 import math
@@ -12,12 +14,14 @@ import math
 import numpy as np
 
 from ..registry import get_op
-from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix, workspace
 
-# Must match kernels/reduce.cu (RD_THREADS, RD_COLS_X, RD_COLS_Y).
+# Must match kernels/reduce.cu (RD_THREADS, RD_COLS_X, RD_COLS_Y, RD_UNROLL).
 THREADS = 256
 COLS_X = 32
 COLS_Y = 8
+UNROLL = 4
+VEC = 4  # elements per vector load (float4, or 4 halves)
 # Two-pass heuristics: aim for at least TARGET_BLOCKS blocks; a split handles >= SPLIT_CHUNK items.
 TARGET_BLOCKS = 1024
 SPLIT_CHUNK = 8192
@@ -49,9 +53,30 @@ def _pow2_threads(n):
 
 
 def _rows(b, x, y, outer, r, splits, code, scale, name, vec):
-    threads = _pow2_threads(ceil_div(r, (4 if vec else 1) * splits))
+    threads = _pow2_threads(ceil_div(r, (VEC if vec else 1) * splits))
     b.kernels.launch(name, (grid_cap(outer * splits, MAX_GRID_Y), 1, 1), (threads, 1, 1),
                      (x, y, i64(outer), i64(r), i32(splits), i32(code), np.float32(scale), i32(vec)))
+
+
+def _split_workspace(b, outer, splits):
+    """(float32 partials >= outer * splits, uint32 row tickets >= outer, zeroed once) for ``b``."""
+    xp = b.xp
+
+    def make(need):
+        return xp.zeros(need[0], np.float32), xp.zeros(need[1], np.uint32)
+    return workspace(b, "reduce_rows_split", (outer * splits, outer), make)
+
+
+def _rows_split(b, x, y, outer, r, splits, code, scale, sfx, vec):
+    part, tickets = _split_workspace(b, outer, splits)
+    threads = _pow2_threads(ceil_div(r, (VEC if vec else 1) * splits))
+    try:
+        b.kernels.launch(f"reduce_rows_split_{sfx}", (grid_cap(outer * splits, MAX_GRID_Y), 1, 1), (threads, 1, 1),
+                         (x, y, part, tickets, i64(outer), i64(r), i32(splits), i32(code), np.float32(scale),
+                          i32(vec)))
+    except BaseException:
+        workspace.drop(b, "reduce_rows_split")  # a launch that failed half-way may leave tickets taken
+        raise
 
 
 def _cols(b, x, y, outer, r, inner, splits, code, scale, name):
@@ -74,7 +99,7 @@ def reduce_layout(b, x, outer, r, inner, op, scale=1.0, splits=None):
         out.fill(_IDENTITY[op] if scale == 1.0 else np.nan)  # empty mean: 0/0
         return out
     if inner == 1:
-        vec = sfx == "f32" and r % 4 == 0 and aligned(x)
+        vec = r % VEC == 0 and aligned(x, VEC * x.dtype.itemsize)
         if splits is None:
             splits = 1
             if r >= 4 * SPLIT_CHUNK and outer < TARGET_BLOCKS:
@@ -82,11 +107,7 @@ def reduce_layout(b, x, outer, r, inner, op, scale=1.0, splits=None):
         if splits <= 1:
             _rows(b, x, out, outer, r, 1, code, scale, f"reduce_rows_{sfx}", vec)
             return out
-        part = xp.empty(outer * splits, dtype=np.float32)
-        _rows(b, x, part, outer, r, splits, code, 1.0, "reduce_rows_f32" if sfx == "f32" else "reduce_rows_f16_f32",
-              vec)
-        _rows(b, part, out, outer, splits, 1, code, scale, "reduce_rows_f32" if sfx == "f32" else "reduce_rows_f32_f16",
-              False)
+        _rows_split(b, x, out, outer, r, splits, code, scale, sfx, vec)
         return out
     if splits is None:
         splits = 1

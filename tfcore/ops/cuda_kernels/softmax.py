@@ -1,5 +1,10 @@
 """CUDA launches of kernels/softmax.cu; registered for Softmax, LogSoftmax and
-SparseSoftmaxCrossEntropyWithLogits."""
+SparseSoftmaxCrossEntropyWithLogits.
+
+Rows of up to WARP_COLS_MAX take a warp each and rows of up to BLOCK_COLS_MAX a block each, the
+row held in registers (one read, one write per element); longer rows take the two-read
+``*_long_*`` fallback. ``vec``: vector loads/stores when every row is 4-element aligned.
+"""
 
 import math
 
@@ -7,11 +12,33 @@ import numpy as np
 
 from .. import loss_ops as _l
 from .. import nn_ops as _n
-from ._util import MAX_GRID_Y, ceil_div, contiguous, grid_cap, i64, register_cuda, suffix
+from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix
 
-# Must match kernels/softmax.cu (SM_THREADS, SM_WARP_COLS_MAX).
+# Must match kernels/softmax.cu (SM_THREADS, SM_VEC, SM_CACHE_VECS, SM_WARP_COLS_MAX, SM_BLOCK_COLS_MAX).
 THREADS = 256
-WARP_COLS_MAX = 1024
+VEC = 4
+CACHE_VECS = 8
+WARP_COLS_MAX = 1024   # one warp per row, the row in registers
+BLOCK_COLS_MAX = 8192  # one block per row, the row in registers; longer rows: the two-read fallback
+
+
+def _variant(cols):
+    """'warp', 'block' or 'long': which kernel of a family handles rows of ``cols``."""
+    if cols <= WARP_COLS_MAX:
+        return "warp"
+    return "block" if cols <= BLOCK_COLS_MAX else "long"
+
+
+def _grid(variant, rows):
+    if variant == "warp":
+        return (grid_cap(ceil_div(rows, THREADS // 32), MAX_GRID_Y), 1, 1)
+    return (grid_cap(rows, MAX_GRID_Y), 1, 1)
+
+
+def _vec(cols, *arrays):
+    """Vector loads/stores: every row starts on a VEC-element boundary of 16-byte (f32) / 8-byte (f16)
+    aligned arrays."""
+    return int(cols % VEC == 0 and all(aligned(a, VEC * a.dtype.itemsize) for a in arrays))
 
 
 def softmax_last_axis(b, x, log=False):
@@ -23,13 +50,9 @@ def softmax_last_axis(b, x, log=False):
     rows = math.prod(x.shape[:-1]) if x.ndim else 1
     if y.size == 0:
         return y
-    sfx = suffix(x.dtype)
-    args = (x, y, i64(rows), i64(cols), np.int32(log))
-    if cols <= WARP_COLS_MAX:
-        b.kernels.launch(f"softmax_warp_{sfx}", (grid_cap(ceil_div(rows, THREADS // 32), MAX_GRID_Y), 1, 1),
-                         (THREADS, 1, 1), args)
-    else:
-        b.kernels.launch(f"softmax_block_{sfx}", (grid_cap(rows, MAX_GRID_Y), 1, 1), (THREADS, 1, 1), args)
+    variant = _variant(cols)
+    b.kernels.launch(f"softmax_{variant}_{suffix(x.dtype)}", _grid(variant, rows), (THREADS, 1, 1),
+                     (x, y, i64(rows), i64(cols), i32(log), i32(_vec(cols, x, y))))
     return y
 
 
@@ -48,9 +71,10 @@ def sparse_softmax_xent(b, logits, labels):
     if classes == 0:
         loss.fill(np.nan)
         return loss, grad
-    threads = int(min(THREADS, max(32, 1 << (classes - 1).bit_length())))
-    b.kernels.launch(f"sparse_xent_{suffix(x.dtype)}", (grid_cap(rows, MAX_GRID_Y), 1, 1), (threads, 1, 1),
-                     (x, labels, loss, grad, i64(rows), i64(classes)))
+    variant = _variant(classes)
+    name = f"sparse_xent_{suffix(x.dtype)}" if variant == "block" else f"sparse_xent_{variant}_{suffix(x.dtype)}"
+    b.kernels.launch(name, _grid(variant, rows), (THREADS, 1, 1),
+                     (x, labels, loss, grad, i64(rows), i64(classes), i32(_vec(classes, x, grad))))
     return loss, grad
 
 
