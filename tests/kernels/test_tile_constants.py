@@ -30,7 +30,8 @@ def _defines():
 @pytest.mark.parametrize("module, attr, define", [
     (matmul, "BM", "MM_BM"), (matmul, "BN", "MM_BN"), (matmul, "THREADS", "MM_THREADS"),
     (conv, "BM", "CV_BM"), (conv, "BN", "CV_BN"), (conv, "BK", "CV_BK"), (conv, "THREADS", "CV_THREADS"),
-    (conv, "MIN_BLOCKS", "CV_MIN_BLOCKS"), (conv, "GRAD_X", "CV_GRAD_X"), (conv, "GRAD_Y", "CV_GRAD_Y"),
+    (conv, "MIN_BLOCKS", "CV_MIN_BLOCKS"), (conv, "BN_NARROW", "CV_BN_NARROW"),
+    (conv, "NARROW_MIN_BLOCKS", "CV_NARROW_MIN_BLOCKS"), (conv, "GRAD_X", "CV_GRAD_X"), (conv, "GRAD_Y", "CV_GRAD_Y"),
     (conv, "SUM_THREADS", "CV_SUM_THREADS"),
     (bias_add, "THREADS", "BA_THREADS"), (pool, "THREADS", "PL_THREADS"),
     (reduce, "THREADS", "RD_THREADS"), (reduce, "COLS_X", "RD_COLS_X"), (reduce, "COLS_Y", "RD_COLS_Y"),
