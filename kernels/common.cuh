@@ -187,35 +187,46 @@ TFC_DEVICE_INLINE tfc_nhw_t tfc_unravel_nhw(tfc_index_t i, int H, int W) {
 }
 
 // ---- SIMT GEMM block tile (matmul.cu, and conv2d.cu's implicit GEMM) --------------------------------
-// A TFC_GEMM_BM x TFC_GEMM_BN tile of C per block of TFC_GEMM_THREADS threads, k-tiles of TFC_GEMM_BK.
-// Thread (tx, ty) = (tid & 15, tid >> 4) owns an 8x8 register block: rows ty*4 + {0..3} and
-// 64 + ty*4 + {0..3}, columns tx*4 + {0..3} and 64 + tx*4 + {0..3} of the tile. Shared tiles are
+// A TFC_GEMM_BM x BN tile of C per block of TFC_GEMM_THREADS threads, k-tiles of TFC_GEMM_BK, for
+// BN = TFC_GEMM_BN (128: 8x8 per thread) or TFC_GEMM_BN_NARROW (64: 8x4 per thread, for GEMMs
+// whose N is at most 64, where the wide tile would multiply padding half the time).
+// Thread (tx, ty) = (tid & 15, tid >> 4) owns an 8 x (BN / 16) register block: rows ty*4 + {0..3} and
+// 64 + ty*4 + {0..3}, columns h*64 + tx*4 + {0..3} for h < BN / 64 of the tile. Shared tiles are
 // k-major (a[k][m], b[k][n]) so both operands are read as float4; rows are padded by TFC_GEMM_PAD
 // (conflict-free transposed stores, rows stay 16-byte aligned) and double-buffered.
 #define TFC_GEMM_BM 128
 #define TFC_GEMM_BN 128
+#define TFC_GEMM_BN_NARROW 64
 #define TFC_GEMM_BK 8
 #define TFC_GEMM_THREADS 256
 #define TFC_GEMM_PAD 4
 typedef float tfc_gemm_a_row_t[TFC_GEMM_BM + TFC_GEMM_PAD];  // one k-row of a shared A tile
-typedef float tfc_gemm_b_row_t[TFC_GEMM_BN + TFC_GEMM_PAD];  // one k-row of a shared B tile
+typedef float tfc_gemm_b_row_t[TFC_GEMM_BN + TFC_GEMM_PAD];  // one k-row of a shared B tile (BN = 128)
+// One k-row of a shared B tile of width BN, and the columns each thread owns.
+template <int BN> struct tfc_gemm_tile {
+  static_assert(BN == 64 || BN == 128, "SIMT GEMM tiles are 128 x 128 or 128 x 64");
+  typedef float b_row_t[BN + TFC_GEMM_PAD];
+  static constexpr int TN = BN / 16;
+};
 
-// The pipelined main loop over `ntiles` k-tiles: zeroes acc, then acc += the tile's products.
-// fetch(kt) loads the k-tile starting at kt from global memory into the caller's registers;
-// stash(a, b) stores those registers into one shared buffer pair a[k][m], b[k][n]
-// (tfc_gemm_a_row_t*, tfc_gemm_b_row_t*). The next tile's global loads are in flight while
+// The pipelined main loop over `ntiles` k-tiles of a 128 x BN tile: zeroes acc, then acc += the
+// tile's products. fetch(kt) loads the k-tile starting at kt from global memory into the caller's
+// registers; stash(a, b) stores those registers into one shared buffer pair a[k][m], b[k][n]
+// (tfc_gemm_a_row_t*, tfc_gemm_tile<BN>::b_row_t*). The next tile's global loads are in flight while
 // this tile is multiplied out of the other buffer. fetch is called exactly once per k-tile, in
 // order (kt = 0, BK, 2*BK, ...), so a gather may walk its indices incrementally.
 // Every thread of the block must call (it contains __syncthreads).
-template <typename Fetch, typename Stash>
-TFC_DEVICE_INLINE void tfc_gemm_mainloop(int ntiles, Fetch&& fetch, Stash&& stash, float acc[8][8]) {
+template <int BN, typename Fetch, typename Stash>
+TFC_DEVICE_INLINE void tfc_gemm_mainloop_n(int ntiles, Fetch&& fetch, Stash&& stash,
+                                           float acc[8][tfc_gemm_tile<BN>::TN]) {
+  constexpr int TN = tfc_gemm_tile<BN>::TN;
   __align__(16) __shared__ tfc_gemm_a_row_t As[2][TFC_GEMM_BK];
-  __align__(16) __shared__ tfc_gemm_b_row_t Bs[2][TFC_GEMM_BK];
+  __align__(16) __shared__ typename tfc_gemm_tile<BN>::b_row_t Bs[2][TFC_GEMM_BK];
   const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
 #pragma unroll
   for (int i = 0; i < 8; ++i)
 #pragma unroll
-    for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
   int cur = 0;
   if (ntiles > 0) {
     fetch(0);
@@ -227,44 +238,63 @@ TFC_DEVICE_INLINE void tfc_gemm_mainloop(int ntiles, Fetch&& fetch, Stash&& stas
     if (more) fetch((t + 1) * TFC_GEMM_BK);
 #pragma unroll
     for (int k = 0; k < TFC_GEMM_BK; ++k) {
-      float a[8], b[8];
+      float a[8], b[TN];
       const float4 a0 = *reinterpret_cast<const float4*>(&As[cur][k][ty * 4]);
       const float4 a1 = *reinterpret_cast<const float4*>(&As[cur][k][64 + ty * 4]);
-      const float4 b0 = *reinterpret_cast<const float4*>(&Bs[cur][k][tx * 4]);
-      const float4 b1 = *reinterpret_cast<const float4*>(&Bs[cur][k][64 + tx * 4]);
       a[0] = a0.x; a[1] = a0.y; a[2] = a0.z; a[3] = a0.w;
       a[4] = a1.x; a[5] = a1.y; a[6] = a1.z; a[7] = a1.w;
-      b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w;
-      b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
+#pragma unroll
+      for (int h = 0; h < TN / 4; ++h) {
+        const float4 bh = *reinterpret_cast<const float4*>(&Bs[cur][k][h * 64 + tx * 4]);
+        b[h * 4 + 0] = bh.x; b[h * 4 + 1] = bh.y; b[h * 4 + 2] = bh.z; b[h * 4 + 3] = bh.w;
+      }
 #pragma unroll
       for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
     if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);
     __syncthreads();
     cur ^= 1;
   }
 }
+// The 128 x 128 tile (matmul.cu).
+template <typename Fetch, typename Stash>
+TFC_DEVICE_INLINE void tfc_gemm_mainloop(int ntiles, Fetch&& fetch, Stash&& stash, float acc[8][8]) {
+  tfc_gemm_mainloop_n<TFC_GEMM_BN>(ntiles, fetch, stash, acc);
+}
 
-// Epilogue: stores this thread's 8x8 block of acc at C[m * ldc + n] for the rows m < M and
-// columns n < N of the tile at (m0, n0). Idx is the row index type (int, or long long for M > 2^31).
-template <typename T, typename Idx>
-TFC_DEVICE_INLINE void tfc_gemm_store(T* C, long long ldc, Idx m0, int n0, Idx M, int N, const float acc[8][8]) {
+// Epilogue: stores this thread's 8 x (BN / 16) block of acc at C[row(m) + n] for the rows m < M and
+// columns n < N of the tile at (m0, n0); row(m) is the element offset of row m (m * ldc for a dense
+// matrix). Idx is the row index type (int, or long long for M > 2^31).
+template <int BN, typename T, typename Idx, typename RowOffset>
+TFC_DEVICE_INLINE void tfc_gemm_store_rows(T* C, RowOffset&& row, Idx m0, int n0, Idx M, int N,
+                                           const float acc[8][tfc_gemm_tile<BN>::TN]) {
   const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const Idx m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
     if (m >= M) continue;
+    T* cm = C + row(m);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < BN / 64; ++h) {
       const int n = n0 + h * 64 + tx * 4;
-      T* p = C + (long long)m * ldc + n;
+      T* p = cm + n;
 #pragma unroll
       for (int j = 0; j < 4; ++j)
         if (n + j < N) tfc_store(p + j, acc[i][h * 4 + j]);
     }
   }
+}
+// The same at C[m * ldc + n].
+template <int BN, typename T, typename Idx>
+TFC_DEVICE_INLINE void tfc_gemm_store_n(T* C, long long ldc, Idx m0, int n0, Idx M, int N,
+                                        const float acc[8][tfc_gemm_tile<BN>::TN]) {
+  tfc_gemm_store_rows<BN>(C, [ldc](Idx m) { return (long long)m * ldc; }, m0, n0, M, N, acc);
+}
+template <typename T, typename Idx>
+TFC_DEVICE_INLINE void tfc_gemm_store(T* C, long long ldc, Idx m0, int n0, Idx M, int N, const float acc[8][8]) {
+  tfc_gemm_store_n<TFC_GEMM_BN>(C, ldc, m0, n0, M, N, acc);
 }
 
 // ---- tensor cores and async copies (sm_80+: inline PTX, no <mma.h>; the emulator: cuda_shim.h) ------

@@ -1,33 +1,44 @@
 // 2-D convolution, NHWC input, HWIO filter (DESIGN.md §4).
 //
 // Forward, input gradient (dgrad) and filter gradient (wgrad) are all implicit GEMMs on the
-// matmul SIMT tile (common.cuh's tfc_gemm_mainloop: 128x128 block tile, BK = 8, 256 threads with
-// 8x8 register blocks, register prefetch + double-buffered shared memory), as in CUTLASS. The
+// matmul SIMT tile (common.cuh's tfc_gemm_mainloop_n: BK = 8, 256 threads, register prefetch +
+// double-buffered shared memory), as in CUTLASS, in two tile shapes: 128x128 (8x8 registers per
+// thread; conv2d_fwd_f32, ...) and 128x64 (8x4 per thread; conv2d_fwd_n64_f32, ...), which the
+// launcher picks when the GEMM's N (CO for forward and wgrad, C for dgrad) is at most 64, so a
+// 64-channel layer does not multiply a half-empty 128-wide tile. The
 // GEMM operands are gathered from the NHWC tensors while a k-tile is fetched, so no im2col
 // buffer ever exists in global memory. Each kernel has float4 gathers where the channel count
 // allows (a 4-run of k then shares its filter tap and is contiguous in memory) and a scalar
 // fallback otherwise. The walks over k (forward, dgrad) and over N*OH*OW rows (wgrad) are
 // incremental (fetch is called for k = 0, BK, 2*BK, ... in order), so no tile divides to decode
-// its k or row index (dgrad's stride test still divides when the stride is not 1).
+// its k or row index (dgrad's phases need no stride test at all).
 //
 // Forward: Y[M, CO] = X'[M, K] @ W[K, CO], M = N*OH*OW, K = KH*KW*C, X'[m, (kh, kw, ci)] = X at the
-//   position tap (kh, kw) of output m reads. Grid (ceil(CO / CV_BN), ceil(M / CV_BM)).
-// Input gradient: dX[M, C] = dY'[M, K] @ W'[K, C], M = N*H*W, K = KH*KW*CO,
-//   dY'[(n, ih, iw), (kh, kw, co)] = dY[n, oh, ow, co] for the output (oh, ow) whose tap (kh, kw)
-//   reads (ih, iw), zero when the stride does not divide or it is out of range;
-//   W'[(kh, kw, co), ci] = W[kh, kw, ci, co]. Grid (ceil(M / CV_BM), ceil(C / CV_BN)): row tiles in
-//   x, whose limit is 2^31 - 1. (Every stride phase runs the full K loop; CUTLASS's strided dgrad,
-//   which drops the taps a phase never uses, is not done here.)
+//   position tap (kh, kw) of output m reads. Grid (ceil(CO / BN), ceil(M / CV_BM)).
+// Input gradient, by stride phase (CUTLASS's strided dgrad): the input pixels with
+//   (ih % sh, iw % sw) = (rh, rw) receive gradient only through the taps kh with
+//   kh*dh = rh + pt (mod sh) (an arithmetic progression kh0 + jh*kh_step) and likewise in w, so the
+//   launcher runs one GEMM per phase (CvPhase; stride 1 is one phase with every tap):
+//   dX_p[Mp, C] = dY'[Mp, Kp] @ W'[Kp, C], Mp = N*Hp*Wp pixels of the phase, Kp = nkh*nkw*CO,
+//   dY'[(n, i, j), (jh, jw, co)] = dY[n, oh, ow, co] for the output (oh, ow) that tap (jh, jw) of
+//   pixel (rh + i*sh, rw + j*sw) reads (the stride always divides; zero only out of range);
+//   W'[(jh, jw, co), ci] = W[kh, kw, ci, co]. No multiply-add is spent on a tap the stride excludes.
+//   Grid per phase (ceil(Mp / CV_BM), ceil(C / BN)): row tiles in x, whose limit is 2^31 - 1. The
+//   tile's rows are decoded once into a shared table (first output position, dY image offset, dX
+//   pixel offset; the epilogue stores through it). W is indexed in int32 (the launcher checks).
 // Filter gradient (split-K): dW[T, CO] = X'^T[T, M] @ dY[M, CO], T = KH*KW*C taps, M = N*OH*OW.
 //   The reduction over M is split into gridDim.z slices of `tiles_per_split` k-tiles; slice z
 //   writes float32 partials part[z, T, CO] and conv2d_filter_grad_sum_* adds the slices in a
 //   fixed order and converts to the output dtype (deterministic, no float atomics). The launcher
-//   picks the split count from the problem size. Grid (ceil(T / CV_BM), ceil(CO / CV_BN), splits).
+//   picks the split count from the problem size. Grid (ceil(T / CV_BM), ceil(CO / BN), splits).
 //   The taps of a row tile are decoded once into a shared-memory table (tap_h, tap_w, tap_c).
 //   Offsets inside one image of X and a slice's row count are int32 (the launcher checks).
-// The GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS): at most 128 registers per
-// thread, so 2 blocks (16 warps) fit an SM's 65536 registers; a bound of 3 blocks (80 registers)
-// spills 400-900 bytes per thread with this 8x8-per-thread tile, so the bound stays at 2.
+// The 128x128 GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS): at most 128 registers
+// per thread, so 2 blocks (16 warps) fit an SM's 65536 registers; a bound of 3 blocks (80 registers)
+// spills 400-900 bytes per thread with the 8x8-per-thread tile, so the bound stays at 2. The 128x64
+// kernels (32 accumulators per thread) carry CV_NARROW_MIN_BLOCKS = 3: at most 80 registers, 3 blocks
+// (24 warps) per SM (sm_70: 2, see CV_NARROW_BOUNDS_BLOCKS). To fit 80 without spills, forward and
+// dgrad keep their per-row decode in shared memory instead of registers.
 //
 // Depthwise: forward and input gradient are direct kernels (one thread per output element);
 // the filter gradient is a (CV_GRAD_X, CV_GRAD_Y) block per (tap, 32 output channels), also
@@ -44,6 +55,14 @@
 #define CV_BK TFC_GEMM_BK
 #define CV_THREADS TFC_GEMM_THREADS
 #define CV_MIN_BLOCKS 2  // __launch_bounds__ min blocks per SM of the GEMM kernels (<= 128 regs)
+#define CV_BN_NARROW TFC_GEMM_BN_NARROW  // the 128 x 64 tile of the *_n64_* entries (8x4 per thread)
+#define CV_NARROW_MIN_BLOCKS 3  // __launch_bounds__ min blocks per SM of the *_n64_* entries (<= 80 regs)
+// sm_70's ptxas spills 4-20 bytes at 80 registers, so Volta keeps the 128-register bound (2 blocks).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750
+#define CV_NARROW_BOUNDS_BLOCKS CV_MIN_BLOCKS
+#else
+#define CV_NARROW_BOUNDS_BLOCKS CV_NARROW_MIN_BLOCKS
+#endif
 #define CV_GRAD_X 32     // depthwise filter-grad block: output channels per block
 #define CV_GRAD_Y 8      // depthwise filter-grad block: partial sums per channel
 #define CV_SUM_THREADS 256  // block of conv2d_filter_grad_sum_*
@@ -65,27 +84,37 @@ TFC_DEVICE_INLINE bool cv_out_index(int t, int s, int lim, int& o) {
   return o < lim;
 }
 
-template <typename T>
+template <typename T, int BN>
 __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __restrict__ Wt, T* __restrict__ Y,
                                            const CvGeom g, int vec_x, int vec_w) {
   const int tid = threadIdx.x;
   const long long M = (long long)g.N * g.OH * g.OW;
   const int K = g.KH * g.KW * g.C;
   const long long m0 = (long long)blockIdx.y * CV_BM;
-  const int n0 = blockIdx.x * CV_BN;
-  // This thread gathers row a_m of X' (4 consecutive k from a_k) and row b_k of W.
-  const int a_k = (tid & 1) << 2;
-  const long long a_m = m0 + (tid >> 1);
-  const bool a_ok = a_m < M;
-  int ih0 = 0, iw0 = 0;
-  const T* xn = X;
-  if (a_ok) {
-    const tfc_nhw_t o = tfc_unravel_nhw(a_m, g.OH, g.OW);
-    ih0 = o.h * g.sh - g.pt;
-    iw0 = o.w * g.sw - g.pl;
-    xn = X + o.n * g.H * g.W * g.C;
+  const int n0 = blockIdx.x * BN;
+  // This thread gathers row a_m of X' (4 consecutive k from a_k) and row b_k of W (if b_k < BK:
+  // with BN = 64 the W tile is 512 elements, so only the first 128 threads load it).
+  // Per row r of the tile: the padded window origin (oh*sh - pt, ow*sw - pl) and the offset of its
+  // image in X (-1: past the last row). Kept in shared memory, read at each fetch: fewer live
+  // registers (the 128 x 64 tile must fit 80).
+  __shared__ int row_h[CV_BM], row_w[CV_BM];
+  __shared__ long long row_x[CV_BM];
+  if (tid < CV_BM) {
+    const long long m = m0 + tid;
+    if (m < M) {
+      const tfc_nhw_t o = tfc_unravel_nhw(m, g.OH, g.OW);
+      row_h[tid] = o.h * g.sh - g.pt;
+      row_w[tid] = o.w * g.sw - g.pl;
+      row_x[tid] = o.n * g.H * g.W * g.C;
+    } else {
+      row_h[tid] = row_w[tid] = 0;
+      row_x[tid] = -1;
+    }
   }
-  const int b_k = tid >> 5, b_n = (tid & 31) << 2;
+  __syncthreads();
+  const int a_k = (tid & 1) << 2, a_r = tid >> 1;
+  const int b_k = tid / (BN / 4), b_n = (tid % (BN / 4)) << 2;
+  const bool b_load = BN == CV_BN || b_k < CV_BK;
   const bool vx = vec_x != 0, vw = vec_w != 0;
   const int ntiles = (K + TFC_GEMM_BK - 1) / TFC_GEMM_BK;
 
@@ -96,11 +125,14 @@ __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __r
     if (++kw == g.KW) { kw = 0; ++kh; }
   }
 
-  float acc[8][8];
+  float acc[8][tfc_gemm_tile<BN>::TN];
   float ra[4], rb[4];
   // Gather X'[a_m, kt + a_k .. +3] and load W[kt + b_k, n0 + b_n .. +3] into registers.
   auto fetch = [&](int kt) {
-    if (!a_ok || kh >= g.KH) {
+    const long long xo = row_x[a_r];
+    const T* xn = X + (xo < 0 ? 0 : xo);
+    const int ih0 = row_h[a_r], iw0 = row_w[a_r];
+    if (xo < 0 || kh >= g.KH) {
       ra[0] = ra[1] = ra[2] = ra[3] = 0.0f;
     } else if (vx) {  // C % 4 == 0: the 4-run shares (kh, kw) and is contiguous
       const int ih = ih0 + kh * g.dh, iw = iw0 + kw * g.dw;
@@ -124,102 +156,132 @@ __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __r
       ci -= g.C;
       if (++kw == g.KW) { kw = 0; ++kh; }
     }
-    const int k2 = kt + b_k, n = n0 + b_n;
-    tfc_load4(Wt + (long long)k2 * g.CO + n, k2 < K ? tfc_imin(g.CO - n, 4) : 0, vw, rb);
+    if (b_load) {
+      const int k2 = kt + b_k, n = n0 + b_n;
+      tfc_load4(Wt + (long long)k2 * g.CO + n, k2 < K ? tfc_imin(g.CO - n, 4) : 0, vw, rb);
+    }
   };
-  auto stash = [&](tfc_gemm_a_row_t* As, tfc_gemm_b_row_t* Bs) {
+  auto stash = [&](tfc_gemm_a_row_t* As, typename tfc_gemm_tile<BN>::b_row_t* Bs) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) As[a_k + i][tid >> 1] = ra[i];
+    for (int i = 0; i < 4; ++i) As[a_k + i][a_r] = ra[i];
+    if (b_load) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) Bs[b_k][b_n + i] = rb[i];
+      for (int i = 0; i < 4; ++i) Bs[b_k][b_n + i] = rb[i];
+    }
   };
-  tfc_gemm_mainloop(ntiles, fetch, stash, acc);
-  tfc_gemm_store(Y, g.CO, m0, n0, M, g.CO, acc);
+  tfc_gemm_mainloop_n<BN>(ntiles, fetch, stash, acc);
+  tfc_gemm_store_n<BN>(Y, g.CO, m0, n0, M, g.CO, acc);
 }
 
-// Input gradient as an implicit GEMM: dX[M, C] = dY'[M, K] @ W'[K, C] (see the header).
-// Thread tid gathers 4 consecutive k (from kq) of row a_r of the dY' tile and of column a_r of the
-// W' tile; both share k, so one (kh, kw, co) walk serves both.
-template <typename T>
+// One stride phase (rh, rw) = (ih % sh, iw % sw) of the input gradient (see the header): its rows
+// (n, i, j) are the input pixels (rh + i*sh, rw + j*sw), Hp x Wp per image; its taps are
+// kh = kh0 + jh*kh_step for jh < nkh (the kh with kh*dh = rh + pt mod sh, kh_step = sh / gcd(sh, dh))
+// and likewise in w; tap jh of a row whose first tap reads output row ohb reads ohb - jh*oh_step
+// (oh_step = kh_step*dh / sh). Stride 1 is the single phase (0, 0, H, W, 0, KH, 1, dh, 0, KW, 1, dw).
+struct CvPhase {
+  int rh, rw, Hp, Wp, kh0, nkh, kh_step, oh_step, kw0, nkw, kw_step, ow_step;
+};
+
+// Input gradient of one stride phase as an implicit GEMM: dX_p[Mp, C] = dY'[Mp, Kp] @ W'[Kp, C],
+// Mp = N*Hp*Wp, Kp = nkh*nkw*CO over (jh, jw, co) (see the header). Thread tid gathers 4 consecutive
+// k (from kq) of row a_r of the dY' tile and of column a_r of the W' tile (a_r < BN); both share k,
+// so one (jh, jw, co) walk serves both.
+template <typename T, int BN>
 __device__ __forceinline__ void cv_input_grad(const T* __restrict__ dY, const T* __restrict__ Wt,
-                                              T* __restrict__ dX, const CvGeom g, int vec_dy, int vec_w) {
-  const bool run = (g.CO & 3) == 0;  // a 4-run of k shares (kh, kw) and is contiguous in co
+                                              T* __restrict__ dX, const CvGeom g, const CvPhase ph, int vec_dy,
+                                              int vec_w) {
+  // Per row r of the tile: the output position (ohb, owb) its first tap reads, the offset of its image
+  // in dY (-1: past the last row of the phase) and of its pixel in dX. Read from shared memory at
+  // each fetch and in the epilogue: fewer live registers (the 128 x 64 tile must fit 80).
+  __shared__ int row_h[CV_BM], row_w[CV_BM];
+  __shared__ long long row_y[CV_BM], row_x[CV_BM];
+  const bool run = (g.CO & 3) == 0;  // a 4-run of k shares (jh, jw) and is contiguous in co
   const int tid = threadIdx.x;
-  const long long M = (long long)g.N * g.H * g.W;
-  const int K = g.KH * g.KW * g.CO;
+  const long long M = (long long)g.N * ph.Hp * ph.Wp;
+  const int K = ph.nkh * ph.nkw * g.CO;
   const long long m0 = (long long)blockIdx.x * CV_BM;
-  const int n0 = blockIdx.y * CV_BN;
+  const int n0 = blockIdx.y * BN;
+  if (tid < CV_BM) {
+    const long long m = m0 + tid;
+    if (m < M) {
+      const tfc_nhw_t p = tfc_unravel_nhw(m, ph.Hp, ph.Wp);
+      const int ih = ph.rh + p.h * g.sh, iw = ph.rw + p.w * g.sw;
+      row_h[tid] = (ih + g.pt - ph.kh0 * g.dh) / g.sh;  // exact when the phase has taps
+      row_w[tid] = (iw + g.pl - ph.kw0 * g.dw) / g.sw;
+      row_y[tid] = p.n * g.OH * g.OW * g.CO;
+      row_x[tid] = ((p.n * g.H + ih) * g.W + iw) * g.C;
+    } else {
+      row_h[tid] = row_w[tid] = 0;
+      row_y[tid] = -1;
+      row_x[tid] = 0;
+    }
+  }
+  __syncthreads();
   const int kq = (tid & 1) << 2, a_r = tid >> 1;
-  const int ci = n0 + a_r;  // this thread's column of W' (an input channel)
-  const bool b_ok = ci < g.C;
+  const bool b_col = BN == CV_BN || a_r < BN;  // a_r is a column of the W' tile
+  const int ci = n0 + a_r;                      // this thread's column of W' (an input channel)
+  const bool b_ok = b_col && ci < g.C;
   const bool vdy = vec_dy != 0, vw = vec_w != 0;
   const int ntiles = (K + CV_BK - 1) / CV_BK;
-  const long long w_tap = (long long)g.C * g.CO;  // W elements per tap (kh, kw)
-  const T* wc = Wt + (b_ok ? (long long)ci * g.CO : 0);
-  const long long a_m = m0 + a_r;
-  const bool a_ok = a_m < M;
-  int th0 = 0, tw0 = 0;  // padded input coordinates of row a_m
-  const T* dyn = dY;     // image n of dY
-  if (a_ok) {
-    const tfc_nhw_t p = tfc_unravel_nhw(a_m, g.H, g.W);
-    th0 = p.h + g.pt;
-    tw0 = p.w + g.pl;
-    dyn = dY + p.n * g.OH * g.OW * g.CO;
-  }
-  // (kh, kw, co) of k = kt + kq for the next fetch; kh == KH once k >= K.
-  int kh = 0, kw = 0, co = kq;
-  while (co >= g.CO && kh < g.KH) {
+  // W is indexed in int32 (the launcher checks that it has fewer than 2^31 elements).
+  // (jh, jw, co) of k = kt + kq for the next fetch; jh == nkh once k >= Kp.
+  int jh = 0, jw = 0, co = kq;
+  while (co >= g.CO && jh < ph.nkh) {
     co -= g.CO;
-    if (++kw == g.KW) { kw = 0; ++kh; }
+    if (++jw == ph.nkw) { jw = 0; ++jh; }
   }
-  float acc[8][8];
+  float acc[8][tfc_gemm_tile<BN>::TN];
   float ra[4], rb[4];
   auto fetch = [&](int /*kt: implied by the walk*/) {
+    const long long yo = row_y[a_r];
+    const int ohb = row_h[a_r], owb = row_w[a_r];
     if (run) {
-      const bool kin = kh < g.KH;
-      int oh = 0, ow = 0;
-      const bool in = a_ok && kin && cv_out_index(th0 - kh * g.dh, g.sh, g.OH, oh) &&
-                      cv_out_index(tw0 - kw * g.dw, g.sw, g.OW, ow);
-      tfc_load4(dyn + (in ? ((long long)oh * g.OW + ow) * g.CO + co : 0), in ? 4 : 0, vdy, ra);
+      const bool kin = jh < ph.nkh;
+      const int oh = ohb - jh * ph.oh_step, ow = owb - jw * ph.ow_step;
+      const bool in = yo >= 0 && kin && oh >= 0 && oh < g.OH && ow >= 0 && ow < g.OW;
+      tfc_load4(dY + (in ? yo + ((long long)oh * g.OW + ow) * g.CO + co : 0), in ? 4 : 0, vdy, ra);
+      const int tap = (ph.kh0 + jh * ph.kh_step) * g.KW + ph.kw0 + jw * ph.kw_step;
       const bool bin = b_ok && kin;
-      tfc_load4(wc + (bin ? (kh * g.KW + kw) * w_tap + co : 0), bin ? 4 : 0, vw, rb);
+      tfc_load4(Wt + (bin ? (tap * g.C + ci) * g.CO + co : 0), bin ? 4 : 0, vw, rb);
     } else {
-      int c2 = co, w2 = kw, h2 = kh;
+      int c2 = co, w2 = jw, h2 = jh;
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const bool kin = h2 < g.KH;
-        int oh = 0, ow = 0;
-        const bool in = a_ok && kin && cv_out_index(th0 - h2 * g.dh, g.sh, g.OH, oh) &&
-                        cv_out_index(tw0 - w2 * g.dw, g.sw, g.OW, ow);
-        ra[i] = in ? tfc_to_float(dyn[((long long)oh * g.OW + ow) * g.CO + c2]) : 0.0f;
-        rb[i] = b_ok && kin ? tfc_to_float(wc[(h2 * g.KW + w2) * w_tap + c2]) : 0.0f;
+        const bool kin = h2 < ph.nkh;
+        const int oh = ohb - h2 * ph.oh_step, ow = owb - w2 * ph.ow_step;
+        const bool in = yo >= 0 && kin && oh >= 0 && oh < g.OH && ow >= 0 && ow < g.OW;
+        ra[i] = in ? tfc_to_float(dY[yo + ((long long)oh * g.OW + ow) * g.CO + c2]) : 0.0f;
+        const int tap = (ph.kh0 + h2 * ph.kh_step) * g.KW + ph.kw0 + w2 * ph.kw_step;
+        rb[i] = b_ok && kin ? tfc_to_float(Wt[(tap * g.C + ci) * g.CO + c2]) : 0.0f;
         if (++c2 == g.CO) {
           c2 = 0;
-          if (++w2 == g.KW) { w2 = 0; ++h2; }
+          if (++w2 == ph.nkw) { w2 = 0; ++h2; }
         }
       }
     }
     co += CV_BK;
-    while (co >= g.CO && kh < g.KH) {
+    while (co >= g.CO && jh < ph.nkh) {
       co -= g.CO;
-      if (++kw == g.KW) { kw = 0; ++kh; }
+      if (++jw == ph.nkw) { jw = 0; ++jh; }
     }
   };
-  auto stash = [&](tfc_gemm_a_row_t* As, tfc_gemm_b_row_t* Bs) {
+  auto stash = [&](tfc_gemm_a_row_t* As, typename tfc_gemm_tile<BN>::b_row_t* Bs) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) As[kq + i][a_r] = ra[i];
+    if (b_col) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) Bs[kq + i][a_r] = rb[i];
+      for (int i = 0; i < 4; ++i) Bs[kq + i][a_r] = rb[i];
+    }
   };
-  tfc_gemm_mainloop(ntiles, fetch, stash, acc);
-  tfc_gemm_store(dX, g.C, m0, n0, M, g.C, acc);
+  tfc_gemm_mainloop_n<BN>(ntiles, fetch, stash, acc);
+  tfc_gemm_store_rows<BN>(dX, [&](long long m) { return row_x[m - m0]; }, m0, n0, M, g.C, acc);
 }
 
 // Filter gradient as a split-K implicit GEMM: part[z, T, CO] = X'^T @ dY over slice z of the
 // k-tiles of M = N*OH*OW (see the header). Thread tid gathers, for reduction row mk of each
 // k-tile, taps q4..q4+3 of the X' tile and columns q4..q4+3 of the dY tile; both share the
 // row, so one (n, oh, ow) walk serves both.
-template <typename T>
+template <typename T, int BN>
 __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T* __restrict__ dY,
                                                float* __restrict__ part, const CvGeom g, int tiles_per_split,
                                                int vec_x, int vec_dy) {
@@ -228,7 +290,7 @@ __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T*
   const int tid = threadIdx.x;
   const long long M = (long long)g.N * g.OH * g.OW;
   const int T_ = g.KH * g.KW * g.C;
-  const int t0 = blockIdx.x * CV_BM, n0 = blockIdx.y * CV_BN;
+  const int t0 = blockIdx.x * CV_BM, n0 = blockIdx.y * BN;
   // This block's slice of the reduction: rows [m_begin, m_begin + slice_rows) of N*OH*OW.
   const long long m_begin = (long long)blockIdx.z * tiles_per_split * CV_BK;
   const long long left = M - m_begin;
@@ -236,6 +298,7 @@ __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T*
                                                                                       : tiles_per_split * CV_BK);
   const int ntiles = (slice_rows + CV_BK - 1) / CV_BK;
   const int mk = tid >> 5, q4 = (tid & 31) << 2;
+  const bool b_col = BN == CV_BN || q4 < BN;  // q4 is a column of the dY tile
   const bool run = (g.C & 3) == 0;  // a 4-run of taps shares (kh, kw) and is contiguous in ci
   const bool vx = vec_x != 0, vdy = vec_dy != 0;
   const long long hwc = (long long)g.H * g.W * g.C;
@@ -265,7 +328,7 @@ __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T*
     xn = X + p.n * hwc;
     dyr = dY + (m_begin + mk) * g.CO + n0 + q4;
   }
-  float acc[8][8];
+  float acc[8][tfc_gemm_tile<BN>::TN];
   float ra[4], rb[4];
   auto fetch = [&](int /*kt: implied by the walk*/) {
     const bool mok = rows_left > 0;
@@ -282,7 +345,7 @@ __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T*
         ra[i] = in ? tfc_to_float(xn[(ih * g.W + iw) * g.C + c]) : 0.0f;
       }
     }
-    tfc_load4(dyr, mok ? tfc_imin(g.CO - n0 - q4, 4) : 0, vdy, rb);
+    if (b_col) tfc_load4(dyr, mok ? tfc_imin(g.CO - n0 - q4, 4) : 0, vdy, rb);
     rows_left -= CV_BK;
     if (rows_left > 0) {
       dyr += CV_BK * g.CO;
@@ -293,12 +356,12 @@ __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T*
       }
     }
   };
-  auto stash = [&](tfc_gemm_a_row_t* As, tfc_gemm_b_row_t* Bs) {
+  auto stash = [&](tfc_gemm_a_row_t* As, typename tfc_gemm_tile<BN>::b_row_t* Bs) {
     *reinterpret_cast<float4*>(&As[mk][q4]) = make_float4(ra[0], ra[1], ra[2], ra[3]);
-    *reinterpret_cast<float4*>(&Bs[mk][q4]) = make_float4(rb[0], rb[1], rb[2], rb[3]);
+    if (b_col) *reinterpret_cast<float4*>(&Bs[mk][q4]) = make_float4(rb[0], rb[1], rb[2], rb[3]);
   };
-  tfc_gemm_mainloop(ntiles, fetch, stash, acc);
-  tfc_gemm_store(out, g.CO, t0, n0, T_, g.CO, acc);
+  tfc_gemm_mainloop_n<BN>(ntiles, fetch, stash, acc);
+  tfc_gemm_store_n<BN>(out, g.CO, t0, n0, T_, g.CO, acc);
 }
 
 // out[i] = sum over z = 0, 1, ..., splits-1 of part[z * count + i], in that order, in float32.
@@ -419,21 +482,33 @@ __device__ __forceinline__ void dw_filter_grad(const T* __restrict__ X, const T*
   int N, int H, int W, int C, int OH, int OW, int KH, int KW, int CO, int sh, int sw, int dh, int dw, \
       int pt, int pl
 #define CV_GEOM CvGeom{N, H, W, C, OH, OW, KH, KW, CO, sh, sw, dh, dw, pt, pl}
+// The stride phase of an input-gradient launch (CvPhase).
+#define CV_PHASE_ARGS                                                                                \
+  int rh, int rw, int Hp, int Wp, int kh0, int nkh, int kh_step, int oh_step, int kw0, int nkw, int kw_step, \
+      int ow_step
+#define CV_PHASE CvPhase{rh, rw, Hp, Wp, kh0, nkh, kh_step, oh_step, kw0, nkw, kw_step, ow_step}
 #define CV_GEMM_BOUNDS __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS)
+#define CV_NARROW_BOUNDS __launch_bounds__(CV_THREADS, CV_NARROW_BOUNDS_BLOCKS)
 
+// The three GEMM entries of one tile shape: conv2d_{fwd,input_grad,filter_grad}{TILE}_SUF.
+#define CV_GEMM_ENTRIES(TILE, BOUNDS, BN, SUF, T)                                                        \
+  extern "C" __global__ void BOUNDS conv2d_fwd##TILE##_##SUF(const T* x, const T* w, T* y, CV_ARGS,       \
+                                                             int vec_x, int vec_w) {                     \
+    cv_forward<T, BN>(x, w, y, CV_GEOM, vec_x, vec_w);                                                   \
+  }                                                                                                      \
+  extern "C" __global__ void BOUNDS conv2d_input_grad##TILE##_##SUF(                                     \
+      const T* dy, const T* w, T* dx, CV_ARGS, CV_PHASE_ARGS, int vec_dy, int vec_w) {                   \
+    cv_input_grad<T, BN>(dy, w, dx, CV_GEOM, CV_PHASE, vec_dy, vec_w);                                   \
+  }                                                                                                      \
+  extern "C" __global__ void BOUNDS conv2d_filter_grad##TILE##_##SUF(                                    \
+      const T* x, const T* dy, float* part, CV_ARGS, int tiles_per_split, int vec_x, int vec_dy) {       \
+    cv_filter_grad<T, BN>(x, dy, part, CV_GEOM, tiles_per_split, vec_x, vec_dy);                         \
+  }
+
+// 128 x 128 tiles: conv2d_fwd_f32, ...; 128 x 64 tiles (GEMM N <= 64): conv2d_fwd_n64_f32, ...
 #define CV_ENTRIES(SUF, T)                                                                                 \
-  extern "C" __global__ void CV_GEMM_BOUNDS conv2d_fwd_##SUF(const T* x, const T* w, T* y, CV_ARGS,        \
-                                                             int vec_x, int vec_w) {                       \
-    cv_forward<T>(x, w, y, CV_GEOM, vec_x, vec_w);                                                         \
-  }                                                                                                        \
-  extern "C" __global__ void CV_GEMM_BOUNDS conv2d_input_grad_##SUF(const T* dy, const T* w, T* dx,        \
-                                                                    CV_ARGS, int vec_dy, int vec_w) {      \
-    cv_input_grad<T>(dy, w, dx, CV_GEOM, vec_dy, vec_w);                                                       \
-  }                                                                                                        \
-  extern "C" __global__ void CV_GEMM_BOUNDS conv2d_filter_grad_##SUF(                                      \
-      const T* x, const T* dy, float* part, CV_ARGS, int tiles_per_split, int vec_x, int vec_dy) {         \
-    cv_filter_grad<T>(x, dy, part, CV_GEOM, tiles_per_split, vec_x, vec_dy);                               \
-  }                                                                                                        \
+  CV_GEMM_ENTRIES(, CV_GEMM_BOUNDS, CV_BN, SUF, T)                                                        \
+  CV_GEMM_ENTRIES(_n64, CV_NARROW_BOUNDS, CV_BN_NARROW, SUF, T)                                           \
   extern "C" __global__ void conv2d_filter_grad_sum_##SUF(const float* part, T* dw_, int splits,          \
                                                           long long count) {                               \
     cv_sum_splits<T>(part, dw_, splits, count);                                                            \

@@ -1,5 +1,6 @@
-"""kernels/conv2d.cu on the emulator: implicit-GEMM forward, input gradient (dgrad) and split-K filter
-gradient (wgrad) with its partial-sum kernel, and depthwise.
+"""kernels/conv2d.cu on the emulator: implicit-GEMM forward, input gradient (dgrad, one GEMM per stride
+phase) and split-K filter gradient (wgrad) with its partial-sum kernel, each on the 128x128 and the
+128x64 tile, and depthwise.
 
 References are float64 NumPy (tests/kernel_refs.py) with paddings from ``conv_pads``, TF's SAME rule
 written out in the tests, never the production ``conv_geometry``.
@@ -97,29 +98,111 @@ def test_conv_pads_reference_rule():
     assert conv_pads((1, 6, 5, 1), (3, 2), (1, 2), (1, 1), "EXPLICIT", (0, 0, 1, 2, 0, 1, 0, 0)) == (1, 2, 0, 1)
 
 
+@pytest.mark.parametrize("tile", [64, 128])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
-def test_conv2d_forward(kb, rng, case, dtype):
+def test_conv2d_forward(kb, rng, case, dtype, tile):
     p = _problem(rng, case, dtype)
-    y = conv.conv2d_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex)
+    y = conv.conv2d_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex, tile=tile)
     _close(y, conv2d_ref(p.x, p.w, p.s, p.d, p.pads), dtype, p.w[..., 0].size)
 
 
+@pytest.mark.parametrize("tile", [64, 128])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
-def test_conv2d_input_grad(kb, rng, case, dtype):
+def test_conv2d_input_grad(kb, rng, case, dtype, tile):
     p = _problem(rng, case, dtype)
-    dx = conv.conv2d_input_grad(kb, p.w, p.dy, p.x.shape, p.strides, p.dilations, p.padding, p.ex)
+    dx = conv.conv2d_input_grad(kb, p.w, p.dy, p.x.shape, p.strides, p.dilations, p.padding, p.ex, tile=tile)
     _close(dx, conv2d_input_grad_ref(p.w, p.dy, p.x.shape, p.s, p.d, p.pads), dtype,
            p.w.shape[0] * p.w.shape[1] * p.w.shape[3])
 
 
+@pytest.mark.parametrize("tile", [64, 128])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
-def test_conv2d_filter_grad(kb, rng, case, dtype):
+def test_conv2d_filter_grad(kb, rng, case, dtype, tile):
     p = _problem(rng, case, dtype)
-    dw = conv.conv2d_filter_grad(kb, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
+    dw = conv.conv2d_filter_grad(kb, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex, tile=tile)
     _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), dtype, p.rows)
+
+
+# Ragged shapes around the 64-wide tile (CO, C <= 64 pick the *_n64_* entries), with strides 1, 2 and 3
+# (dgrad: 1, 4 and 9 stride phases, some without taps), dilations and every padding kind.
+NARROW_CASES = [
+    ((2, 13, 11, 64), (3, 3), 64, (1, 1), (1, 1), "SAME", ()),      # CO = C = 64: one full 64-wide tile
+    ((1, 9, 10, 61), (3, 3), 63, (2, 2), (1, 1), "SAME", ()),       # ragged columns, scalar gathers
+    ((2, 11, 9, 33), (3, 2), 36, (2, 3), (1, 2), "VALID", ()),      # stride 2 x 3, dilation, ragged
+    ((1, 10, 10, 8), (5, 5), 17, (3, 3), (2, 1), "SAME", ()),       # stride 3, dilation 2 in h
+    ((2, 7, 8, 12), (1, 1), 20, (2, 2), (1, 1), "VALID", ()),       # 1x1 stride 2: 3 of 4 phases have no tap
+    ((1, 2, 1, 4), (3, 3), 4, (3, 3), (1, 1), "SAME", ()),          # H, W < stride: phases without pixels
+    ((1, 8, 9, 40), (4, 3), 24, (2, 2), (3, 1), "EXPLICIT", (0, 0, 3, 2, 1, 0, 0, 0)),  # lopsided pads
+    ((1, 6, 7, 65), (2, 2), 65, (2, 1), (1, 1), "SAME", ()),        # C = CO = 65: the 128-wide tile
+]
+NARROW_IDS = [f"{c[0]}-k{c[1]}-co{c[2]}-s{c[3]}-d{c[4]}-{c[5]}" for c in NARROW_CASES]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", NARROW_CASES, ids=NARROW_IDS)
+def test_conv2d_tile_choice_and_stride_phases(kb, rng, case, dtype):
+    """The launcher's own choices (tile from CO / C, one dgrad launch per stride phase with pixels),
+    every result against its float64 reference."""
+    p = _problem(rng, case, dtype)
+    sfx = conv.suffix(dtype)
+    c, co = p.x.shape[3], p.w.shape[3]
+    fwd_infix = "_n64" if co <= 64 else ""
+    dgrad_infix = "_n64" if c <= 64 else ""
+    rec = _Recorder(kb)
+    y = conv.conv2d_forward(rec, p.x, p.w, p.strides, p.dilations, p.padding, p.ex)
+    assert [n for n, _ in rec.launches] == [f"conv2d_fwd{fwd_infix}_{sfx}"]
+    _close(y, conv2d_ref(p.x, p.w, p.s, p.d, p.pads), dtype, p.w[..., 0].size)
+
+    rec.launches.clear()
+    dx = conv.conv2d_input_grad(rec, p.w, p.dy, p.x.shape, p.strides, p.dilations, p.padding, p.ex)
+    phases = min(p.s[0], p.x.shape[1]) * min(p.s[1], p.x.shape[2])
+    assert [n for n, _ in rec.launches] == [f"conv2d_input_grad{dgrad_infix}_{sfx}"] * phases
+    rows = sum(grid[0] for _, grid in rec.launches)
+    assert rows <= phases + -(-p.x.shape[0] * p.x.shape[1] * p.x.shape[2] // conv.BM)
+    _close(dx, conv2d_input_grad_ref(p.w, p.dy, p.x.shape, p.s, p.d, p.pads), dtype,
+           p.w.shape[0] * p.w.shape[1] * co)
+
+    rec.launches.clear()
+    dw = conv.conv2d_filter_grad(rec, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
+    assert rec.launches[0][0] == f"conv2d_filter_grad{fwd_infix}_{sfx}"
+    _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), dtype, p.rows)
+
+
+def _reaching_taps(ih, pad, stride, dil, k, out):
+    """The taps (a brute-force list) through which input index ``ih`` receives a gradient."""
+    return [t for t in range(k) if (ih + pad - t * dil) % stride == 0 and 0 <= (ih + pad - t * dil) // stride < out]
+
+
+@pytest.mark.parametrize("h, k, stride, dil, pad", [
+    (9, 3, 2, 1, 1), (10, 3, 3, 1, 1), (9, 3, 2, 2, 2), (11, 5, 3, 2, 0), (8, 1, 2, 1, 0), (7, 4, 4, 2, 3),
+    (12, 6, 4, 6, 5), (3, 3, 5, 1, 1), (5, 3, 1, 2, 2),
+])
+def test_input_grad_phases_hold_exactly_the_taps_that_reach_them(h, k, stride, dil, pad):
+    """Per phase, the taps the GEMM multiplies are those whose stride divides (no zero tap); the range
+    test left to the kernel is the output bound only. Square problems: both dimensions get the same
+    phases, each checked against brute force, and the phases cover every input pixel once."""
+    out = (h + 2 * pad - (k - 1) * dil - 1) // stride + 1
+    phases = conv.input_grad_phases(h, h, k, k, stride, stride, dil, dil, pad, pad)
+    assert len(phases) == min(stride, h) ** 2
+    by_r = {}
+    for rh, rw, hp, wp, *taps_hw in phases:
+        by_r.setdefault(rh, (hp, tuple(taps_hw[:4])))
+        assert by_r.setdefault(rw, (wp, tuple(taps_hw[4:]))) == (wp, tuple(taps_hw[4:]))
+        assert by_r[rh] == (hp, tuple(taps_hw[:4]))
+    assert sum(by_r[rh][0] * by_r[rw][0] for rh, rw, *_ in phases) == h * h
+    for r, (hp, (k0, nk, k_step, o_step)) in by_r.items():
+        assert hp == len(range(r, h, stride))
+        taps = [k0 + j * k_step for j in range(nk)]
+        assert taps == [t for t in range(k) if (r + pad - t * dil) % stride == 0]
+        for ih in range(r, h, stride):
+            ohb = (ih + pad - k0 * dil) // stride
+            for j, t in enumerate(taps):
+                assert ohb - j * o_step == (ih + pad - t * dil) // stride
+            got = [t for j, t in enumerate(taps) if 0 <= ohb - j * o_step < out]
+            assert got == _reaching_taps(ih, pad, stride, dil, k, out)
 
 
 # Cases whose N*OH*OW spans several BK-row k-tiles, for forced split-K slices.
@@ -142,7 +225,8 @@ def test_conv2d_filter_grad_split_k(kb, rng, case, splits, dtype):
                                  splits=splits)
     (gemm, grid), (summed, _) = rec.launches
     sfx = conv.suffix(dtype)
-    assert gemm == f"conv2d_filter_grad_{sfx}" and summed == f"conv2d_filter_grad_sum_{sfx}"
+    infix = "_n64" if p.w.shape[3] <= conv.BN_NARROW else ""
+    assert gemm == f"conv2d_filter_grad{infix}_{sfx}" and summed == f"conv2d_filter_grad_sum_{sfx}"
     ktiles = -(-p.rows // conv.BK)
     assert 2 <= grid[2] <= min(splits, ktiles)  # at most one slice per k-tile, never an empty one
     if splits >= ktiles:
@@ -165,9 +249,9 @@ def test_conv2d_filter_grad_default_split_launches(kb, rng):
     p = _problem(rng, SPLIT_CASES[0], np.float32)
     rec = _Recorder(kb)
     dw = conv.conv2d_filter_grad(rec, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
-    splits, _ = conv.filter_grad_splits(1, p.rows, p.w.size)
+    splits, _ = conv.filter_grad_splits(1, p.rows, p.w.size, blocks_per_sm=conv.NARROW_MIN_BLOCKS)
     assert splits == 2 and rec.launches[0][1] == (1, 1, 2)
-    assert [n for n, _ in rec.launches] == ["conv2d_filter_grad_f32", "conv2d_filter_grad_sum_f32"]
+    assert [n for n, _ in rec.launches] == ["conv2d_filter_grad_n64_f32", "conv2d_filter_grad_sum_f32"]
     _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), np.float32, p.rows)
 
 
@@ -175,7 +259,7 @@ def test_conv2d_filter_grad_single_f32_slice_writes_dw_directly(kb, rng):
     p = _problem(rng, CASES[0], np.float32)
     rec = _Recorder(kb)
     dw = conv.conv2d_filter_grad(rec, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex)
-    assert [n for n, _ in rec.launches] == ["conv2d_filter_grad_f32"]  # no partial buffer, no sum kernel
+    assert [n for n, _ in rec.launches] == ["conv2d_filter_grad_n64_f32"]  # no partial buffer, no sum kernel
     _close(dw, conv2d_filter_grad_ref(p.x, p.dy, p.w.shape, p.s, p.d, p.pads), np.float32, p.rows)
 
 

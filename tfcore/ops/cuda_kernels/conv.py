@@ -3,24 +3,32 @@
 Padding comes from :func:`tfcore.ops.conv_ops.conv_geometry` (TF's SAME arithmetic, or the
 explicit paddings), so the kernels only see ``pad_top``/``pad_left``.
 
-Forward, input gradient and filter gradient are implicit GEMMs on the 128x128 SIMT tile. The
+Forward, input gradient and filter gradient are implicit GEMMs on the SIMT tile: 128x128
+(``conv2d_fwd_f32``, ...) or, when the GEMM's N (CO for forward and filter gradient, C for the input
+gradient) is at most 64, 128x64 (``conv2d_fwd_n64_f32``, ...; :func:`gemm_tile`). The input gradient
+runs one GEMM per stride phase (:func:`input_grad_phases`), so no zero tap is multiplied. The
 filter gradient reduces over N*OH*OW, which is split across ``gridDim.z`` slices
 (:func:`filter_grad_splits`): each slice writes float32 partials ``[splits, taps, CO]`` and
 ``conv2d_filter_grad_sum_*`` adds them in a fixed order (deterministic, no atomics).
 """
+
+import math
 
 import numpy as np
 
 from .. import conv_ops as _c
 from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_1d, grid_cap, i32, i64, register_cuda, suffix
 
-# Must match kernels/conv2d.cu (CV_BM, CV_BN, CV_BK, CV_THREADS, CV_MIN_BLOCKS, CV_GRAD_X, CV_GRAD_Y,
-# CV_SUM_THREADS); tests/kernels/test_tile_constants.py checks them.
+# Must match kernels/conv2d.cu (CV_BM, CV_BN, CV_BN_NARROW, CV_BK, CV_THREADS, CV_MIN_BLOCKS,
+# CV_NARROW_MIN_BLOCKS, CV_GRAD_X, CV_GRAD_Y, CV_SUM_THREADS); tests/kernels/test_tile_constants.py
+# checks them.
 BM = 128
 BN = 128
+BN_NARROW = 64  # the *_n64_* entries' tile width
 BK = 8
 THREADS = 256
-MIN_BLOCKS = 2  # resident GEMM blocks per SM (__launch_bounds__)
+MIN_BLOCKS = 2  # resident 128x128 GEMM blocks per SM (__launch_bounds__)
+NARROW_MIN_BLOCKS = 3  # resident 128x64 GEMM blocks per SM (__launch_bounds__)
 GRAD_X = 32
 GRAD_Y = 8
 SUM_THREADS = 256
@@ -35,6 +43,42 @@ MIN_SPLIT_ROWS = 256
 MAX_PARTIAL_ELEMS = 1 << 23
 
 
+def gemm_tile(n, tile=None):
+    """``(BN, entry infix, resident blocks per SM)`` of the GEMM tile for a GEMM with ``n`` columns: the
+    128x64 tile (``_n64``) when n <= 64, else 128x128. ``tile`` (64 or 128) forces one (tests)."""
+    if tile is None:
+        tile = BN_NARROW if n <= BN_NARROW else BN
+    if tile == BN_NARROW:
+        return BN_NARROW, "_n64", NARROW_MIN_BLOCKS
+    if tile == BN:
+        return BN, "", MIN_BLOCKS
+    raise ValueError(f"no {tile}-wide conv2d GEMM tile")
+
+
+def _tap_phase(r, pad, stride, dil, k):
+    """The taps of stride phase ``r`` in one dimension: ``(k0, count, k_step, o_step)``, the taps
+    k0 + j*k_step (j < count) being every k < ``k`` with (r + pad - k*dil) % stride == 0; tap j reads
+    output index ((r + pad - k0*dil) / stride) - j*o_step for an input index of phase ``r``."""
+    k_step = stride // math.gcd(stride, dil)
+    k0 = next((t for t in range(min(k, k_step)) if (r + pad - t * dil) % stride == 0), None)
+    if k0 is None:
+        return 0, 0, 1, 0
+    return k0, (k - 1 - k0) // k_step + 1, k_step, k_step * dil // stride
+
+
+def input_grad_phases(h, w, kh, kw, sh, sw, dh, dw, pt, pl):
+    """The stride phases of an input gradient: one ``(rh, rw, Hp, Wp, kh0, nkh, kh_step, oh_step, kw0,
+    nkw, kw_step, ow_step)`` per (ih % sh, iw % sw) that has input pixels (Hp, Wp > 0); see CvPhase in
+    kernels/conv2d.cu. A phase with no taps (nkh or nkw 0) still runs: it writes its pixels' zeros."""
+    out = []
+    for rh in range(min(sh, h)):
+        th = _tap_phase(rh, pt, sh, dh, kh)
+        for rw in range(min(sw, w)):
+            tw = _tap_phase(rw, pl, sw, dw, kw)
+            out.append((rh, rw, (h - 1 - rh) // sh + 1, (w - 1 - rw) // sw + 1, *th, *tw))
+    return out
+
+
 def _geom(x_shape, w_shape, co, strides, dilations, padding, explicit_paddings):
     """The kernels' geometry tuple (N, H, W, C, OH, OW, KH, KW, CO, sh, sw, dh, dw, pt, pl)."""
     n, h, wd, c = x_shape
@@ -44,8 +88,8 @@ def _geom(x_shape, w_shape, co, strides, dilations, padding, explicit_paddings):
     return tuple(i32(v) for v in vals)
 
 
-def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=()):
-    """Implicit-GEMM forward: NHWC ``x``, HWIO ``w``."""
+def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *, tile=None):
+    """Implicit-GEMM forward: NHWC ``x``, HWIO ``w`` (``tile``: see :func:`gemm_tile`)."""
     xp = b.xp
     sfx = suffix(x.dtype)
     x, w = contiguous(xp, x), contiguous(xp, w)
@@ -60,17 +104,18 @@ def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=()):
     m = n * oh * ow
     vec_x = sfx == "f32" and x.shape[3] % 4 == 0 and aligned(x)
     vec_w = sfx == "f32" and co % 4 == 0 and aligned(w)
-    b.kernels.launch(f"conv2d_fwd_{sfx}", (ceil_div(co, BN), ceil_div(m, BM), 1), (THREADS, 1, 1),
+    bn, infix, _ = gemm_tile(co, tile)
+    b.kernels.launch(f"conv2d_fwd{infix}_{sfx}", (ceil_div(co, bn), ceil_div(m, BM), 1), (THREADS, 1, 1),
                      (x, w, y) + g + (i32(vec_x), i32(vec_w)))
     return y
 
 
-def filter_grad_splits(base_blocks, rows, out_elems, min_rows=MIN_SPLIT_ROWS):
+def filter_grad_splits(base_blocks, rows, out_elems, min_rows=MIN_SPLIT_ROWS, blocks_per_sm=MIN_BLOCKS):
     """``(splits, rows_per_split)`` for a filter gradient that reduces over ``rows`` (= N*OH*OW) with
     ``base_blocks`` blocks per slice and ``out_elems`` outputs: enough slices for SPLIT_WAVES waves of
-    SPLIT_SMS * MIN_BLOCKS blocks, each slice at least ``min_rows`` long (a multiple of BK), the
+    SPLIT_SMS * ``blocks_per_sm`` blocks, each slice at least ``min_rows`` long (a multiple of BK), the
     partial buffer at most MAX_PARTIAL_ELEMS floats, and no empty slice."""
-    want = ceil_div(SPLIT_WAVES * SPLIT_SMS * MIN_BLOCKS, max(base_blocks, 1))
+    want = ceil_div(SPLIT_WAVES * SPLIT_SMS * blocks_per_sm, max(base_blocks, 1))
     return _split_rows(rows, min(want, rows // max(min_rows, 1), MAX_PARTIAL_ELEMS // max(out_elems, 1)))
 
 
@@ -91,9 +136,11 @@ def _sum_partials(b, part, dw, splits, sfx):
                      (part, dw, i32(splits), i64(count)))
 
 
-def conv2d_input_grad(b, w, dy, input_sizes, strides, dilations, padding, explicit_paddings=(), depthwise=False):
-    """dX of a conv (or depthwise conv) from the filter and dY; dense: an implicit GEMM
-    dX[N*H*W, C] = dY'[N*H*W, KH*KW*CO] @ W'[KH*KW*CO, C]."""
+def conv2d_input_grad(b, w, dy, input_sizes, strides, dilations, padding, explicit_paddings=(), depthwise=False,
+                      *, tile=None):
+    """dX of a conv (or depthwise conv) from the filter and dY; dense: one implicit GEMM per stride
+    phase p, dX_p[N*Hp*Wp, C] = dY'[N*Hp*Wp, nkh*nkw*CO] @ W'[nkh*nkw*CO, C] over only the taps that
+    reach the phase (:func:`input_grad_phases`; ``tile``: see :func:`gemm_tile`)."""
     xp = b.xp
     sfx = suffix(dy.dtype)
     w, dy = contiguous(xp, w), contiguous(xp, dy)
@@ -110,16 +157,21 @@ def conv2d_input_grad(b, w, dy, input_sizes, strides, dilations, padding, explic
         return dx
     n, h, wd, c = input_sizes
     vec = sfx == "f32" and co % 4 == 0
-    grid = (ceil_div(n * h * wd, BM), ceil_div(c, BN), 1)
-    b.kernels.launch(f"conv2d_input_grad_{sfx}", grid, (THREADS, 1, 1),
-                     (dy, w, dx) + g + (i32(vec and aligned(dy)), i32(vec and aligned(w))))
+    vecs = (i32(vec and aligned(dy)), i32(vec and aligned(w)))
+    bn, infix, _ = gemm_tile(c, tile)
+    geo = [int(v) for v in g]
+    for phase in input_grad_phases(h, wd, w.shape[0], w.shape[1], *geo[9:15]):
+        grid = (ceil_div(n * phase[2] * phase[3], BM), ceil_div(c, bn), 1)
+        b.kernels.launch(f"conv2d_input_grad{infix}_{sfx}", grid, (THREADS, 1, 1),
+                         (dy, w, dx) + g + tuple(i32(v) for v in phase) + vecs)
     return dx
 
 
 def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, explicit_paddings=(), depthwise=False,
-                       *, splits=None):
+                       *, splits=None, tile=None):
     """dW of a conv (or depthwise conv) from X and dY, split over N*OH*OW across blocks (``splits``
-    slices; None: :func:`filter_grad_splits` picks from the problem size)."""
+    slices; None: :func:`filter_grad_splits` picks from the problem size; ``tile``: see
+    :func:`gemm_tile`)."""
     xp = b.xp
     sfx = suffix(x.dtype)
     x, dy = contiguous(xp, x), contiguous(xp, dy)
@@ -135,11 +187,13 @@ def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, expl
     taps = kh * kw if depthwise else kh * kw * c
     if depthwise:
         grid_xy, block = (ceil_div(co, GRAD_X), grid_cap(taps, MAX_GRID_Y)), (GRAD_X, GRAD_Y, 1)
+        infix, per_sm = "", MIN_BLOCKS
     else:
-        grid_xy, block = (ceil_div(taps, BM), ceil_div(co, BN)), (THREADS, 1, 1)
+        bn, infix, per_sm = gemm_tile(co, tile)
+        grid_xy, block = (ceil_div(taps, BM), ceil_div(co, bn)), (THREADS, 1, 1)
     base = grid_xy[0] * grid_xy[1]
     if splits is None:
-        nsplit, per = filter_grad_splits(base, rows, dw.size)
+        nsplit, per = filter_grad_splits(base, rows, dw.size, blocks_per_sm=per_sm)
     else:
         nsplit, per = _split_rows(rows, splits)
     # One float32 slice is dW itself for float32 dW; otherwise partials, summed (and converted) below.
@@ -151,7 +205,7 @@ def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, expl
         vec_x = sfx == "f32" and c % 4 == 0 and aligned(x)
         vec_dy = sfx == "f32" and co % 4 == 0 and aligned(dy)
         args = (x, dy, part) + g + (i32(per // BK), i32(vec_x), i32(vec_dy))
-        b.kernels.launch(f"conv2d_filter_grad_{sfx}", grid_xy + (nsplit,), block, args)
+        b.kernels.launch(f"conv2d_filter_grad{infix}_{sfx}", grid_xy + (nsplit,), block, args)
     _sum_partials(b, part, dw, nsplit, sfx)
     return dw
 
@@ -179,8 +233,8 @@ def _forward_fits(x, w, *, strides, padding, explicit_paddings, dilations, **_):
 
 
 def _input_grad_fits(w, dy, *, input_sizes, **_):
-    """The dgrad GEMM has ceil(C / BN) column tiles in gridDim.y."""
-    return ceil_div(int(input_sizes[3]), BN) <= MAX_GRID_Y
+    """The dgrad GEMM has ceil(C / BN) column tiles in gridDim.y and indexes W in int32."""
+    return ceil_div(int(input_sizes[3]), BN) <= MAX_GRID_Y and math.prod(w.shape) < 2**31
 
 
 def _filter_grad_fits(x, dy, *, filter_sizes, **_):
