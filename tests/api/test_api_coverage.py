@@ -23,7 +23,8 @@ _spec = importlib.util.spec_from_file_location(
 api_coverage = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(api_coverage)
 
-TESTED_NAMESPACES = ("keras.losses", "keras.metrics", "keras.optimizers", "linalg", "image", "keras.applications", "keras.utils")
+TESTED_NAMESPACES = ("keras.losses", "keras.metrics", "keras.optimizers", "linalg", "image", "keras.applications",
+                     "keras.utils")
 
 
 def _snapshot():
