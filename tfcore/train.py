@@ -7,14 +7,17 @@ messages (``SerializeToString()``, ``FromString()``); they need the ``protobuf``
 """
 
 from .io import protos as _protos
+from .ops.moving_averages import ExponentialMovingAverage
 from .saving import (
     Checkpoint,
     CheckpointManager,
     CheckpointOptions,
+    checkpoints_iterator,
     get_checkpoint_state,
     latest_checkpoint,
     list_variables,
     load_checkpoint,
+    load_variable,
 )
 
 _NAMES = ("Example", "Features", "Feature", "BytesList", "FloatList", "Int64List", "FeatureList", "FeatureLists",

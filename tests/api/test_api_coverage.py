@@ -24,7 +24,7 @@ api_coverage = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(api_coverage)
 
 TESTED_NAMESPACES = ("keras.losses", "keras.metrics", "keras.optimizers", "linalg", "image", "sparse", "strings", "io",
-                     "dtypes", "config", "config.experimental")
+                     "dtypes", "config", "config.experimental", "keras.applications", "keras.utils")
 
 
 def _snapshot():

@@ -8,12 +8,12 @@ overrides them, as Keras does, so a quiet ``fit`` never waits on the device per 
 import collections
 import csv
 import os
-import sys
 import time
 import warnings
 
 import numpy as np
 
+from .utils import io_utils
 from .utils.progbar import Progbar
 
 _BATCH_HOOKS = {
@@ -38,8 +38,7 @@ def _to_python(logs):
 
 
 def _print(msg):
-    sys.stdout.write(msg + "\n")
-    sys.stdout.flush()
+    io_utils.print_msg(msg)
 
 
 class Callback:

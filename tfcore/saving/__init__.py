@@ -9,5 +9,12 @@ checksums from ``google-crc32c``.
 """
 
 from .checkpoint import Checkpoint, CheckpointLoadStatus, CheckpointOptions, InitializationOnlyStatus
-from .management import CheckpointManager, CheckpointReader, list_variables, load_checkpoint
+from .management import (
+    CheckpointManager,
+    CheckpointReader,
+    checkpoints_iterator,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 from .state import get_checkpoint_state, latest_checkpoint

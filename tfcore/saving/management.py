@@ -181,3 +181,44 @@ class CheckpointManager:
             self._init_fn()
         return None
 
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The value (NumPy) of the tensor ``name`` in a checkpoint (a trailing ``:0`` is ignored, as in TF)."""
+    if name.endswith(":0"):
+        name = name[:-2]
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
+def wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1, timeout=None):
+    """Poll ``checkpoint_dir`` until its latest checkpoint differs from ``last_checkpoint`` (None on timeout)."""
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        checkpoint_path = state.latest_checkpoint(checkpoint_dir)
+        if checkpoint_path is None or checkpoint_path == last_checkpoint:
+            if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+                return None
+            time.sleep(seconds_to_sleep)
+        else:
+            return checkpoint_path
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yield each new checkpoint path of ``checkpoint_dir`` as it appears (TF's semantics).
+
+    Waits at most ``timeout`` seconds for the next one; then stops, unless ``timeout_fn`` is given and returns
+    False (keep waiting). Successive yields are at least ``min_interval_secs`` apart.
+    """
+    checkpoint_path = None
+    while True:
+        new_checkpoint_path = wait_for_new_checkpoint(checkpoint_dir, checkpoint_path, timeout=timeout)
+        if new_checkpoint_path is None:
+            if not timeout_fn or timeout_fn():
+                return
+            continue
+        start = time.time()
+        checkpoint_path = new_checkpoint_path
+        yield checkpoint_path
+        time_to_next_eval = start + min_interval_secs - time.time()
+        if time_to_next_eval > 0:
+            time.sleep(time_to_next_eval)

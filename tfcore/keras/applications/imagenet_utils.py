@@ -81,10 +81,36 @@ def finish(model, weights):
     return model
 
 
+def classifier_head(x, include_top, pooling, classes, classifier_activation, avg_name="avg_pool",
+                    max_name="max_pool", **dense_kwargs):
+    """Keras's application head: global average pooling and a ``predictions`` Dense layer with the top,
+    else the optional ``pooling`` ('avg' or 'max'; ``None`` keeps the 4-D feature map)."""
+    from .. import layers
+
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name=avg_name)(x)
+        return layers.Dense(classes, activation=classifier_activation, name="predictions", **dense_kwargs)(x)
+    return pool(x, pooling, avg_name, max_name)
+
+
+def pool(x, pooling, avg_name="avg_pool", max_name="max_pool"):
+    from .. import layers
+
+    if pooling is None:
+        return x
+    if pooling == "avg":
+        return layers.GlobalAveragePooling2D(name=avg_name)(x)
+    if pooling == "max":
+        return layers.GlobalMaxPooling2D(name=max_name)(x)
+    raise ValueError(f"`pooling` must be None, 'avg' or 'max'. Received: pooling={pooling!r}")
+
+
 def correct_pad(shape, kernel_size):
     """Zero padding for a stride-2 'valid' convolution that matches TF's 'same' geometry."""
     if isinstance(kernel_size, int):
         kernel_size = (kernel_size, kernel_size)
+    if isinstance(shape, KerasTensor) or tensor.is_tensor(shape):
+        shape = shape.shape.as_list()
     rows, cols = shape[1], shape[2]
     adjust = (1, 1) if rows is None else (1 - rows % 2, 1 - cols % 2)
     correct = (kernel_size[0] // 2, kernel_size[1] // 2)
@@ -158,3 +184,43 @@ def _preprocess_tensor(t, data_format, mode):
         return (t / 255.0 - const(_TORCH_MEAN)) / const(_TORCH_STD)
     t = array_ops.reverse(t, [_channel_axis(ndim, data_format)])
     return t - const(_CAFFE_MEAN_BGR)
+
+
+CLASS_INDEX_FILE = "imagenet_class_index.json"
+
+
+def _class_index_path():
+    from ..utils.data_utils import cache_root
+
+    candidates = [os.path.join(cache_root(), "models", CLASS_INDEX_FILE)]
+    keras_home = os.environ.get("KERAS_HOME", os.path.join(os.path.expanduser("~"), ".keras"))
+    candidates.append(os.path.join(keras_home, "models", CLASS_INDEX_FILE))
+    for path in candidates:
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError(
+        "decode_predictions needs the ImageNet class index, and tfcore does not download it. Place Keras's "
+        f"'{CLASS_INDEX_FILE}' (a JSON object mapping '0'..'999' to [wordnet_id, name]) at one of: "
+        + ", ".join(repr(c) for c in candidates))
+
+
+def decode_predictions(preds, top=5):
+    """Keras's ``decode_predictions``: for each row of ``(samples, 1000)`` scores, the ``top`` classes as
+    ``(class_name, class_description, score)`` tuples, best first.
+
+    The class index JSON is read from ``$TFCORE_HOME/models`` or ``$KERAS_HOME/models`` (default
+    ``~/.keras/models``, where Keras caches it); it is never downloaded.
+    """
+    import json
+
+    preds = preds.numpy() if hasattr(preds, "numpy") else np.asarray(preds)
+    if preds.ndim != 2 or preds.shape[1] != 1000:
+        raise ValueError("`decode_predictions` expects a batch of predictions (i.e. a 2D array of shape "
+                         f"(samples, 1000)). Received array with shape: {preds.shape}")
+    with open(_class_index_path()) as f:
+        class_index = json.load(f)
+    results = []
+    for row in preds:
+        best = np.argsort(row, kind="stable")[-top:][::-1]
+        results.append([tuple(class_index[str(i)]) + (row[i],) for i in best])
+    return results

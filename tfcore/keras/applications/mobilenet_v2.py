@@ -3,6 +3,7 @@
 from .. import layers
 from ..engine.model import Model
 from . import imagenet_utils
+from .imagenet_utils import decode_predictions  # noqa: F401  (public name of this module)
 
 # (filters, stride, expansion) of the 17 inverted residual blocks
 _BLOCKS = ((16, 1, 1), (24, 2, 6), (24, 1, 6), (32, 2, 6), (32, 1, 6), (32, 1, 6), (64, 2, 6), (64, 1, 6),

@@ -202,6 +202,8 @@ class InputSpec:
 class Layer(Module):
     """Base class of Keras layers (``tf.keras.layers.Layer``)."""
 
+    supports_masking = False  # (instances set their own in __init__)
+
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         bad = set(kwargs) - _ALLOWED_KWARGS
         if bad:
@@ -536,6 +538,61 @@ class Layer(Module):
     def add_update(self, updates):
         """Updates run eagerly in tfcore; nothing to do."""
 
+    def add_variable(self, shape, initializer, dtype=None, trainable=True, autocast=True, regularizer=None,
+                     constraint=None, name=None):
+        """Keras 3's ``add_variable``: :meth:`add_weight` with the shape and initializer first."""
+        return self.add_weight(name=name, shape=shape, dtype=dtype, initializer=initializer,
+                               regularizer=regularizer, trainable=trainable, constraint=constraint)
+
+    @property
+    def input_dtype(self):
+        """The dtype inputs are converted to before ``call`` (the compute dtype)."""
+        return self.compute_dtype
+
+    @property
+    def path(self):
+        """The layer's path (Keras 3): its name; its variables' paths are ``<path>/<variable name>``."""
+        return self.name
+
+    def get_build_config(self):
+        """``{"input_shape": ...}`` of a built layer (what :meth:`build_from_config` needs), else None."""
+        if not self.built:
+            return None
+        shape = getattr(self, "_build_input_shape", None)
+        if shape is None:
+            shape = getattr(self, "_batch_input_shape", None)
+        if shape is None:
+            return None
+        return {"input_shape": _jsonable_shape(shape)}
+
+    def build_from_config(self, config):
+        """Build the layer from :meth:`get_build_config`'s output (nothing to do for an empty config)."""
+        if config and config.get("input_shape") is not None and not self.built:
+            self.build(_shape_from_json(config["input_shape"]))
+
+    def _own_variables(self):
+        own = list(self._trainable_weights) + list(self._non_trainable_weights)
+        return sorted(own, key=lambda v: getattr(v, "_uid", 0))  # creation order, as Keras 3 stores them
+
+    def save_own_variables(self, store):
+        """Write this layer's own variables (not its sublayers') into ``store`` as ``store["0"]``, ``"1"``..."""
+        for i, v in enumerate(self._own_variables()):
+            store[f"{i}"] = v.numpy()
+
+    def load_own_variables(self, store):
+        """Assign this layer's own variables from :meth:`save_own_variables`'s ``store``."""
+        own = self._own_variables()
+        if len(store.keys()) != len(own):
+            if not own and not self.built:
+                raise ValueError(f"Layer '{self.name}' was never built and thus it doesn't have any variables. "
+                                 f"However the weights file lists {len(store.keys())} variables for this layer.")
+            raise ValueError(f"Layer '{self.name}' expected {len(own)} variables, but received "
+                             f"{len(store.keys())} variables during loading. Expected: {[v.name for v in own]}")
+        for i, v in enumerate(own):
+            value = store[f"{i}"]
+            value = value[()] if hasattr(value, "shape") and not isinstance(value, np.ndarray) else value
+            v.assign(value)
+
     # -- building -----------------------------------------------------------------------------------
     def build(self, input_shape):
         """Create weights for inputs of ``input_shape``; the default records the shape."""
@@ -805,3 +862,19 @@ def _shape_tuple(s):
     if isinstance(s, list):
         return [_shape_tuple(v) for v in s]
     return s
+
+
+def _jsonable_shape(shape):
+    if isinstance(shape, list) and shape and not isinstance(shape[0], int | type(None)):
+        return [_jsonable_shape(x) for x in shape]
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    if isinstance(shape, dict):
+        return {k: _jsonable_shape(v) for k, v in shape.items()}
+    return list(shape) if shape is not None else None
+
+
+def _shape_from_json(shape):
+    if isinstance(shape, list) and shape and isinstance(shape[0], list):
+        return [tuple(s) for s in shape]
+    return tuple(shape)

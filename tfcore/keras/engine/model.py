@@ -199,6 +199,56 @@ class Model(TrainingMixin, Layer):
                              f"You can build it manually via: `{self.name}.build(batch_input_shape)`.")
         return Layer.count_params(self)
 
+    def get_build_config(self):
+        """``{"input_shape": ...}`` for a built model (its Inputs' shapes when it has them), else None."""
+        config = super().get_build_config()
+        if config is None and self.built and getattr(self, "inputs", None):
+            shapes = [t.shape.as_list() for t in self.inputs]
+            config = {"input_shape": shapes[0] if len(shapes) == 1 else shapes}
+        return config
+
+    def get_compile_config(self):
+        """The ``compile`` arguments as Keras 3 serializes them (None when the model is not compiled)."""
+        if not self._is_compiled or self.optimizer is None:
+            return None
+        return _model_io()._compile_config(self)
+
+    def compile_from_config(self, config):
+        """``compile`` the model from :meth:`get_compile_config`'s output."""
+        _model_io()._compile_from_config(self, config, None)
+        if self.built:
+            self.optimizer.build(self.trainable_variables)
+
+    def stateless_call(self, trainable_variables, non_trainable_variables, *args, return_losses=False, **kwargs):
+        """Call the model with the given variable VALUES instead of its own, leaving its variables unchanged.
+
+        Returns ``(outputs, non_trainable_variables)`` -- the new values of the non-trainable variables after
+        the call (e.g. BatchNormalization statistics) -- and the losses too with ``return_losses=True``.
+        """
+        trainable, non_trainable = list(self.trainable_variables), list(self.non_trainable_variables)
+        if len(trainable_variables) != len(trainable):
+            raise ValueError(f"Argument `trainable_variables` must be a list of tensors corresponding 1:1 to "
+                             f"{type(self).__name__}().trainable_variables. Received list with length "
+                             f"{len(trainable_variables)}, but expected {len(trainable)} variables.")
+        if len(non_trainable_variables) != len(non_trainable):
+            raise ValueError(f"Argument `non_trainable_variables` must be a list of tensors corresponding 1:1 to "
+                             f"{type(self).__name__}().non_trainable_variables. Received list with length "
+                             f"{len(non_trainable_variables)}, but expected {len(non_trainable)} variables.")
+        variables = trainable + non_trainable
+        saved = [v.read_value() for v in variables]
+        try:
+            for v, value in zip(variables, list(trainable_variables) + list(non_trainable_variables), strict=True):
+                v.assign(value)
+            outputs = self(*args, **kwargs)
+            new_non_trainable = [v.read_value() for v in non_trainable]
+            losses = list(self.losses)
+        finally:
+            for v, value in zip(variables, saved, strict=True):
+                v.assign(value)
+        if return_losses:
+            return outputs, new_non_trainable, losses
+        return outputs, new_non_trainable
+
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Write all weights: Keras 3's HDF5 layout for ``*.weights.h5``, else tfcore's NumPy ``.npz`` format."""
         if str(filepath).endswith(".weights.h5"):

@@ -126,12 +126,89 @@ class TrainingMixin:
     """compile/fit/evaluate/predict for ``keras.Model`` (``class Model(TrainingMixin, Layer)``)."""
 
     def _init_training(self):
+        self._training_state = {"compiled": False, "run_eagerly": None, "loss": None, "compiled_loss": None,
+                                "compiled_metrics": None, "jit_compile": False}
         self.optimizer = None
-        self.compiled_loss = None
-        self.compiled_metrics = None
         self.stop_training = False
         self.history = None
-        self._training_state = {"compiled": False, "run_eagerly": None, "loss": None}
+        self.train_function = None
+        self.test_function = None
+        self.predict_function = None
+
+    @property
+    def compiled_loss(self):
+        """The compiled ``LossesContainer`` (None before ``compile``)."""
+        return self._state().get("compiled_loss")
+
+    @compiled_loss.setter
+    def compiled_loss(self, value):
+        self._state()["compiled_loss"] = value
+
+    @property
+    def compiled_metrics(self):
+        """The compiled ``MetricsContainer`` (None before ``compile``)."""
+        return self._state().get("compiled_metrics")
+
+    @compiled_metrics.setter
+    def compiled_metrics(self, value):
+        self._state()["compiled_metrics"] = value
+
+    @property
+    def loss(self):
+        """The ``loss`` argument given to ``compile`` (None before)."""
+        return self._state().get("loss")
+
+    @loss.setter
+    def loss(self, value):
+        self._state()["loss"] = value
+
+    @property
+    def jit_compile(self):
+        """The ``jit_compile`` setting from ``compile`` (default False). tfcore records it; it has no XLA, so
+        its steps run as tf.functions (fused by tfcore's own graph passes) either way."""
+        return self._state().get("jit_compile", False)
+
+    @jit_compile.setter
+    def jit_compile(self, value):
+        if value not in (True, False):
+            raise ValueError(f"`jit_compile` must be True or False. Received: jit_compile={value!r}")
+        self._state()["jit_compile"] = value
+
+    @property
+    def metrics_variables(self):
+        """Every variable of the model's metrics (loss trackers and compiled metrics included)."""
+        out = []
+        for m in self.metrics:
+            out.extend(m.variables)
+        return out
+
+    def _make_function(self, kind, attr, force):
+        current = getattr(self, attr, None)
+        if current is not None and not force:
+            return current
+        step = self._step_function(kind)
+
+        def function(iterator):
+            """Runs one step on the next batch of ``iterator`` (an iterator, or a single batch)."""
+            data = next(iterator) if hasattr(iterator, "__next__") else iterator
+            return self._run_step(step, data)
+
+        function.__name__ = attr
+        setattr(self, attr, function)
+        return function
+
+    def make_train_function(self, force=False):
+        """``self.train_function``: one ``train_step`` (a tf.function unless running eagerly) on the next
+        batch of an iterator; created once, or again with ``force=True``."""
+        return self._make_function("train_step", "train_function", force)
+
+    def make_test_function(self, force=False):
+        """``self.test_function``: one ``test_step`` on the next batch of an iterator."""
+        return self._make_function("test_step", "test_function", force)
+
+    def make_predict_function(self, force=False):
+        """``self.predict_function``: one ``predict_step`` on the next batch of an iterator."""
+        return self._make_function("predict_step", "predict_function", force)
 
     def _state(self):
         state = getattr(self, "_training_state", None)
@@ -160,8 +237,11 @@ class TrainingMixin:
         self._distribution_strategy = distribution.captured_strategy()
         if steps_per_execution is not None and (not isinstance(steps_per_execution, int) or steps_per_execution < 1):
             raise ValueError(f"steps_per_execution must be a positive integer, got {steps_per_execution!r}")
+        if jit_compile not in (None, "auto", True, False):
+            raise ValueError(f"`jit_compile` must be True, False or 'auto'. Received: jit_compile={jit_compile!r}")
         state.update(compiled=True, run_eagerly=run_eagerly, loss=loss, functions={},
-                     steps_per_execution=steps_per_execution or 1)
+                     steps_per_execution=steps_per_execution or 1, jit_compile=jit_compile is True)
+        self.train_function = self.test_function = self.predict_function = None
 
     @property
     def distribute_strategy(self):

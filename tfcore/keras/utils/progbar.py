@@ -10,11 +10,14 @@ nothing. Metrics named in ``stateful_metrics`` are shown as given; others are
 averaged over the samples seen, as Keras does.
 """
 
+import io
 import os
 import sys
 import time
 
 import numpy as np
+
+from . import io_utils
 
 
 def _dynamic_display():
@@ -91,9 +94,12 @@ class Progbar:
     def _update_line(self, current, now, finalize):
         if now - self._last_update < self.interval and not finalize:
             return
-        out = sys.stdout
+        interactive = io_utils.is_interactive_logging_enabled()
+        out = sys.stdout if interactive else io.StringIO()
         prev_total_width = self._total_width
-        if self._dynamic_display:
+        if not interactive:
+            pass  # one complete log record per update: no cursor control
+        elif self._dynamic_display:
             out.write("\b" * prev_total_width)
             out.write("\r")
         else:
@@ -127,18 +133,20 @@ class Progbar:
         self._total_width += len(info)
         if prev_total_width > self._total_width:
             info += " " * (prev_total_width - self._total_width)
-        if finalize:
+        if finalize and interactive:
             info += "\n"
         out.write(info)
-        out.flush()
+        if interactive:
+            out.flush()
+        else:
+            io_utils.print_msg(out.getvalue().rstrip())
 
     def _final_line(self, current, now):
         numdigits = int(np.log10(self.target)) + 1 if self.target else 1
         elapsed = now - self._start
         info = f"{current:{numdigits}d}/{self.target} - {elapsed:.0f}s" + self._metrics_info()
         info += f" - {elapsed:.0f}s/epoch -" + format_time(elapsed / max(self.target or 1, 1), self.unit_name)
-        sys.stdout.write(info + "\n")
-        sys.stdout.flush()
+        io_utils.print_msg(info)
 
     def _estimate_step_duration(self, current, now):
         if not current:
