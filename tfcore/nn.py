@@ -1,5 +1,6 @@
 """``tf.nn``: activations, convolution, pooling, softmax, normalization and losses."""
 
+from .ops.candidate_sampling_ops import all_candidate_sampler, compute_accidental_hits, fixed_unigram_candidate_sampler
 from .ops.conv_ops import (
     conv1d,
     conv2d,
