@@ -53,3 +53,37 @@ def test_compute_accidental_hits_matches_tf():
     assert idx.dtype == tf.int32 and ids.dtype == tf.int64
     assert idx.numpy().tolist() == [0, 0, 1] and ids.numpy().tolist() == [3, 0, 1]
     np.testing.assert_allclose(w.numpy(), np.full(3, -3.4028235e38), rtol=1e-6)
+
+
+def _sampled_loss_inputs():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((6, 3)).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    labels = np.array([[1], [4]], np.int64)
+    sv = (tf.constant([4, 0, 5], tf.int64), tf.constant([[0.3], [0.6]]), tf.constant([0.6, 0.2, 0.1]))
+    return w, b, x, labels, sv
+
+
+def test_sampled_softmax_and_nce_loss_match_tf():
+    w, b, x, labels, sv = _sampled_loss_inputs()
+    np.testing.assert_allclose(tf.nn.sampled_softmax_loss(w, b, labels, x, 3, 6, sampled_values=sv).numpy(),
+                               [1.0605641603469849, 2.05165958404541], rtol=1e-5)
+    np.testing.assert_allclose(tf.nn.sampled_softmax_loss(w, b, labels, x, 3, 6, sampled_values=sv,
+                                                          remove_accidental_hits=False).numpy(),
+                               [1.0605641603469849, 2.172567844390869], rtol=1e-5)
+    np.testing.assert_allclose(tf.nn.nce_loss(w, b, labels, x, 3, 6, sampled_values=sv).numpy(),
+                               [4.461358070373535, 7.875828266143799], rtol=1e-5)
+    np.testing.assert_allclose(tf.nn.nce_loss([w[:3], w[3:]], b, labels, x, 3, 6, sampled_values=sv,
+                                              remove_accidental_hits=True).numpy(),
+                               [4.461358070373535, 5.910417079925537], rtol=1e-5)
+
+
+def test_sampled_softmax_loss_trains_weights():
+    w, b, x, labels, _ = _sampled_loss_inputs()
+    wv = tf.Variable(w)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.nn.sampled_softmax_loss(wv, b, labels, x, 3, 6, seed=2))
+    g = tape.gradient(loss, wv)
+    assert g is not None and g.shape == (6, 3) and np.isfinite(g.numpy()).all()
+    assert np.abs(g.numpy()[[1, 4]]).sum() > 0  # the true classes' rows always get a gradient

@@ -17,7 +17,8 @@ from ._common import as_tensor
 from .random_ops import _generator
 from .registry import Op, execute
 
-__all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "all_candidate_sampler",
+__all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "all_candidate_sampler", "nce_loss",
+           "sampled_softmax_loss",
            "fixed_unigram_candidate_sampler", "compute_accidental_hits"]
 
 
@@ -171,3 +172,75 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     out = execute(COMPUTE_ACCIDENTAL_HITS, (as_tensor(true_classes, dtypes.int64),
                                             as_tensor(sampled_candidates, dtypes.int64)), {"num_true": int(num_true)})
     return AccidentalHits(*out)
+
+
+def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
+                            subtract_log_q, remove_accidental_hits, seed):
+    """TF's ``_compute_sampled_logits``: logits of the true classes and the sampled candidates, and their labels."""
+    from . import array_ops as _a
+    from . import math_ops as _m
+    from . import reduce_ops as _r
+
+    if isinstance(weights, (list, tuple)):
+        weights = _a.concat(list(weights), axis=0)  # 'div' partitioning: shards are consecutive row blocks
+    if isinstance(biases, (list, tuple)):
+        biases = _a.concat(list(biases), axis=0)
+    weights, inputs = as_tensor(weights), as_tensor(inputs)
+    biases = as_tensor(biases, weights.dtype)
+    labels = _m.cast(as_tensor(labels), dtypes.int64)
+    if labels.ndim == 1:
+        labels = _a.reshape(labels, [-1, num_true])
+    labels_flat = _a.reshape(labels, [-1])
+    if sampled_values is None:
+        sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes, seed=seed)
+    sampled, true_expected, sampled_expected = (_a.stop_gradient(as_tensor(s)) for s in sampled_values)
+    sampled = _m.cast(sampled, dtypes.int64)
+    n_true = labels_flat.shape[0]
+    all_ids = _a.concat([labels_flat, sampled], axis=0)
+    all_w = _a.gather(weights, all_ids)
+    all_b = _a.gather(biases, all_ids)
+    true_w, sampled_w = all_w[:n_true], all_w[n_true:]
+    true_b, sampled_b = all_b[:n_true], all_b[n_true:]
+    sampled_logits = _m.add(_m.matmul(inputs, sampled_w, transpose_b=True), sampled_b)
+    dim = true_w.shape[-1]
+    dots = _m.multiply(_a.expand_dims(inputs, 1), _a.reshape(true_w, [-1, num_true, dim]))
+    true_logits = _m.add(_r.reduce_sum(dots, axis=-1), _a.reshape(true_b, [-1, num_true]))
+    if remove_accidental_hits:
+        idx, ids, w = compute_accidental_hits(labels, sampled, num_true)
+        pos = _a.stack([_m.cast(idx, dtypes.int64), ids], axis=1)
+        mask = _a.scatter_nd(pos, _m.cast(w, sampled_logits.dtype), [labels.shape[0], int(num_sampled)])
+        sampled_logits = _m.add(sampled_logits, mask)
+    if subtract_log_q:
+        true_logits = _m.subtract(true_logits, _m.log(_m.cast(true_expected, true_logits.dtype)))
+        sampled_logits = _m.subtract(sampled_logits, _m.log(_m.cast(sampled_expected, sampled_logits.dtype)))
+    out_logits = _a.concat([true_logits, sampled_logits], axis=1)
+    out_labels = _a.concat([_m.divide(_a.ones_like(true_logits), float(num_true)), _a.zeros_like(sampled_logits)],
+                           axis=1)
+    return out_logits, out_labels
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+             remove_accidental_hits=False, name="nce_loss"):
+    """``tf.nn.nce_loss``: noise-contrastive estimation loss per example (sigmoid cross-entropy of the true and
+    sampled logits, corrected by ``log`` of their expected counts). ``weights``: ``[num_classes, dim]`` (or a list
+    of row shards), ``labels``: ``[batch, num_true]`` int64; candidates from ``log_uniform_candidate_sampler``
+    unless ``sampled_values`` is given."""
+    from . import loss_ops as _loss
+    from . import reduce_ops as _r
+
+    logits, labels = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                             sampled_values, True, remove_accidental_hits, None)
+    losses = _loss.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+    return _r.reduce_sum(losses, axis=1)
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+                         remove_accidental_hits=True, seed=None, name="sampled_softmax_loss"):
+    """``tf.nn.sampled_softmax_loss``: softmax cross-entropy over the true class(es) and ``num_sampled``
+    candidates (accidental hits masked by default), per example."""
+    from . import array_ops as _a
+    from . import loss_ops as _loss
+
+    logits, labels = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                             sampled_values, True, remove_accidental_hits, seed)
+    return _loss.softmax_cross_entropy_with_logits(labels=_a.stop_gradient(labels), logits=logits)
