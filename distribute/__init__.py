@@ -9,9 +9,11 @@ from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAl
                                ReductionToOneDevice)
 from .distribute_lib import (get_cross_replica_context, get_replica_context, get_strategy, has_strategy,
                              in_cross_replica_context)
-from .input_lib import InputContext
+from .input_lib import (DistributedDataset, DistributedIterator, InputContext, InputOptions,
+                        InputReplicationMode)
 from .reduce_util import ReduceOp
-from .strategy import MirroredStrategy, OneDeviceStrategy, ReplicaContext, Strategy
+from .strategy import (MirroredStrategy, OneDeviceStrategy, ReplicaContext, RunOptions, Strategy, StrategyExtended,
+                       experimental_set_strategy)
 from .values import DistributedValues, Mirrored, MirroredVariable, PerReplica, SyncOnReadVariable
 
 

@@ -69,32 +69,150 @@ def _stack_replicas(elements, devices):
     return PerReplica([_to_device(e, d) for e, d in zip(elements, devices)])
 
 
-class _DistributedInput:
-    """Common base: the wrapped dataset and the replica devices."""
+class InputReplicationMode:
+    """``tf.distribute.InputReplicationMode``: how input pipelines map to replicas."""
 
-    def __init__(self, dataset, devices):
+    PER_WORKER = "PER_WORKER"    # one pipeline per worker, its batches split across the worker's replicas
+    PER_REPLICA = "PER_REPLICA"  # one pipeline per replica (distribute_datasets_from_function only)
+
+
+class InputOptions:
+    """``tf.distribute.InputOptions``: options for ``experimental_distribute_dataset`` and
+    ``distribute_datasets_from_function``.
+
+    ``experimental_fetch_to_device`` (default True) copies each per-replica element to its replica's device;
+    False leaves elements in host memory. ``experimental_replication_mode`` is an
+    :class:`InputReplicationMode`; ``experimental_place_dataset_on_device`` and
+    ``experimental_per_replica_buffer_size`` are kept for TF compatibility (tfcore's pipelines run on the host).
+    """
+
+    __slots__ = ("experimental_fetch_to_device", "experimental_replication_mode",
+                 "experimental_place_dataset_on_device", "experimental_per_replica_buffer_size")
+
+    def __init__(self, experimental_fetch_to_device=None, experimental_replication_mode=InputReplicationMode.PER_WORKER,
+                 experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1):
+        if experimental_replication_mode not in (InputReplicationMode.PER_WORKER, InputReplicationMode.PER_REPLICA):
+            raise ValueError(f"experimental_replication_mode must be an InputReplicationMode, "
+                             f"got {experimental_replication_mode!r}")
+        if int(experimental_per_replica_buffer_size) < 0:
+            raise ValueError("experimental_per_replica_buffer_size must be >= 0")
+        self.experimental_fetch_to_device = True if experimental_fetch_to_device is None else bool(
+            experimental_fetch_to_device)
+        self.experimental_replication_mode = experimental_replication_mode
+        self.experimental_place_dataset_on_device = bool(experimental_place_dataset_on_device)
+        self.experimental_per_replica_buffer_size = int(experimental_per_replica_buffer_size)
+
+    def __eq__(self, other):
+        return isinstance(other, InputOptions) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self):
+        return hash(tuple(getattr(self, k) for k in self.__slots__))
+
+    def __repr__(self):
+        return "InputOptions(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
+
+
+def check_options(options, from_function):
+    """TF's validation of ``options`` for the two input entry points; returns the options to use."""
+    if options is None:
+        return InputOptions()
+    if not isinstance(options, InputOptions):
+        raise TypeError(f"options must be a tf.distribute.InputOptions, got {type(options).__name__}")
+    if not from_function:
+        if options.experimental_replication_mode == InputReplicationMode.PER_REPLICA:
+            raise NotImplementedError("InputReplicationMode.PER_REPLICA is only supported in "
+                                      "`distribute_datasets_from_function`.")
+        if options.experimental_place_dataset_on_device:
+            raise NotImplementedError("`experimental_place_dataset_on_device` can not be set to True when "
+                                      "using experimental_distribute_dataset.")
+    elif options.experimental_place_dataset_on_device and options.experimental_fetch_to_device:
+        raise ValueError("`experimental_place_dataset_on_device` can not be set to True when "
+                         "experimental_fetch_to_device is True and replication mode is set to `PER_REPLICA`.")
+    return options
+
+
+def _host_devices(devices):
+    return [_ctx.context.find("CPU", 0)] * len(devices)
+
+
+class DistributedIterator:
+    """``tf.distribute.DistributedIterator``: iterates a :class:`DistributedDataset`; each element is the input of
+    one step for every replica (``PerReplica`` leaves)."""
+
+    def __init__(self, elements, element_spec=None):
+        self._elements = elements
+        self._element_spec = element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._elements)
+
+    def get_next(self):
+        """The next element; raises ``tf.errors.OutOfRangeError`` at the end."""
+        from tfcore.framework.errors import OutOfRangeError
+
+        try:
+            return next(self._elements)
+        except StopIteration:
+            raise OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        """The next element as a ``tf.experimental.Optional`` (empty at the end)."""
+        from tfcore.data.iterators import Optional
+
+        try:
+            return Optional(next(self._elements), self._element_spec)
+        except StopIteration:
+            return Optional.empty(self._element_spec)
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+
+class DistributedDataset:
+    """``tf.distribute.DistributedDataset``: what ``experimental_distribute_dataset`` returns. Iterating it
+    splits each global batch into one batch per replica (on its device, unless
+    ``InputOptions(experimental_fetch_to_device=False)``)."""
+
+    def __init__(self, dataset, devices, options=None):
         self._dataset = dataset
         self._devices = devices
+        self._options = options if options is not None else InputOptions()
 
     @property
     def element_spec(self):
         return getattr(self._dataset, "element_spec", None)
 
+    def _placement(self):
+        return self._devices if self._options.experimental_fetch_to_device else _host_devices(self._devices)
 
-class DistributedDataset(_DistributedInput):
-    """Iterates a dataset of global batches, yielding per-replica batches (PerReplica structures)."""
-
-    def __iter__(self):
+    def _elements(self):
+        placement = self._placement()
         for element in self._dataset:
-            yield split_batch(element, self._devices)
-
-
-class DistributedDatasetFromFunction(_DistributedInput):
-    """Each step takes one element (a per-replica batch) for every replica."""
+            yield split_batch(element, placement)
 
     def __iter__(self):
+        return DistributedIterator(self._elements(), self.element_spec)
+
+    def reduce(self, initial_state, reduce_fn):
+        """Fold ``reduce_fn(state, element)`` over the distributed elements."""
+        state = initial_state
+        for element in self:
+            state = reduce_fn(state, element)
+        return state
+
+
+class DistributedDatasetFromFunction(DistributedDataset):
+    """What ``distribute_datasets_from_function`` returns: each step takes one element (a per-replica batch) for
+    every replica."""
+
+    def _elements(self):
         it = iter(self._dataset)
         n = len(self._devices)
+        placement = self._placement()
         while True:
             batch = []
             for _ in range(n):
@@ -102,4 +220,4 @@ class DistributedDatasetFromFunction(_DistributedInput):
                     batch.append(next(it))
                 except StopIteration:
                     return
-            yield _stack_replicas(batch, self._devices)
+            yield _stack_replicas(batch, placement)

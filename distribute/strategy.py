@@ -21,7 +21,7 @@ from tfcore.framework.variables import variable_creator_scope, variable_creators
 
 from . import cross_device_ops as cdo
 from . import distribute_lib, values
-from .input_lib import DistributedDataset, DistributedDatasetFromFunction, InputContext
+from .input_lib import DistributedDataset, DistributedDatasetFromFunction, InputContext, check_options
 from .reduce_util import ReduceOp
 
 logger = logging.getLogger("tfcore.distribute")
@@ -167,6 +167,35 @@ class ReplicaContext:
         return self._scope.__exit__(*exc)
 
 
+class RunOptions:
+    """``tf.distribute.RunOptions``: options for ``Strategy.run``. Its settings concern TPU compilation
+    (dynamic batch sizes, bucketized dynamic shapes, XLA options); other strategies accept and ignore them,
+    as TF's do."""
+
+    __slots__ = ("experimental_enable_dynamic_batch_size", "experimental_bucketizing_dynamic_shape",
+                 "experimental_xla_options")
+
+    def __init__(self, experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False,
+                 experimental_xla_options=None):
+        self.experimental_enable_dynamic_batch_size = bool(experimental_enable_dynamic_batch_size)
+        self.experimental_bucketizing_dynamic_shape = bool(experimental_bucketizing_dynamic_shape)
+        self.experimental_xla_options = experimental_xla_options
+
+    def __eq__(self, other):
+        return isinstance(other, RunOptions) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self):
+        return hash((self.experimental_enable_dynamic_batch_size, self.experimental_bucketizing_dynamic_shape))
+
+    def __repr__(self):
+        return "RunOptions(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
+
+
+def _check_run_options(options):
+    if options is not None and not isinstance(options, RunOptions):
+        raise TypeError(f"options must be a tf.distribute.RunOptions, got {type(options).__name__}")
+
+
 class StrategyExtended:
     """``strategy.extended``: device lists and variable updates across replicas."""
 
@@ -228,7 +257,9 @@ class Strategy:
 
     # -- running ---------------------------------------------------------------------------
     def run(self, fn, args=(), kwargs=None, options=None):
-        """Run ``fn`` on every replica; distributed arguments are split per replica."""
+        """Run ``fn`` on every replica; distributed arguments are split per replica. ``options``: a
+        :class:`RunOptions` (its settings concern TPUs; accepted and validated here)."""
+        _check_run_options(options)
         kwargs = kwargs or {}
         n = len(self._devices)
         if n == 1:
@@ -310,14 +341,16 @@ class Strategy:
 
     # -- input -----------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):
-        """Split each global batch of ``dataset`` into one batch per replica (on its device)."""
-        return DistributedDataset(dataset, self._devices)
+        """Split each global batch of ``dataset`` into one batch per replica (on its device); ``options`` is a
+        :class:`InputOptions`."""
+        return DistributedDataset(dataset, self._devices, check_options(options, from_function=False))
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """``dataset_fn(InputContext)`` builds a per-replica-batch dataset; each step takes one element per replica."""
         ctx = InputContext(num_input_pipelines=1, input_pipeline_id=0,
                            num_replicas_in_sync=self.num_replicas_in_sync)
-        return DistributedDatasetFromFunction(dataset_fn(ctx), self._devices)
+        options = check_options(options, from_function=True)
+        return DistributedDatasetFromFunction(dataset_fn(ctx), self._devices, options)
 
     experimental_distribute_datasets_from_function = distribute_datasets_from_function
 
@@ -343,6 +376,7 @@ class _DefaultStrategy(Strategy):
         yield self
 
     def run(self, fn, args=(), kwargs=None, options=None):
+        _check_run_options(options)
         with self._default_replica_context:
             return fn(*args, **(kwargs or {}))
 
@@ -357,9 +391,11 @@ class _DefaultStrategy(Strategy):
         return s if cdo._as_reduce_op(reduce_op) == ReduceOp.SUM else truediv(s, t.shape[axis])
 
     def experimental_distribute_dataset(self, dataset, options=None):
+        check_options(options, from_function=False)
         return dataset
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
+        check_options(options, from_function=True)
         return dataset_fn(InputContext())
 
 
@@ -410,3 +446,21 @@ class OneDeviceStrategy(Strategy):
 
 
 distribute_lib.register_default_strategy(_DefaultStrategy)
+
+_global_scope = [None]  # the scope entered by experimental_set_strategy (this module owns it)
+
+
+def experimental_set_strategy(strategy):
+    """``tf.distribute.experimental_set_strategy``: make ``strategy`` current without a ``with strategy.scope()``
+    block (``None`` clears it), as if its scope had been entered on the calling thread. Raises RuntimeError
+    inside another strategy's scope."""
+    old = _global_scope[0]
+    if old is not None:
+        old.__exit__(None, None, None)
+        _global_scope[0] = None
+    if distribute_lib.has_strategy():
+        raise RuntimeError("Must not be called inside a `tf.distribute.Strategy` scope.")
+    if strategy is not None:
+        scope = strategy.scope()
+        scope.__enter__()
+        _global_scope[0] = scope

@@ -1,6 +1,22 @@
 """``tf.linalg``."""
 
+from . import linalg_experimental as experimental
 from .ops.array_ops import eye
+from .ops.linalg_extra_ops import (
+    banded_triangular_solve,
+    eig,
+    eigh_tridiagonal,
+    eigvals,
+    logm,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
+    matrix_square_root,
+    sqrtm,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 from .ops.linalg_ops import (
     adjoint,
     band_part,

@@ -6,6 +6,8 @@ messages (``SerializeToString()``, ``FromString()``); they need the ``protobuf``
 (``pip install 'tfcore[tfrecord]'``).
 """
 
+from .framework.coordinator import Coordinator
+from .framework.server_lib import ClusterSpec
 from .io import protos as _protos
 from .ops.moving_averages import ExponentialMovingAverage
 from .saving import (

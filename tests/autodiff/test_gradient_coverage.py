@@ -267,6 +267,12 @@ def _eigh_parts(x):
     return tf.concat([e, tf.reshape(v * v, [-1])], axis=0)
 
 
+def _eig_parts(x):
+    e, v = tf.linalg.eig(x)
+    re, im = tf.math.real(v), tf.math.imag(v)
+    return tf.concat([tf.math.real(e), tf.math.imag(e) ** 2, tf.reshape(re * re + im * im, [-1])], axis=0)
+
+
 # -- linalg (tfcore.ops.linalg_ops) ------------------------------------------------------------------
 CASES.update({
     "MatrixInverse": (tf.linalg.inv, [_well_conditioned(2, 3, 3)]),
@@ -284,6 +290,10 @@ CASES.update({
     "MatrixDiagV3": (lambda d: tf.linalg.diag(d, k=1), [r(2, 3)]),
     "MatrixDiagPartV3": (lambda x: tf.linalg.diag_part(x, k=-1), [r(2, 3, 4)]),
     "MatrixSetDiagV3": (lambda x, d: tf.linalg.set_diag(x, d), [r(3, 4), r(3)]),
+    # eigenvalues (a complex pair among them) and the phase-invariant |v|^2 of the eigenvectors
+    "Eig": (_eig_parts, [np.array([[2.0, 1.0, 0.0], [0.5, 3.0, 1.0], [0.0, -1.0, 1.0]]) + 0.1 * r(3, 3)]),
+    "MatrixSquareRoot": (tf.linalg.sqrtm, [_well_conditioned(2, 3, 3)]),
+    "Lu": (lambda a: tf.linalg.lu(a).lu, [r(3, 3) + np.diag([4.0, 2.0, 1.0])]),
     # -- top-level ops (tfcore.ops.misc_ops) ---------------------------------------------------------
     "ReverseSequence": (lambda x: tf.reverse_sequence(x, [3, 1], seq_axis=1, batch_axis=0), [r(2, 4, 2)]),
     "TensorScatterMax": (lambda t, u: tf.tensor_scatter_nd_max(t, [[0], [2], [0]], u), [away(3, 2), away(3, 2) + 0.05]),

@@ -533,12 +533,13 @@ def tensor_diag_part(input, name=None):  # noqa: A002
 
 def adjoint(matrix, name=None):
     """``tf.linalg.adjoint``: conjugate transpose of the last two axes."""
-    return _t(as_tensor(matrix))
+    return _m.conj(_t(as_tensor(matrix)))
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
-    """``tf.linalg.matrix_transpose``: transpose of the last two axes."""
-    return _t(as_tensor(a))
+    """``tf.linalg.matrix_transpose``: transpose of the last two axes (conjugated with ``conjugate``)."""
+    out = _t(as_tensor(a))
+    return _m.conj(out) if conjugate else out
 
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
