@@ -410,3 +410,34 @@ def test_softmax_xent_label_gradient():
     g = tape.gradient(loss, labels).numpy()
     logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     np.testing.assert_allclose(g, -logp, rtol=1e-12)
+
+
+# -- complex inputs: TF's convention (the gradient of a real loss is dL/dRe z + i dL/dIm z, so products
+# use the conjugates of the other factors) checked by finite differences on the real and imaginary parts.
+def _c2(a, b):
+    """A well-conditioned complex 2x2 batch from real parts ``a`` and imaginary parts ``b``."""
+    return tf.complex(a, b) + tf.constant(np.eye(2) * 3.0, tf.complex128)
+
+
+COMPLEX_CASES = {
+    "Mul": (lambda a, b, c, d: _ri(_cplx(a, b) * _cplx(c, d)), [r(2, 3), r(2, 3), r(3), r(3)]),
+    "RealDiv": (lambda a, b, c, d: _ri(_cplx(a, b) / _cplx(c, d)),
+                [r(2, 3), r(2, 3), r(2, 3, lo=0.5, hi=2.0), r(2, 3, lo=0.5, hi=2.0)]),
+    "Reciprocal": (lambda a, b: _ri(tf.math.reciprocal(_cplx(a, b))), [r(2, 3, lo=0.5, hi=2.0), r(2, 3)]),
+    "BatchMatMulV2": (lambda a, b, c, d: _ri(tf.matmul(_cplx(a, b), _cplx(c, d))),
+                      [r(2, 3, 4), r(2, 3, 4), r(4, 2), r(4, 2)]),
+    "BatchMatMulV2/adjoint": (lambda a, b, c, d: _ri(tf.matmul(_cplx(a, b), _cplx(c, d), adjoint_a=True)),
+                              [r(4, 3), r(4, 3), r(4, 2), r(4, 2)]),
+    "MatrixSolve": (lambda a, b, c, d: _ri(tf.linalg.solve(_c2(a, b), _cplx(c, d))),
+                    [r(2, 2), r(2, 2), r(2, 3), r(2, 3)]),
+    "MatrixSolve/adjoint": (lambda a, b, c, d: _ri(tf.linalg.solve(_c2(a, b), _cplx(c, d), adjoint=True)),
+                            [r(2, 2), r(2, 2), r(2, 3), r(2, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_CASES))
+def test_complex_gradients_use_conjugates_as_tf(name, monkeypatch):
+    fn, inputs = COMPLEX_CASES[name]
+    spy = _spy(monkeypatch, name.split("/")[0])
+    check_gradients(fn, *inputs)
+    assert spy.calls > 0

@@ -129,7 +129,8 @@ def _solve_grad(call, dy):
     a, x = call.inputs[0], call.outputs[0]
     adj = call.attrs["adjoint"]
     gb = solve(a, dy, adjoint=not adj)
-    ga = _m.negative(_m.matmul(x, gb, transpose_b=True) if adj else _m.matmul(gb, x, transpose_b=True))
+    x_h, gb_h = _m.conj_if_complex(x), _m.conj_if_complex(gb)  # TF: matmul(..., adjoint_b=True)
+    ga = _m.negative(_m.matmul(x, gb_h, transpose_b=True) if adj else _m.matmul(gb, x_h, transpose_b=True))
     return ga, gb
 
 

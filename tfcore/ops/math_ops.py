@@ -73,14 +73,20 @@ def _sub_grad(call, g):
     return [_to_input(call, 0, g), _to_input(call, 1, negative(g)) if call.needs_grad(1) else None]
 
 
+def conj_if_complex(t):
+    """``conj(t)`` for complex tensors, ``t`` itself otherwise: TF's gradients of complex products use the
+    conjugates of the other factors (the gradient of a real loss L(z) is dL/dRe z + i dL/dIm z)."""
+    return conj(t) if t._dtype.is_complex else t
+
+
 def _mul_grad(call, g):
-    x, y = call.inputs
+    x, y = map(conj_if_complex, call.inputs)
     return [_unbroadcast(multiply(g, y), x._array.shape) if call.needs_grad(0) else None,
             _unbroadcast(multiply(x, g), y._array.shape) if call.needs_grad(1) else None]
 
 
 def _div_grad(call, g):
-    x, y = call.inputs
+    x, y = map(conj_if_complex, call.inputs)
     gx = _unbroadcast(divide(g, y), x._array.shape) if call.needs_grad(0) else None
     gy = (_unbroadcast(negative(multiply(g, divide(divide(x, y), y))), y._array.shape)
           if call.needs_grad(1) else None)
@@ -435,7 +441,7 @@ _SOFTPLUS = _unary("Softplus", _softplus_impl, lambda c, g: [multiply(g, sigmoid
 _SOFTSIGN = _unary("Softsign", lambda b, x: x / (1 + b.xp.abs(x)),
                    lambda c, g: [divide(g, square(add(scalar_like(1, g), abs(c.inputs[0]))))], floating_rule)
 _RECIPROCAL = _unary("Reciprocal", _quiet(lambda b, x: 1 / x),
-                     lambda c, g: [negative(multiply(g, square(c.outputs[0])))], floating_rule)
+                     lambda c, g: [negative(multiply(g, square(conj_if_complex(c.outputs[0]))))], floating_rule)
 
 
 def _erf_impl(b, x):
@@ -760,7 +766,7 @@ def _matmul_rule(op, ts, attrs):
 
 
 def _matmul_grad(call, g):
-    a, b = call.inputs
+    a, b = map(conj_if_complex, call.inputs)  # complex: dA = G B^H, dB = A^H G
     ta, tb = call.attrs["transpose_a"], call.attrs["transpose_b"]
     if not ta and not tb:
         ga, gb = matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)
@@ -778,7 +784,7 @@ def _matmul_grad_needed(call, g):
     need_a, need_b = call.needs_grad(0), call.needs_grad(1)
     if need_a and need_b:
         return _matmul_grad(call, g)
-    a, b = call.inputs
+    a, b = map(conj_if_complex, call.inputs)
     ta, tb = call.attrs["transpose_a"], call.attrs["transpose_b"]
     ga = gb = None
     if need_a:
