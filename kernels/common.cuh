@@ -439,3 +439,257 @@ TFC_DEVICE_INLINE void tfc_mma_m8n8k4_f16f32(float d[8], const unsigned a[2], co
 }
 #define TFC_HAS_MMA_M8N8K4 1
 #endif
+
+// ---- multistage tensor-core GEMM block tile (matmul.cu's matmul_f16 / matmul_f32_tf32, conv2d.cu's *_tc_*) --
+// Block tile 128 x 128 (TFC_GEMM_BM x TFC_GEMM_BN), 256 threads = 8 warps as 2 (m) x 4 (n), each warp a 64 x 32
+// tile of C (4 x 4 mma tiles of 16 x 8, 64 float accumulators per thread). k-tiles of TFC_TC_BK_F16 = 32
+// halves or TFC_TC_BK_F32 = 16 floats: 64 bytes of k either way, so both element types use one shared-memory
+// geometry. TFC_TC_STAGES k-tiles live in dynamic shared memory (TFC_TC_SMEM_BYTES); while the warps multiply
+// stage s, cp.async fills the stages of the next TFC_TC_STAGES - 1 k-tiles (commit/wait_group pipeline).
+//
+// Shared layouts (16-byte chunks; padded rows, no bank conflicts on the cp.async writes nor on the
+// fragment reads): an operand tile whose global rows run along k (A as [m][k], B as [n][k]) is kept as
+// [mn][k] with TFC_TC_ROW_KC_* elements per row (64 bytes + 16 of padding: 8 consecutive rows hit 8
+// distinct 16-byte bank groups); one whose rows run along m or n (A as [k][m], B as [k][n]) as [k][mn]
+// with TFC_TC_ROW_MN elements per row (128 + 8). A k-tile of one operand is 512 chunks, 2 per thread;
+// thread tid's chunks (tfc_tc_load_tile's map, which the conv2d.cu gathers follow) are, in [mn][k] form,
+// rows tfc_tc_kc_row(tid) and that + 64 at k column tfc_tc_kc_col<T>(tid); in [k][mn] form, k rows
+// tfc_tc_mn_row<T>(tid) and that + TFC_TC_MN_ROW_STEP<T>, at mn column tfc_tc_mn_col<T>(tid).
+//
+// float16 fragments come from ldmatrix: x4 on [m][k] A, x4.trans on [k][m] A, x4.trans on [k][n] B,
+// x4 on [n][k] B (two n8 tiles per instruction). Per k step a warp holds its 4 B fragments and one A
+// fragment at a time (76 live fragment + accumulator registers). float32 (TF32) fragments are read as
+// words (the padded strides make the 32 lanes' words distinct banks) and rounded with cvt.rna.tf32.f32.
+#define TFC_TC_BK_F16 32
+#define TFC_TC_BK_F32 16
+#define TFC_TC_STAGES 4
+#define TFC_TC_ROW_KC_F16 40   // halves per [mn][k] row: 32 + 8
+#define TFC_TC_ROW_KC_F32 20   // floats per [mn][k] row: 16 + 4
+#define TFC_TC_ROW_MN 136      // elements per [k][mn] row: 128 + 8 (f16: 272 bytes, f32: 544 bytes)
+#define TFC_TC_TILE_BYTES 10240  // one operand's k-tile: max(128 rows x 80 bytes, k rows x TFC_TC_ROW_MN elements)
+#define TFC_TC_SMEM_BYTES 81920  // TFC_TC_STAGES x (A + B) tiles: the dynamic shared memory of a tensor-core GEMM
+
+#if defined(TFC_HAS_MMA_M16N8K16)
+static_assert(TFC_TC_SMEM_BYTES == TFC_TC_STAGES * 2 * TFC_TC_TILE_BYTES, "TFC_TC_SMEM_BYTES");
+static_assert(128 * TFC_TC_ROW_KC_F16 * 2 <= TFC_TC_TILE_BYTES && TFC_TC_BK_F16 * TFC_TC_ROW_MN * 2 <= TFC_TC_TILE_BYTES,
+              "f16 tile");
+static_assert(128 * TFC_TC_ROW_KC_F32 * 4 <= TFC_TC_TILE_BYTES && TFC_TC_BK_F32 * TFC_TC_ROW_MN * 4 <= TFC_TC_TILE_BYTES,
+              "f32 tile");
+
+template <typename T> struct tfc_tc_traits;
+template <> struct tfc_tc_traits<__half> {
+  enum { BK = TFC_TC_BK_F16, ROW_KC = TFC_TC_ROW_KC_F16, E = 8 };  // E: elements per 16-byte chunk
+};
+template <> struct tfc_tc_traits<float> {
+  enum { BK = TFC_TC_BK_F32, ROW_KC = TFC_TC_ROW_KC_F32, E = 4 };
+};
+// Thread tid's chunk slots (see above).
+TFC_DEVICE_INLINE int tfc_tc_kc_row(int tid) { return ((tid >> 5) << 3) + (tid & 7); }
+template <typename T> TFC_DEVICE_INLINE int tfc_tc_kc_col(int tid) { return ((tid >> 3) & 3) * tfc_tc_traits<T>::E; }
+template <typename T> TFC_DEVICE_INLINE int tfc_tc_mn_row(int tid) { return tid / (TFC_GEMM_BM / tfc_tc_traits<T>::E); }
+template <typename T> TFC_DEVICE_INLINE int tfc_tc_mn_col(int tid) {
+  return (tid % (TFC_GEMM_BM / tfc_tc_traits<T>::E)) * tfc_tc_traits<T>::E;
+}
+template <typename T> struct tfc_tc_mn_row_step {
+  enum { value = TFC_GEMM_THREADS / (TFC_GEMM_BM / tfc_tc_traits<T>::E) };  // 16 (f16) or 8 (f32) k rows
+};
+
+TFC_DEVICE_INLINE __half tfc_tc_zero(__half) { return __ushort_as_half((unsigned short)0); }
+TFC_DEVICE_INLINE float tfc_tc_zero(float) { return 0.0f; }
+// One 16-byte chunk from registers (the synchronous path: gathers that are not 16-byte runs).
+TFC_DEVICE_INLINE void tfc_tc_store_chunk(__half* dst, const __half v[8]) {
+  unsigned w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    w[i] = (unsigned)__half_as_ushort(v[2 * i]) | ((unsigned)__half_as_ushort(v[2 * i + 1]) << 16);
+  *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+}
+TFC_DEVICE_INLINE void tfc_tc_store_chunk(float* dst, const float v[4]) {
+  *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+}
+// One 16-byte chunk of n_valid (<= 0 .. E) elements at src, element by element (any alignment).
+template <typename T>
+TFC_DEVICE_INLINE void tfc_tc_store_chunk_sync(T* dst, const T* src, int n_valid) {
+  T v[tfc_tc_traits<T>::E];
+#pragma unroll
+  for (int i = 0; i < tfc_tc_traits<T>::E; ++i) v[i] = i < n_valid ? src[i] : tfc_tc_zero(T());
+  tfc_tc_store_chunk(dst, v);
+}
+
+// Issue the loads of one dense operand's k-tile (512 chunks, 2 per thread) into shared tile S.
+// KC: S is [mn][k] (global rows along k); else [k][mn]. P: the operand's matrix, ld its row stride,
+// o/extent: the tile's first mn index and the matrix extent along mn; kt: the tile's first k.
+// vec: cp.async (rows and P 16-byte aligned), else element-wise loads and a shared store.
+template <typename T, bool KC>
+TFC_DEVICE_INLINE void tfc_tc_load_tile(T* S, const T* P, long long ld, int o, int extent, int kt, int K, int tid,
+                                        bool vec) {
+  typedef tfc_tc_traits<T> tr;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    int row, col, mn, k, n_valid;
+    if (KC) {
+      row = tfc_tc_kc_row(tid) + 64 * r;
+      col = tfc_tc_kc_col<T>(tid);
+      mn = o + row;
+      k = kt + col;
+      n_valid = mn < extent ? tfc_imin(K - k, (int)tr::E) : 0;
+    } else {
+      row = tfc_tc_mn_row<T>(tid) + tfc_tc_mn_row_step<T>::value * r;
+      col = tfc_tc_mn_col<T>(tid);
+      k = kt + row;
+      mn = o + col;
+      n_valid = k < K ? tfc_imin(extent - mn, (int)tr::E) : 0;
+    }
+    n_valid = tfc_imax(n_valid, 0);
+    T* dst = S + row * (KC ? (int)tr::ROW_KC : TFC_TC_ROW_MN) + col;
+    const T* src = KC ? P + (long long)mn * ld + k : P + (long long)k * ld + mn;
+    if (vec)
+      tfc_cp_async_cg16(dst, n_valid > 0 ? (const void*)src : (const void*)P, n_valid * (int)sizeof(T));
+    else
+      tfc_tc_store_chunk_sync(dst, src, n_valid);
+  }
+}
+
+// float16 fragments of one 16-wide k step: fa for the warp's m16 tile at row mb, fb[j] for its 4 n8 tiles.
+// TA: A is [k][m] in shared memory (else [m][k]); TB: B is [n][k] (else [k][n]).
+template <bool TA>
+TFC_DEVICE_INLINE void tfc_tc_fragment_a(const __half* As, int kk, int mb, int lane, unsigned fa[4]) {
+  const int q = lane >> 3, r8 = lane & 7;
+  if (!TA)
+    tfc_ldmatrix_x4(fa, As + (mb + (lane & 15)) * TFC_TC_ROW_KC_F16 + kk + ((lane >> 4) << 3));
+  else  // matrices (m0-7,k0-7), (m8-15,k0-7), (m0-7,k8-15), (m8-15,k8-15) of the [k][m] tile, transposed
+    tfc_ldmatrix_x4_trans(fa, As + (kk + ((q >> 1) << 3) + r8) * TFC_TC_ROW_MN + mb + ((q & 1) << 3));
+}
+template <bool TB>
+TFC_DEVICE_INLINE void tfc_tc_fragments_b(const __half* Bs, int kk, int wn, int lane, unsigned fb[4][2]) {
+  const int q = lane >> 3, r8 = lane & 7;
+#pragma unroll
+  for (int jp = 0; jp < 2; ++jp) {
+    const int nb = wn * 32 + jp * 16;
+    unsigned r[4];
+    if (!TB)  // [k][n]: matrices (k0-7,n0-7), (k8-15,n0-7), (k0-7,n8-15), (k8-15,n8-15), transposed
+      tfc_ldmatrix_x4_trans(r, Bs + (kk + (lane & 15)) * TFC_TC_ROW_MN + nb + ((lane >> 4) << 3));
+    else      // [n][k]: matrices (n0-7,k0-7), (n0-7,k8-15), (n8-15,k0-7), (n8-15,k8-15)
+      tfc_ldmatrix_x4(r, Bs + (nb + ((q >> 1) << 3) + r8) * TFC_TC_ROW_KC_F16 + kk + ((q & 1) << 3));
+    fb[2 * jp][0] = r[0];
+    fb[2 * jp][1] = r[1];
+    fb[2 * jp + 1][0] = r[2];
+    fb[2 * jp + 1][1] = r[3];
+  }
+}
+// TF32 fragments of one 8-wide k step (g = lane / 4, t = lane % 4): a = A[g|g+8][t|t+4], b = B[t|t+4][g].
+template <bool TA>
+TFC_DEVICE_INLINE void tfc_tc_fragment_a(const float* As, int kk, int mb, int lane, unsigned fa[4]) {
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const int m = mb + g + ((e & 1) << 3), k = kk + t + ((e >> 1) << 2);
+    fa[e] = tfc_to_tf32(TA ? As[k * TFC_TC_ROW_MN + m] : As[m * TFC_TC_ROW_KC_F32 + k]);
+  }
+}
+template <bool TB>
+TFC_DEVICE_INLINE void tfc_tc_fragments_b(const float* Bs, int kk, int wn, int lane, unsigned fb[4][2]) {
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int n = wn * 32 + j * 8 + g, k = kk + t + (e << 2);
+      fb[j][e] = tfc_to_tf32(TB ? Bs[n * TFC_TC_ROW_KC_F32 + k] : Bs[k * TFC_TC_ROW_MN + n]);
+    }
+  }
+}
+TFC_DEVICE_INLINE void tfc_tc_mma(float d[4], const unsigned a[4], const unsigned b[2], __half) {
+  tfc_mma_m16n8k16_f16f32(d, a, b, d);
+}
+TFC_DEVICE_INLINE void tfc_tc_mma(float d[4], const unsigned a[4], const unsigned b[2], float) {
+  tfc_mma_m16n8k8_tf32f32(d, a, b, d);
+}
+
+// The pipelined main loop of one 128 x 128 tile over `ktiles` k-tiles: zeroes acc, then acc += the tile's
+// products. load_stage(kt_index, As, Bs) issues the loads of k-tile kt_index (k from kt_index * BK) into the
+// stage's shared tiles As, Bs (cp.async, or synchronous shared stores; the stage is free when it is
+// called); it is called exactly once per k-tile, in order, so a gather may walk its indices
+// incrementally. smem: TFC_TC_SMEM_BYTES of dynamic shared memory. TA: A is [k][m] in shared memory (else
+// [m][k]); TB: B is [n][k] (else [k][n]). Returns with every copy landed; a caller that reuses smem
+// must __syncthreads() first. Every thread of the block must call.
+template <typename T, bool TA, bool TB, typename LoadStage>
+TFC_DEVICE_INLINE void tfc_tc_mainloop(int ktiles, T* smem, LoadStage&& load_stage, float acc[4][4][4]) {
+  typedef tfc_tc_traits<T> tr;
+  const int tile_elems = TFC_TC_TILE_BYTES / (int)sizeof(T);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wm = warp >> 2, wn = warp & 3;
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+#pragma unroll
+  for (int s = 0; s < TFC_TC_STAGES - 1; ++s) {
+    if (s < ktiles) load_stage(s, smem + s * 2 * tile_elems, smem + s * 2 * tile_elems + tile_elems);
+    tfc_cp_async_commit();
+  }
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    tfc_cp_async_wait<TFC_TC_STAGES - 2>();  // k-tile kt has landed (this thread's copies) ...
+    __syncthreads();                           // ... everyone's; and stage (kt - 1) % TFC_TC_STAGES is free
+    if (kt + TFC_TC_STAGES - 1 < ktiles) {
+      T* As = smem + ((kt + TFC_TC_STAGES - 1) % TFC_TC_STAGES) * 2 * tile_elems;
+      load_stage(kt + TFC_TC_STAGES - 1, As, As + tile_elems);
+    }
+    tfc_cp_async_commit();  // possibly empty: keeps the group count in step with k-tiles
+    const T* As = smem + (kt % TFC_TC_STAGES) * 2 * tile_elems;
+    const T* Bs = As + tile_elems;
+#pragma unroll 1  // unrolled, ptxas hoists the next step's fragments and spills at 128 registers
+    for (int kk = 0; kk < tr::BK; kk += 2 * tr::E) {  // 16 (f16) or 8 (f32) k per mma
+      unsigned fb[4][2];
+      tfc_tc_fragments_b<TB>(Bs, kk, wn, lane, fb);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {  // one A fragment at a time: 64 + 8 + 4 live fragment registers
+        unsigned fa[4];
+        tfc_tc_fragment_a<TA>(As, kk, wm * 64 + i * 16, lane, fa);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) tfc_tc_mma(acc[i][j], fa, fb[j], T());
+      }
+    }
+  }
+  tfc_cp_async_wait_all();
+}
+
+TFC_DEVICE_INLINE void tfc_tc_store_pair(__half* p, float x, float y) {
+  *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+}
+TFC_DEVICE_INLINE void tfc_tc_store_pair(float* p, float x, float y) {
+  *reinterpret_cast<float2*>(p) = make_float2(x, y);
+}
+// Epilogue of tfc_tc_mainloop: acc of the tile at (m0, n0) to C[row(m) + n] for rows m < M and columns
+// n < N; row(m) is the element offset of row m. pairs: every C + row(m) + (even n) is aligned to two
+// elements (two columns per store). Each lane holds rows g, g + 8 and columns 2t, 2t + 1 of its 16 x 8 tiles.
+template <typename OutT, typename Idx, typename RowOffset>
+TFC_DEVICE_INLINE void tfc_tc_store_rows(OutT* C, RowOffset&& row, Idx m0, int n0, Idx M, int N, bool pairs,
+                                         const float acc[4][4][4]) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wm = warp >> 2, wn = warp & 3, g = lane >> 2, t4 = lane & 3;
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const Idx m = m0 + wm * 64 + i * 16 + g + 8 * h;
+      if (m >= M) continue;
+      OutT* cm = C + row(m);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int n = n0 + wn * 32 + j * 8 + 2 * t4;
+        if (n >= N) continue;
+        OutT* p = cm + n;
+        if (pairs && n + 1 < N) {
+          tfc_tc_store_pair(p, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        } else {
+          tfc_store(p, acc[i][j][2 * h]);
+          if (n + 1 < N) tfc_store(p + 1, acc[i][j][2 * h + 1]);
+        }
+      }
+    }
+}
+#endif  // TFC_HAS_MMA_M16N8K16

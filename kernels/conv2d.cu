@@ -477,6 +477,297 @@ __device__ __forceinline__ void dw_filter_grad(const T* __restrict__ X, const T*
   }
 }
 
+#if defined(TFC_HAS_MMA_M16N8K16)
+// ---- tensor-core implicit GEMMs (sm_80+ and the emulator) ------------------------------------------------
+// The same three GEMMs, gathers and geometry as the SIMT kernels above, on common.cuh's tensor-core tile
+// (tfc_tc_mainloop: 128 x 128, 8 warps of 64 x 32, float16 through mma m16n8k16 or float32 as TF32 through
+// mma m16n8k8 with inputs rounded by cvt.rna.tf32.f32, float32 accumulators, a CV_TC_STAGES-deep cp.async
+// pipeline in CV_TC_SMEM_BYTES of dynamic shared memory, k-tiles of CV_TC_BK_F16 halves / CV_TC_BK_F32
+// floats). Each thread fills 2 chunks of 16 bytes (8 halves / 4 floats) per operand per k-tile at the
+// slots of common.cuh's map; a chunk's elements are consecutive channels of one tap, so when the channel
+// count along k (C for the forward's X' and wgrad's X'^T, CO for dgrad's dY' and W', and the N side of
+// the dense operands) is a multiple of the chunk (and the tensor 16-byte aligned: vec_*), a chunk is one
+// cp.async with zero fill for padding, out-of-range taps and rows; otherwise the chunk is gathered element
+// by element and stored to shared memory synchronously in the same pipeline slot. The k walks are
+// incremental as in the SIMT kernels (load_stage is called once per k-tile, in order).
+//   forward: A = X' [m][k] (rows along k), B = W [k][n] (a dense K x CO matrix).
+//   dgrad:   A = dY' [m][k], B = W' [n = ci][k = (jh, jw, co)], contiguous in co: both gathered with
+//            one (jh, jw, co) walk (each thread's chunks share one k column).
+//   wgrad:   A = X'^T [k = output row][m = tap], contiguous in ci; B = dY [k][n] (rows of dY): both in
+//            [k][mn] form with the same k rows per thread, so one walk over N*OH*OW serves both.
+//            Split-K over gridDim.z slices of `rows_per_split` rows (a multiple of the k-tile), float32
+//            partials summed in a fixed order by conv2d_filter_grad_sum_* as for the SIMT kernels.
+// Entries: conv2d_{fwd,input_grad,filter_grad}_tc_f16 (float16) and _tc_tf32 (float32 as TF32), with the
+// SIMT entries' arguments (wgrad: rows_per_split instead of tiles_per_split); __launch_bounds__(256,
+// CV_TC_MIN_BLOCKS): at most 128 registers, 2 blocks (16 warps) per SM. The per-row decode tables stay in
+// shared memory as in the SIMT kernels.
+#define CV_TC_BK_F16 TFC_TC_BK_F16
+#define CV_TC_BK_F32 TFC_TC_BK_F32
+#define CV_TC_STAGES TFC_TC_STAGES
+#define CV_TC_SMEM_BYTES TFC_TC_SMEM_BYTES
+#define CV_TC_MIN_BLOCKS 2
+
+template <typename T>
+__device__ __noinline__ void cv_forward_tc(const T* __restrict__ X, const T* __restrict__ Wt, T* __restrict__ Y,
+                                           const CvGeom g, bool vx, bool vw) {
+  typedef tfc_tc_traits<T> tr;
+  constexpr int E = tr::E;
+  TFC_DYNAMIC_SHARED(T, smem);
+  __shared__ int row_h[CV_BM], row_w[CV_BM];
+  __shared__ long long row_x[CV_BM];
+  const int tid = threadIdx.x;
+  const long long M = (long long)g.N * g.OH * g.OW;
+  const int K = g.KH * g.KW * g.C;
+  const long long m0 = (long long)blockIdx.y * CV_BM;
+  const int n0 = blockIdx.x * CV_BN;
+  if (tid < CV_BM) {  // as in cv_forward
+    const long long m = m0 + tid;
+    if (m < M) {
+      const tfc_nhw_t o = tfc_unravel_nhw(m, g.OH, g.OW);
+      row_h[tid] = o.h * g.sh - g.pt;
+      row_w[tid] = o.w * g.sw - g.pl;
+      row_x[tid] = o.n * g.H * g.W * g.C;
+    } else {
+      row_h[tid] = row_w[tid] = 0;
+      row_x[tid] = -1;
+    }
+  }
+  __syncthreads();
+  const int a_row = tfc_tc_kc_row(tid), a_col = tfc_tc_kc_col<T>(tid);
+  // (kh, kw, ci) of k = kt + a_col for the next k-tile; kh == KH once k >= K.
+  int kh = 0, kw = 0, ci = a_col;
+  while (ci >= g.C && kh < g.KH) {
+    ci -= g.C;
+    if (++kw == g.KW) { kw = 0; ++kh; }
+  }
+  auto load_stage = [&](int kt_index, T* As, T* Bs) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = a_row + 64 * r;
+      const long long xo = row_x[row];
+      const int ih0 = row_h[row], iw0 = row_w[row];
+      T* dst = As + row * tr::ROW_KC + a_col;
+      if (vx) {  // C % E == 0: the chunk is E channels of one tap
+        const int ih = ih0 + kh * g.dh, iw = iw0 + kw * g.dw;
+        const bool in = xo >= 0 && kh < g.KH && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+        const T* src = in ? X + xo + ((long long)ih * g.W + iw) * g.C + ci : X;
+        tfc_cp_async_cg16(dst, src, in ? 16 : 0);
+      } else {
+        T v[E];
+        int c2 = ci, w2 = kw, h2 = kh;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int ih = ih0 + h2 * g.dh, iw = iw0 + w2 * g.dw;
+          const bool in = xo >= 0 && h2 < g.KH && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+          v[e] = in ? X[xo + ((long long)ih * g.W + iw) * g.C + c2] : tfc_tc_zero(T());
+          if (++c2 == g.C) {
+            c2 = 0;
+            if (++w2 == g.KW) { w2 = 0; ++h2; }
+          }
+        }
+        tfc_tc_store_chunk(dst, v);
+      }
+    }
+    ci += tr::BK;
+    while (ci >= g.C && kh < g.KH) {
+      ci -= g.C;
+      if (++kw == g.KW) { kw = 0; ++kh; }
+    }
+    tfc_tc_load_tile<T, false>(Bs, Wt, g.CO, n0, g.CO, kt_index * tr::BK, K, tid, vw);
+  };
+  float acc[4][4][4];
+  tfc_tc_mainloop<T, false, false>((K + tr::BK - 1) / tr::BK, smem, load_stage, acc);
+  const bool pairs = (g.CO & 1) == 0 && ((unsigned long long)Y % (2 * sizeof(T))) == 0;
+  const long long co = g.CO;
+  tfc_tc_store_rows(Y, [co](long long m) { return m * co; }, m0, n0, M, g.CO, pairs, acc);
+}
+
+// One stride phase of the input gradient (see cv_input_grad and CvPhase).
+template <typename T>
+__device__ __noinline__ void cv_input_grad_tc(const T* __restrict__ dY, const T* __restrict__ Wt,
+                                              T* __restrict__ dX, const CvGeom g, const CvPhase ph, bool vdy,
+                                              bool vw) {
+  typedef tfc_tc_traits<T> tr;
+  constexpr int E = tr::E;
+  TFC_DYNAMIC_SHARED(T, smem);
+  __shared__ int row_h[CV_BM], row_w[CV_BM];
+  __shared__ long long row_y[CV_BM], row_x[CV_BM];
+  const int tid = threadIdx.x;
+  const long long M = (long long)g.N * ph.Hp * ph.Wp;
+  const int K = ph.nkh * ph.nkw * g.CO;
+  const long long m0 = (long long)blockIdx.x * CV_BM;
+  const int n0 = blockIdx.y * CV_BN;
+  if (tid < CV_BM) {  // as in cv_input_grad
+    const long long m = m0 + tid;
+    if (m < M) {
+      const tfc_nhw_t p = tfc_unravel_nhw(m, ph.Hp, ph.Wp);
+      const int ih = ph.rh + p.h * g.sh, iw = ph.rw + p.w * g.sw;
+      row_h[tid] = (ih + g.pt - ph.kh0 * g.dh) / g.sh;
+      row_w[tid] = (iw + g.pl - ph.kw0 * g.dw) / g.sw;
+      row_y[tid] = p.n * g.OH * g.OW * g.CO;
+      row_x[tid] = ((p.n * g.H + ih) * g.W + iw) * g.C;
+    } else {
+      row_h[tid] = row_w[tid] = 0;
+      row_y[tid] = -1;
+      row_x[tid] = 0;
+    }
+  }
+  __syncthreads();
+  const int a_row = tfc_tc_kc_row(tid), a_col = tfc_tc_kc_col<T>(tid);
+  // (jh, jw, co) of k = kt + a_col for the next k-tile (A's and B's chunks share it); jh == nkh once k >= Kp.
+  int jh = 0, jw = 0, co = a_col;
+  while (co >= g.CO && jh < ph.nkh) {
+    co -= g.CO;
+    if (++jw == ph.nkw) { jw = 0; ++jh; }
+  }
+  auto load_stage = [&](int, T* As, T* Bs) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = a_row + 64 * r;
+      const long long yo = row_y[row];
+      const int ohb = row_h[row], owb = row_w[row];
+      const int cn = n0 + row;  // this row of the W' tile: input channel cn
+      T* da = As + row * tr::ROW_KC + a_col;
+      T* db = Bs + row * tr::ROW_KC + a_col;
+      if (vdy && vw) {  // CO % E == 0: a chunk is E output channels of one tap
+        const bool kin = jh < ph.nkh;
+        const int oh = ohb - jh * ph.oh_step, ow = owb - jw * ph.ow_step;
+        const bool in = yo >= 0 && kin && oh >= 0 && oh < g.OH && ow >= 0 && ow < g.OW;
+        tfc_cp_async_cg16(da, in ? dY + yo + ((long long)oh * g.OW + ow) * g.CO + co : dY, in ? 16 : 0);
+        const int tap = (ph.kh0 + jh * ph.kh_step) * g.KW + ph.kw0 + jw * ph.kw_step;
+        const bool bin = kin && cn < g.C;
+        tfc_cp_async_cg16(db, bin ? Wt + (tap * g.C + cn) * g.CO + co : Wt, bin ? 16 : 0);
+      } else {
+        T va[E], vb[E];
+        int c2 = co, w2 = jw, h2 = jh;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const bool kin = h2 < ph.nkh;
+          const int oh = ohb - h2 * ph.oh_step, ow = owb - w2 * ph.ow_step;
+          const bool in = yo >= 0 && kin && oh >= 0 && oh < g.OH && ow >= 0 && ow < g.OW;
+          va[e] = in ? dY[yo + ((long long)oh * g.OW + ow) * g.CO + c2] : tfc_tc_zero(T());
+          const int tap = (ph.kh0 + h2 * ph.kh_step) * g.KW + ph.kw0 + w2 * ph.kw_step;
+          vb[e] = kin && cn < g.C ? Wt[(tap * g.C + cn) * g.CO + c2] : tfc_tc_zero(T());
+          if (++c2 == g.CO) {
+            c2 = 0;
+            if (++w2 == ph.nkw) { w2 = 0; ++h2; }
+          }
+        }
+        tfc_tc_store_chunk(da, va);
+        tfc_tc_store_chunk(db, vb);
+      }
+    }
+    co += tr::BK;
+    while (co >= g.CO && jh < ph.nkh) {
+      co -= g.CO;
+      if (++jw == ph.nkw) { jw = 0; ++jh; }
+    }
+  };
+  float acc[4][4][4];
+  tfc_tc_mainloop<T, false, true>((K + tr::BK - 1) / tr::BK, smem, load_stage, acc);
+  const bool pairs = (g.C & 1) == 0 && ((unsigned long long)dX % (2 * sizeof(T))) == 0;
+  tfc_tc_store_rows(dX, [&](long long m) { return row_x[m - m0]; }, m0, n0, M, g.C, pairs, acc);
+}
+
+// Split-K filter gradient: part[z, T, CO] = X'^T @ dY over rows [z * rows_per_split, ...) of N*OH*OW.
+template <typename T>
+__device__ __noinline__ void cv_filter_grad_tc(const T* __restrict__ X, const T* __restrict__ dY,
+                                               float* __restrict__ part, const CvGeom g, int rows_per_split,
+                                               bool vx, bool vdy) {
+  typedef tfc_tc_traits<T> tr;
+  constexpr int E = tr::E, D = tfc_tc_mn_row_step<T>::value;
+  TFC_DYNAMIC_SHARED(T, smem);
+  // Per tap of the row tile: kh*dh - pt, kw*dw - pl and ci (-1: past the last tap).
+  __shared__ int tap_h[CV_BM], tap_w[CV_BM], tap_c[CV_BM];
+  const int tid = threadIdx.x;
+  const long long M = (long long)g.N * g.OH * g.OW;
+  const int T_ = g.KH * g.KW * g.C;
+  const int t0 = blockIdx.x * CV_BM, n0 = blockIdx.y * CV_BN;
+  const long long m_begin = (long long)blockIdx.z * rows_per_split;
+  const long long left = M - m_begin;
+  const int slice_rows = left <= 0 ? 0 : (int)(left < rows_per_split ? left : rows_per_split);
+  const long long hwc = (long long)g.H * g.W * g.C;
+  if (tid < CV_BM) {  // as in cv_filter_grad
+    const int t = t0 + tid;
+    if (t < T_) {
+      const int r = t / g.C;
+      tap_h[tid] = (r / g.KW) * g.dh - g.pt;
+      tap_w[tid] = (r % g.KW) * g.dw - g.pl;
+      tap_c[tid] = t - r * g.C;
+    } else {
+      tap_h[tid] = tap_w[tid] = 0;
+      tap_c[tid] = -1;
+    }
+  }
+  __syncthreads();
+  // This thread's k rows (output rows i and i + D of each k-tile) and mn column (taps col.., dY columns col..).
+  const int k_row = tfc_tc_mn_row<T>(tid), col = tfc_tc_mn_col<T>(tid);
+  // Output row m_begin + i for the next k-tile: i (rows_left = slice_rows - i), its (oh, ow) and the
+  // offset of its image in X.
+  int rows_left = slice_rows - k_row, oh = 0, ow = 0;
+  long long xn = 0;
+  if (rows_left > 0) {
+    const tfc_nhw_t p = tfc_unravel_nhw(m_begin + k_row, g.OH, g.OW);
+    oh = p.h;
+    ow = p.w;
+    xn = p.n * hwc;
+  }
+  auto load_stage = [&](int, T* As, T* Bs) {
+    int oh2 = oh, ow2 = ow;
+    long long xn2 = xn;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      if (r == 1) {  // row i + D
+        ow2 += D;
+        while (ow2 >= g.OW) {
+          ow2 -= g.OW;
+          if (++oh2 == g.OH) { oh2 = 0; xn2 += hwc; }
+        }
+      }
+      const bool mok = rows_left - D * r > 0;
+      const long long m = m_begin + slice_rows - rows_left + D * r;
+      const int ihb = oh2 * g.sh, iwb = ow2 * g.sw;
+      T* da = As + (k_row + D * r) * TFC_TC_ROW_MN + col;
+      T* db = Bs + (k_row + D * r) * TFC_TC_ROW_MN + col;
+      if (vx) {  // C % E == 0: the chunk is E channels of one tap
+        const int c = tap_c[col], ih = ihb + tap_h[col], iw = iwb + tap_w[col];
+        const bool in = mok && c >= 0 && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+        tfc_cp_async_cg16(da, in ? X + xn2 + ((long long)ih * g.W + iw) * g.C + c : X, in ? 16 : 0);
+      } else {
+        T v[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int c = tap_c[col + e], ih = ihb + tap_h[col + e], iw = iwb + tap_w[col + e];
+          const bool in = mok && c >= 0 && ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+          v[e] = in ? X[xn2 + ((long long)ih * g.W + iw) * g.C + c] : tfc_tc_zero(T());
+        }
+        tfc_tc_store_chunk(da, v);
+      }
+      const int nv = mok ? tfc_imax(tfc_imin(g.CO - n0 - col, E), 0) : 0;
+      const T* src = dY + m * g.CO + n0 + col;
+      if (vdy)
+        tfc_cp_async_cg16(db, nv > 0 ? src : dY, nv * (int)sizeof(T));
+      else
+        tfc_tc_store_chunk_sync(db, src, nv);
+    }
+    rows_left -= tr::BK;
+    if (rows_left > 0) {
+      ow += tr::BK;
+      while (ow >= g.OW) {
+        ow -= g.OW;
+        if (++oh == g.OH) { oh = 0; xn += hwc; }
+      }
+    }
+  };
+  float acc[4][4][4];
+  tfc_tc_mainloop<T, true, false>((slice_rows + tr::BK - 1) / tr::BK, smem, load_stage, acc);
+  float* out = part + (long long)blockIdx.z * T_ * g.CO;
+  const bool pairs = (g.CO & 1) == 0 && ((unsigned long long)out % 8) == 0;
+  const long long co = g.CO;
+  tfc_tc_store_rows(out, [co](int t) { return (long long)t * co; }, t0, n0, T_, g.CO, pairs, acc);
+}
+#endif  // TFC_HAS_MMA_M16N8K16
+
 // Every entry takes the same geometry list after its three pointers.
 #define CV_ARGS                                                                                    \
   int N, int H, int W, int C, int OH, int OW, int KH, int KW, int CO, int sh, int sw, int dh, int dw, \
@@ -526,3 +817,24 @@ __device__ __forceinline__ void dw_filter_grad(const T* __restrict__ X, const T*
 
 CV_ENTRIES(f32, float)
 CV_ENTRIES(f16, __half)
+
+#if defined(TFC_HAS_MMA_M16N8K16)
+// Tensor-core entries: conv2d_{fwd,input_grad,filter_grad}_tc_f16 (float16, mma m16n8k16) and
+// conv2d_*_tc_tf32 (float32 as TF32, mma m16n8k8). Dynamic shared memory: CV_TC_SMEM_BYTES.
+#define CV_TC_BOUNDS __launch_bounds__(CV_THREADS, CV_TC_MIN_BLOCKS)
+#define CV_TC_ENTRIES(SUF, T)                                                                             \
+  extern "C" __global__ void CV_TC_BOUNDS conv2d_fwd_tc_##SUF(const T* x, const T* w, T* y, CV_ARGS,       \
+                                                              int vec_x, int vec_w) {                     \
+    cv_forward_tc<T>(x, w, y, CV_GEOM, vec_x != 0, vec_w != 0);                                           \
+  }                                                                                                       \
+  extern "C" __global__ void CV_TC_BOUNDS conv2d_input_grad_tc_##SUF(                                     \
+      const T* dy, const T* w, T* dx, CV_ARGS, CV_PHASE_ARGS, int vec_dy, int vec_w) {                    \
+    cv_input_grad_tc<T>(dy, w, dx, CV_GEOM, CV_PHASE, vec_dy != 0, vec_w != 0);                           \
+  }                                                                                                       \
+  extern "C" __global__ void CV_TC_BOUNDS conv2d_filter_grad_tc_##SUF(                                    \
+      const T* x, const T* dy, float* part, CV_ARGS, int rows_per_split, int vec_x, int vec_dy) {         \
+    cv_filter_grad_tc<T>(x, dy, part, CV_GEOM, rows_per_split, vec_x != 0, vec_dy != 0);                  \
+  }
+CV_TC_ENTRIES(f16, __half)
+CV_TC_ENTRIES(tf32, float)
+#endif  // TFC_HAS_MMA_M16N8K16

@@ -360,3 +360,111 @@ def test_gradient_kernels_decline_what_their_int32_and_grid_limits_cannot_hold()
     assert conv._filter_grad_fits(arr((1, 8, 8, 4)), arr((1, 8, 8, 8)), filter_sizes=(3, 3, 4, 8))
     assert not conv._filter_grad_fits(arr((1, 1 << 16, 1 << 13, 4)), arr((1, 1, 1, 8)), filter_sizes=(3, 3, 4, 8))
     assert not conv._filter_grad_fits(arr((1, 8, 8, 4)), arr((1, 8, 8, 8)), filter_sizes=(3, 3, 4, 128 * 65536))
+
+
+# -- tensor cores: float16 (mma m16n8k16) and float32 as TF32 (mma m16n8k8), conv2d_*_tc_{f16,tf32} -------------
+
+def _tf32(x):
+    """x rounded to TF32 like cvt.rna.tf32.f32 (10 mantissa bits, ties away from zero), as float64."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return (((u + 0x1000) & 0xFFFFE000).astype(np.uint32)).view(np.float32).astype(np.float64)
+
+
+# Beyond CASES (ragged channels: element-wise gathers): channel counts that are whole 16-byte chunks
+# (cp.async gathers), k loops longer than the 4-stage pipeline, several row and column tiles.
+TC_CASES = CASES + [
+    ((2, 9, 10, 16), (3, 3), 24, (1, 1), (1, 1), "SAME", ()),       # C, CO % 8 == 0: cp.async everywhere
+    ((1, 9, 10, 12), (3, 3), 20, (2, 2), (1, 1), "SAME", ()),       # C, CO % 4 == 0, % 8 != 0: cp.async for TF32 only
+    ((2, 13, 11, 64), (3, 3), 64, (1, 1), (1, 1), "SAME", ()),      # 18 (f16) / 36 (TF32) k-tiles, 3 row tiles
+    ((1, 6, 7, 136), (2, 2), 136, (2, 1), (1, 1), "SAME", ()),      # C = CO = 136: 2 column tiles, 544 taps
+    ((1, 11, 9, 24), (3, 3), 40, (3, 3), (2, 2), "SAME", ()),       # stride 3, dilation 2, 9 dgrad phases
+    ((2, 9, 8, 8), (4, 3), 16, (2, 2), (3, 1), "EXPLICIT", (0, 0, 3, 2, 1, 0, 0, 0)),  # lopsided pads
+    ((3, 5, 5, 8), (1, 1), 8, (2, 2), (1, 1), "VALID", ()),         # 1x1 stride 2: phases without taps
+]
+TC_IDS = [f"{c[0]}-k{c[1]}-co{c[2]}-s{c[3]}-d{c[4]}-{c[5]}" for c in TC_CASES]
+
+
+def _tc_run(kb, p, direction, splits=None):
+    """One direction on the tensor-core entries; returns (result, reference function, terms summed)."""
+    kh, kw, c, co = p.w.shape
+    if direction == "fwd":
+        got = conv.conv2d_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex, tensor_cores=True)
+        return got, lambda x, w, dy: conv2d_ref(x, w, p.s, p.d, p.pads), kh * kw * c
+    if direction == "dgrad":
+        got = conv.conv2d_input_grad(kb, p.w, p.dy, p.x.shape, p.strides, p.dilations, p.padding, p.ex,
+                                     tensor_cores=True)
+        return got, lambda x, w, dy: conv2d_input_grad_ref(w, dy, p.x.shape, p.s, p.d, p.pads), kh * kw * co
+    got = conv.conv2d_filter_grad(kb, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex,
+                                  splits=splits, tensor_cores=True)
+    return got, lambda x, w, dy: conv2d_filter_grad_ref(x, dy, p.w.shape, p.s, p.d, p.pads), p.rows
+
+
+def _tc_check(p, got, ref, k, dtype):
+    if dtype == np.float16:  # float16 inputs are exact in the mma, float32 accumulation, float16 result
+        _close(got, ref(p.x, p.w, p.dy), dtype, k)
+        return
+    assert got.shape and got.dtype == np.float32
+    scale = np.sqrt(k)  # |sum| of k products of unit normals
+    # the TF32 product: exact products of the TF32-rounded inputs, float32 accumulation ...
+    np.testing.assert_allclose(got, ref(_tf32(p.x), _tf32(p.w), _tf32(p.dy)), *tol(np.float32, k))
+    # ... within TF32's error of the exact float64 result (10 mantissa bits per input)
+    np.testing.assert_allclose(got, ref(p.x.astype(np.float64), p.w.astype(np.float64), p.dy.astype(np.float64)),
+                               rtol=0, atol=2e-3 * scale)
+
+
+@pytest.mark.parametrize("direction", ["fwd", "dgrad", "wgrad"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", TC_CASES, ids=TC_IDS)
+def test_conv2d_tensor_cores(kb, rng, case, dtype, direction):
+    p = _problem(rng, case, dtype)
+    rec = _Recorder(kb)
+    got, ref, k = _tc_run(rec, p, direction)
+    entry = {"fwd": "conv2d_fwd_tc", "dgrad": "conv2d_input_grad_tc", "wgrad": "conv2d_filter_grad_tc"}[direction]
+    names = {n for n, _ in rec.launches}
+    assert f"{entry}_{'f16' if dtype == np.float16 else 'tf32'}" in names
+    assert names <= {f"{entry}_f16", f"{entry}_tf32", f"conv2d_filter_grad_sum_{conv.suffix(dtype)}"}
+    _tc_check(p, got, ref, k, dtype)
+
+
+TC_SPLIT_CASES = SPLIT_CASES + [TC_CASES[-5]]  # + 572 rows, C % 8 == 0: cp.async gathers
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("splits", [2, 5, 100000])
+@pytest.mark.parametrize("case", TC_SPLIT_CASES, ids=[f"{c[0]}-co{c[2]}" for c in TC_SPLIT_CASES])
+def test_conv2d_tensor_core_filter_grad_split_k(kb, rng, case, splits, dtype):
+    """Split-K slices of whole k-tiles (32 rows for float16, 16 for TF32), float32 partials, fixed-order sum."""
+    p = _problem(rng, case, dtype)
+    rec = _Recorder(kb)
+    got, ref, k = _tc_run(rec, p, "wgrad", splits=splits)
+    (gemm, grid), (summed, _) = rec.launches
+    bk = conv.TC_BK_F16 if dtype == np.float16 else conv.TC_BK_F32
+    ktiles = -(-p.rows // bk)
+    assert summed == f"conv2d_filter_grad_sum_{conv.suffix(dtype)}"
+    assert 2 <= grid[2] <= min(splits, ktiles) and (splits < ktiles or grid[2] == ktiles)
+    _tc_check(p, got, ref, k, dtype)
+    again, _, _ = _tc_run(kb, p, "wgrad", splits=splits)
+    np.testing.assert_array_equal(got, again)  # deterministic: no atomics, fixed summation order
+
+
+def test_conv2d_tf32_is_not_float32_math(kb, rng):
+    """The TF32 entries round their inputs: visibly different from the strict SIMT float32 result."""
+    p = _problem(rng, TC_CASES[-5], np.float32)
+    k = p.w[..., 0].size
+    y = conv.conv2d_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex, tensor_cores=True)
+    strict = conv.conv2d_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex)
+    exact = conv2d_ref(p.x.astype(np.float64), p.w.astype(np.float64), p.s, p.d, p.pads)
+    np.testing.assert_allclose(strict, exact, *tol(np.float32, k))
+    assert np.max(np.abs(y - exact)) > 1e-5 * np.sqrt(k)
+
+
+def test_conv2d_tensor_cores_unaligned_operands(kb, rng):
+    """Tensors not 16-byte aligned (views one element in): the element-wise gathers, same results."""
+    p = _problem(rng, TC_CASES[-7], np.float16)
+    x = np.empty(p.x.size + 1, np.float16)[1:].reshape(p.x.shape)
+    x[...] = p.x
+    w = np.empty(p.w.size + 1, np.float16)[1:].reshape(p.w.shape)
+    w[...] = p.w
+    assert not conv.aligned(x) and not conv.aligned(w)
+    y = conv.conv2d_forward(kb, x, w, p.strides, p.dilations, p.padding, p.ex, tensor_cores=True)
+    _close(y, conv2d_ref(p.x, p.w, p.s, p.d, p.pads), np.float16, p.w[..., 0].size)

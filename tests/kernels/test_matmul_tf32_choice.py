@@ -9,6 +9,7 @@ import pytest
 
 import tfcore as tf
 from tfcore.framework.context import context
+from tfcore.ops import conv_ops
 from tfcore.ops.math_ops import MATMUL
 from tfcore.ops.registry import kernel_for
 
@@ -66,11 +67,11 @@ def test_float16_takes_the_tensor_core_candidate(emulated_gpu):
 
 
 def test_tf32_candidate_needs_sm80(monkeypatch, tf32_allowed):
-    from tfcore.ops.cuda_kernels import matmul
+    from tfcore.ops.cuda_kernels import _util, matmul
 
     a = np.ones((4, 4), np.float32)
     assert matmul.tf32(a, a, transpose_a=False, transpose_b=False)
-    monkeypatch.setattr(matmul, "device_arch", lambda x: 75)
+    monkeypatch.setattr(_util, "device_arch", lambda x: 75)  # the one place the sm_80 rule reads the arch
     assert not matmul.tf32(a, a, transpose_a=False, transpose_b=False)
     assert not matmul.tensor_cores_f16(a, a, transpose_a=False, transpose_b=False)
 
@@ -81,3 +82,62 @@ def test_nvidia_tf32_override_turns_tf32_off(monkeypatch, emulated_gpu):
     assert tf.config.experimental.tensor_float_32_execution_enabled() is True
     value, kernel = _product("/GPU:0")
     assert kernel == "cuda_kernels.matmul.matmul_f32|matmul_f16_simt" and value == pytest.approx(64.0064, rel=1e-6)
+
+
+# -- convolutions: the same TF32 rule (TF uses TF32 for convolutions too) ----------------------------------
+
+CONV_ATTRS = {"strides": [1, 1, 1, 1], "padding": "SAME", "explicit_paddings": [], "dilations": [1, 1, 1, 1]}
+
+
+def _conv_choice(dtype=np.float32):
+    """The kernel each of Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter picks on /GPU:0."""
+    with tf.device("/GPU:0"):
+        x = tf.cast(tf.fill((1, 5, 5, 8), 1.0), dtype)
+        w = tf.cast(tf.fill((3, 3, 8, 8), 1.0), dtype)
+        dy = tf.cast(tf.fill((1, 5, 5, 8), 1.0), dtype)
+        return (kernel_for(conv_ops.CONV2D, (x, w), CONV_ATTRS).name,
+                kernel_for(conv_ops.CONV2D_BACKPROP_INPUT, (w, dy), dict(CONV_ATTRS, input_sizes=(1, 5, 5, 8))).name,
+                kernel_for(conv_ops.CONV2D_BACKPROP_FILTER, (x, dy), dict(CONV_ATTRS, filter_sizes=(3, 3, 8, 8))).name)
+
+
+TC = ("cuda_kernels.conv.conv2d_fwd_tc", "cuda_kernels.conv.conv2d_input_grad_tc",
+      "cuda_kernels.conv.conv2d_filter_grad_tc")
+SIMT = ("cuda_kernels.conv.Conv2D", "cuda_kernels.conv.Conv2DBackpropInput", "cuda_kernels.conv.Conv2DBackpropFilter")
+
+
+def test_conv_tf32_choice_on_an_emulated_sm80_gpu(emulated_gpu):
+    assert _conv_choice() == tuple(f"{t}_tf32" for t in TC)
+    tf.config.experimental.enable_tensor_float_32_execution(False)
+    try:
+        assert _conv_choice() == SIMT
+        assert _conv_choice(np.float16) == tuple(f"{t}_f16" for t in TC)  # float16 does not depend on TF32
+    finally:
+        tf.config.experimental.enable_tensor_float_32_execution(True)
+
+
+def test_conv_nvidia_tf32_override_turns_tf32_off(monkeypatch, emulated_gpu):
+    monkeypatch.setenv("NVIDIA_TF32_OVERRIDE", "0")
+    assert _conv_choice() == SIMT
+    assert _conv_choice(np.float16) == tuple(f"{t}_f16" for t in TC)
+
+
+def test_conv_tensor_core_candidates_need_sm80(monkeypatch, emulated_gpu):
+    from tfcore.ops.cuda_kernels import _util
+
+    monkeypatch.setattr(_util, "device_arch", lambda x: 75)
+    assert _conv_choice() == SIMT and _conv_choice(np.float16) == SIMT
+
+
+def test_conv_tf32_through_the_public_api(emulated_gpu):
+    """tf.nn.conv2d on the GPU with TF32 on is the TF32 product (1.0001 is 1.0 in TF32), off it is strict."""
+    x = np.full((1, 3, 3, 8), 1.0001, np.float32)
+    w = np.ones((3, 3, 8, 4), np.float32)
+    with tf.device("/GPU:0"):
+        tf32 = tf.nn.conv2d(x, w, 1, "SAME").numpy()
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        try:
+            strict = tf.nn.conv2d(x, w, 1, "SAME").numpy()
+        finally:
+            tf.config.experimental.enable_tensor_float_32_execution(True)
+    assert tf32[0, 1, 1, 0] == 72.0
+    assert strict[0, 1, 1, 0] == pytest.approx(72 * 1.0001, rel=1e-6)

@@ -33,6 +33,15 @@ NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise", "softmax", "sparse_xent", 
 CONV_GEMM_KERNELS = {f"{k}{t}_{s}": budget for s in ("f32", "f16")
                      for t, budget in (("", 128), ("_n64", 80))
                      for k in ("conv2d_fwd", "conv2d_input_grad", "conv2d_filter_grad")}
+# The tensor-core entries (sm_80+ only: mma m16n8k16 / m16n8k8 tf32) carry __launch_bounds__(256,
+# CV_TC_MIN_BLOCKS = 2): at most 128 registers.
+CONV_TC_KERNELS = {f"{k}_tc_{s}": 128 for s in ("f16", "tf32")
+                   for k in ("conv2d_fwd", "conv2d_input_grad", "conv2d_filter_grad")}
+
+
+def conv_gemm_kernels(arch):
+    """The conv2d.cu GEMM entries NVRTC builds for ``arch``, with their register budgets."""
+    return {**CONV_GEMM_KERNELS, **(CONV_TC_KERNELS if arch >= 80 else {})}
 CONV_ENTRIES = tuple(f"{k}_{s}" for s in ("f32", "f16") for k in (
     "conv2d_fwd", "conv2d_input_grad", "conv2d_filter_grad", "conv2d_filter_grad_sum",
     "conv2d_fwd_n64", "conv2d_input_grad_n64", "conv2d_filter_grad_n64",
@@ -65,7 +74,18 @@ def test_conv2d_entries_compile(arch):
     entries = set(nvrtc.ptx_entries(ptx_for("conv2d", arch)))
     assert set(CONV_ENTRIES) <= entries
     assert {e for e in entries if e.startswith(("conv2d_fwd", "conv2d_input_grad", "conv2d_filter_grad"))
-            and not e.startswith("conv2d_filter_grad_sum")} == set(CONV_GEMM_KERNELS)
+            and not e.startswith("conv2d_filter_grad_sum")} == set(conv_gemm_kernels(arch))
+
+
+@pytest.mark.parametrize("arch", [a for a in ARCHS if a >= 80])
+def test_conv2d_tensor_core_entries_use_mma_and_cp_async(arch):
+    """The *_tc_f16 / *_tc_tf32 entries are real tensor-core code: mma.sync, ldmatrix (f16), cp.async, and
+    cvt.rna.tf32 for the TF32 inputs."""
+    ptx = ptx_for("conv2d", arch)
+    for insn in ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32",
+                 "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                 "cp.async.cg.shared.global", "cp.async.wait_group 2", "cvt.rna.tf32.f32"):
+        assert insn in ptx, insn
 
 
 def test_the_repository_cu_files_are_kernels_and_test_kernels():
@@ -143,7 +163,7 @@ def test_ptxas_report_no_spills(arch, capsys):
             rows.append((family, kernel, r))
             if kernel.startswith(NO_SPILL_PREFIXES) and (r["spill_stores"] or r["spill_loads"]):
                 failures.append(f"{kernel}: {r['spill_stores']} bytes spill stores, {r['spill_loads']} spill loads")
-            budget = CONV_GEMM_KERNELS.get(kernel)
+            budget = conv_gemm_kernels(arch).get(kernel)
             if budget is not None and arch < 75:  # Volta: CV_NARROW_BOUNDS_BLOCKS is 2 (see conv2d.cu)
                 budget = 128
             if budget is not None and r["registers"] > budget:

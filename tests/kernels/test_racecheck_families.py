@@ -103,6 +103,15 @@ FAMILIES = {
         (test_conv2d.test_conv2d_filter_grad_split_k, dict(case=test_conv2d.SPLIT_CASES[1], splits=3, dtype=F16)),
         (test_conv2d.test_depthwise, dict(case=test_conv2d.DW_CASES[0], dtype=F32)),
         (test_conv2d.test_depthwise, dict(case=test_conv2d.DW_CASES[3], dtype=F16)),
+        # tensor cores: cp.async gathers (C, CO % 8 == 0) and element-wise ones, both dtypes, split-K wgrad
+        (test_conv2d.test_conv2d_tensor_cores, dict(case=test_conv2d.TC_CASES[14], dtype=F16, direction="fwd")),
+        (test_conv2d.test_conv2d_tensor_cores, dict(case=test_conv2d.TC_CASES[2], dtype=F32, direction="fwd")),
+        (test_conv2d.test_conv2d_tensor_cores, dict(case=test_conv2d.TC_CASES[6], dtype=F16, direction="dgrad")),
+        (test_conv2d.test_conv2d_tensor_cores, dict(case=test_conv2d.TC_CASES[15], dtype=F32, direction="dgrad")),
+        (test_conv2d.test_conv2d_tensor_core_filter_grad_split_k, dict(case=test_conv2d.SPLIT_CASES[1], splits=2,
+                                                                       dtype=F16)),
+        (test_conv2d.test_conv2d_tensor_core_filter_grad_split_k, dict(case=test_conv2d.SPLIT_CASES[0], splits=2,
+                                                                       dtype=F32)),
     ],
     "pool": [
         (test_pool.test_pool_forward_backward, dict(case=test_pool.CASES[0], dtype=F32)),

@@ -34,6 +34,8 @@ def _defines():
     (conv, "MIN_BLOCKS", "CV_MIN_BLOCKS"), (conv, "BN_NARROW", "CV_BN_NARROW"),
     (conv, "NARROW_MIN_BLOCKS", "CV_NARROW_MIN_BLOCKS"), (conv, "GRAD_X", "CV_GRAD_X"), (conv, "GRAD_Y", "CV_GRAD_Y"),
     (conv, "SUM_THREADS", "CV_SUM_THREADS"),
+    (conv, "TC_BK_F16", "CV_TC_BK_F16"), (conv, "TC_BK_F32", "CV_TC_BK_F32"), (conv, "TC_STAGES", "CV_TC_STAGES"),
+    (conv, "TC_SMEM_BYTES", "CV_TC_SMEM_BYTES"), (conv, "TC_MIN_BLOCKS", "CV_TC_MIN_BLOCKS"),
     (bias_add, "THREADS", "BA_THREADS"), (pool, "THREADS", "PL_THREADS"),
     (reduce, "THREADS", "RD_THREADS"), (reduce, "COLS_X", "RD_COLS_X"), (reduce, "COLS_Y", "RD_COLS_Y"),
     (reduce, "UNROLL", "RD_UNROLL"), (reduce, "VEC", "RD_VEC"),

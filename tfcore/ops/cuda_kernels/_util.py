@@ -1,8 +1,11 @@
 """Helpers shared by the CUDA kernel launchers: dtype suffixes, scalars, alignment, grids."""
 
+import os
+
 import numpy as np
 
 from ...backend.kernel_library import grid_cap
+from ...framework import context as _ctx
 
 # Kernel entry suffix per supported dtype (kernels/*.cu: one entry per dtype).
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}
@@ -86,6 +89,40 @@ class _Workspaces:
 
 
 workspace = _Workspaces()
+
+
+# -- tensor-core eligibility (one rule for matmul and conv candidates) ----------------------------------
+
+TENSOR_CORE_ARCH = 80  # mma.sync m16n8k16 (float16) / m16n8k8 (TF32), ldmatrix, cp.async: sm_80+
+
+
+def device_arch(a):
+    """Compute capability as ``major * 10 + minor`` of the device holding array ``a``: a CuPy array's
+    device, else (a host array on the ``cuda`` kind: an emulated GPU) the emulator's 8.0."""
+    cc = getattr(getattr(a, "device", None), "compute_capability", None)
+    if cc is not None:
+        return int(cc)
+    from ...backend.emulator.device import COMPUTE_CAPABILITY
+
+    return COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
+
+
+def tf32_enabled():
+    """TF32 may run: ``tf.config.experimental.tensor_float_32_execution_enabled()``, unless NVIDIA's
+    ``NVIDIA_TF32_OVERRIDE=0`` is set, which turns TF32 off process-wide (as it does for cuBLAS,
+    cuDNN and so TensorFlow)."""
+    return _ctx.context.tensor_float_32_execution and os.environ.get("NVIDIA_TF32_OVERRIDE") != "0"
+
+
+def tensor_cores_available(a):
+    """The device holding ``a`` has the tensor-core instructions our float16 kernels use (sm_80+)."""
+    return device_arch(a) >= TENSOR_CORE_ARCH
+
+
+def tf32_available(a):
+    """A float32 op on the device holding ``a`` may run as TF32 on tensor cores: TF32 is enabled
+    (:func:`tf32_enabled`) and the device is sm_80+. The rule of every ``*_tf32`` candidate."""
+    return tf32_enabled() and tensor_cores_available(a)
 
 
 # Our kernels are candidates ahead of each op's generic xp code (DESIGN.md §3): eligible for the dtypes

@@ -10,6 +10,13 @@ runs one GEMM per stride phase (:func:`input_grad_phases`), so no zero tap is mu
 filter gradient reduces over N*OH*OW, which is split across ``gridDim.z`` slices
 (:func:`filter_grad_splits`): each slice writes float32 partials ``[splits, taps, CO]`` and
 ``conv2d_filter_grad_sum_*`` adds them in a fixed order (deterministic, no atomics).
+
+Tensor cores (``tensor_cores=True``; sm_80+): the same three GEMMs on the 128x128 mma.sync tile with a
+4-stage cp.async pipeline (``conv2d_{fwd,input_grad,filter_grad}_tc_f16`` for float16,
+``..._tc_tf32`` for float32 as TF32), ``TC_SMEM_BYTES`` of dynamic shared memory. Registry candidates
+(``tfcore info --ops Conv2D``): ``*_tc_tf32`` when TF32 is enabled and the device is sm_80+ (the rule
+of matmul's TF32 candidate, :func:`._util.tf32_available`), ``*_tc_f16`` on sm_80+; the SIMT kernels
+run everything else (strict float32 with TF32 off, float16 before sm_80).
 """
 
 import math
@@ -17,10 +24,24 @@ import math
 import numpy as np
 
 from .. import conv_ops as _c
-from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_1d, grid_cap, i32, i64, register_cuda, suffix
+from ._util import (
+    MAX_GRID_Y,
+    PRIORITY,
+    aligned,
+    ceil_div,
+    contiguous,
+    grid_1d,
+    grid_cap,
+    i32,
+    i64,
+    register_cuda,
+    suffix,
+    tensor_cores_available,
+    tf32_available,
+)
 
 # Must match kernels/conv2d.cu (CV_BM, CV_BN, CV_BN_NARROW, CV_BK, CV_THREADS, CV_MIN_BLOCKS,
-# CV_NARROW_MIN_BLOCKS, CV_GRAD_X, CV_GRAD_Y, CV_SUM_THREADS); tests/kernels/test_tile_constants.py
+# CV_NARROW_MIN_BLOCKS, CV_GRAD_X, CV_GRAD_Y, CV_SUM_THREADS, CV_TC_*); tests/kernels/test_tile_constants.py
 # checks them.
 BM = 128
 BN = 128
@@ -33,6 +54,13 @@ GRAD_X = 32
 GRAD_Y = 8
 SUM_THREADS = 256
 DIRECT_THREADS = 256  # block of the one-thread-per-element kernels
+# Tensor-core entries (*_tc_f16, *_tc_tf32): 128x128 tiles of THREADS threads, k-tiles of TC_BK_F16 halves
+# or TC_BK_F32 floats, TC_STAGES of them in TC_SMEM_BYTES of dynamic shared memory, TC_MIN_BLOCKS per SM.
+TC_BK_F16 = 32
+TC_BK_F32 = 16
+TC_STAGES = 4
+TC_SMEM_BYTES = 81920
+TC_MIN_BLOCKS = 2
 
 # Split-K sizing of the filter gradients: aim for SPLIT_WAVES waves of blocks on a GPU with
 # SPLIT_SMS SMs (H100 SXM: 132), keep every slice at least MIN_SPLIT_ROWS rows of N*OH*OW long, and
@@ -41,6 +69,11 @@ SPLIT_SMS = 132
 SPLIT_WAVES = 2
 MIN_SPLIT_ROWS = 256
 MAX_PARTIAL_ELEMS = 1 << 23
+
+
+def _tc_entry(sfx):
+    """``(entry suffix, elements per 16-byte chunk, k-tile)`` of the tensor-core entries for ``sfx``."""
+    return ("f16", 8, TC_BK_F16) if sfx == "f16" else ("tf32", 4, TC_BK_F32)
 
 
 def gemm_tile(n, tile=None):
@@ -88,8 +121,9 @@ def _geom(x_shape, w_shape, co, strides, dilations, padding, explicit_paddings):
     return tuple(i32(v) for v in vals)
 
 
-def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *, tile=None):
-    """Implicit-GEMM forward: NHWC ``x``, HWIO ``w`` (``tile``: see :func:`gemm_tile`)."""
+def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *, tile=None, tensor_cores=False):
+    """Implicit-GEMM forward: NHWC ``x``, HWIO ``w`` (``tile``: see :func:`gemm_tile`; ``tensor_cores``:
+    the ``conv2d_fwd_tc_*`` entry, float16 or float32 as TF32, sm_80+ only)."""
     xp = b.xp
     sfx = suffix(x.dtype)
     x, w = contiguous(xp, x), contiguous(xp, w)
@@ -102,6 +136,12 @@ def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *
         return xp.zeros((n, oh, ow, co), dtype=x.dtype)
     y = xp.empty((n, oh, ow, co), dtype=x.dtype)
     m = n * oh * ow
+    if tensor_cores:
+        tsfx, e, _ = _tc_entry(sfx)
+        vec_x, vec_w = x.shape[3] % e == 0 and aligned(x), co % e == 0 and aligned(w)
+        b.kernels.launch(f"conv2d_fwd_tc_{tsfx}", (ceil_div(co, BN), ceil_div(m, BM), 1), (THREADS, 1, 1),
+                         (x, w, y) + g + (i32(vec_x), i32(vec_w)), shared_mem=TC_SMEM_BYTES)
+        return y
     vec_x = sfx == "f32" and x.shape[3] % 4 == 0 and aligned(x)
     vec_w = sfx == "f32" and co % 4 == 0 and aligned(w)
     bn, infix, _ = gemm_tile(co, tile)
@@ -110,20 +150,20 @@ def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *
     return y
 
 
-def filter_grad_splits(base_blocks, rows, out_elems, min_rows=MIN_SPLIT_ROWS, blocks_per_sm=MIN_BLOCKS):
+def filter_grad_splits(base_blocks, rows, out_elems, min_rows=MIN_SPLIT_ROWS, blocks_per_sm=MIN_BLOCKS, bk=BK):
     """``(splits, rows_per_split)`` for a filter gradient that reduces over ``rows`` (= N*OH*OW) with
     ``base_blocks`` blocks per slice and ``out_elems`` outputs: enough slices for SPLIT_WAVES waves of
-    SPLIT_SMS * ``blocks_per_sm`` blocks, each slice at least ``min_rows`` long (a multiple of BK), the
-    partial buffer at most MAX_PARTIAL_ELEMS floats, and no empty slice."""
+    SPLIT_SMS * ``blocks_per_sm`` blocks, each slice at least ``min_rows`` long (a multiple of the
+    kernel's k-tile ``bk``), the partial buffer at most MAX_PARTIAL_ELEMS floats, and no empty slice."""
     want = ceil_div(SPLIT_WAVES * SPLIT_SMS * blocks_per_sm, max(base_blocks, 1))
-    return _split_rows(rows, min(want, rows // max(min_rows, 1), MAX_PARTIAL_ELEMS // max(out_elems, 1)))
+    return _split_rows(rows, min(want, rows // max(min_rows, 1), MAX_PARTIAL_ELEMS // max(out_elems, 1)), bk)
 
 
-def _split_rows(rows, splits):
+def _split_rows(rows, splits, bk=BK):
     """``(splits, rows_per_split)`` for about ``splits`` slices of ``rows``: rows_per_split a multiple of
-    BK below 2**30 (the kernels count a slice's rows in int32), at most MAX_GRID_Y slices, none empty."""
+    ``bk`` below 2**30 (the kernels count a slice's rows in int32), at most MAX_GRID_Y slices, none empty."""
     splits = max(1, min(splits, MAX_GRID_Y), ceil_div(rows, 1 << 30))
-    per = ceil_div(ceil_div(rows, splits), BK) * BK
+    per = ceil_div(ceil_div(rows, splits), bk) * bk
     return ceil_div(rows, per), per
 
 
@@ -137,10 +177,11 @@ def _sum_partials(b, part, dw, splits, sfx):
 
 
 def conv2d_input_grad(b, w, dy, input_sizes, strides, dilations, padding, explicit_paddings=(), depthwise=False,
-                      *, tile=None):
+                      *, tile=None, tensor_cores=False):
     """dX of a conv (or depthwise conv) from the filter and dY; dense: one implicit GEMM per stride
     phase p, dX_p[N*Hp*Wp, C] = dY'[N*Hp*Wp, nkh*nkw*CO] @ W'[nkh*nkw*CO, C] over only the taps that
-    reach the phase (:func:`input_grad_phases`; ``tile``: see :func:`gemm_tile`)."""
+    reach the phase (:func:`input_grad_phases`; ``tile``: see :func:`gemm_tile`; ``tensor_cores``: the
+    ``conv2d_input_grad_tc_*`` entry, dense only)."""
     xp = b.xp
     sfx = suffix(dy.dtype)
     w, dy = contiguous(xp, w), contiguous(xp, dy)
@@ -156,22 +197,28 @@ def conv2d_input_grad(b, w, dy, input_sizes, strides, dilations, padding, explic
                          (dy, w, dx) + g)
         return dx
     n, h, wd, c = input_sizes
-    vec = sfx == "f32" and co % 4 == 0
-    vecs = (i32(vec and aligned(dy)), i32(vec and aligned(w)))
-    bn, infix, _ = gemm_tile(c, tile)
+    if tensor_cores:
+        tsfx, e, _ = _tc_entry(sfx)
+        name, bn, smem = f"conv2d_input_grad_tc_{tsfx}", BN, TC_SMEM_BYTES
+        vecs = (i32(co % e == 0 and aligned(dy)), i32(co % e == 0 and aligned(w)))
+    else:
+        vec = sfx == "f32" and co % 4 == 0
+        vecs = (i32(vec and aligned(dy)), i32(vec and aligned(w)))
+        bn, infix, _ = gemm_tile(c, tile)
+        name, smem = f"conv2d_input_grad{infix}_{sfx}", 0
     geo = [int(v) for v in g]
     for phase in input_grad_phases(h, wd, w.shape[0], w.shape[1], *geo[9:15]):
         grid = (ceil_div(n * phase[2] * phase[3], BM), ceil_div(c, bn), 1)
-        b.kernels.launch(f"conv2d_input_grad{infix}_{sfx}", grid, (THREADS, 1, 1),
-                         (dy, w, dx) + g + tuple(i32(v) for v in phase) + vecs)
+        b.kernels.launch(name, grid, (THREADS, 1, 1), (dy, w, dx) + g + tuple(i32(v) for v in phase) + vecs,
+                         shared_mem=smem)
     return dx
 
 
 def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, explicit_paddings=(), depthwise=False,
-                       *, splits=None, tile=None):
+                       *, splits=None, tile=None, tensor_cores=False):
     """dW of a conv (or depthwise conv) from X and dY, split over N*OH*OW across blocks (``splits``
     slices; None: :func:`filter_grad_splits` picks from the problem size; ``tile``: see
-    :func:`gemm_tile`)."""
+    :func:`gemm_tile`; ``tensor_cores``: the ``conv2d_filter_grad_tc_*`` entry, dense only)."""
     xp = b.xp
     sfx = suffix(x.dtype)
     x, dy = contiguous(xp, x), contiguous(xp, dy)
@@ -185,22 +232,30 @@ def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, expl
     g = _geom(x.shape, filter_sizes, co, strides, dilations, padding, explicit_paddings)
     rows = x.shape[0] * int(g[4]) * int(g[5])
     taps = kh * kw if depthwise else kh * kw * c
+    bk = BK
     if depthwise:
         grid_xy, block = (ceil_div(co, GRAD_X), grid_cap(taps, MAX_GRID_Y)), (GRAD_X, GRAD_Y, 1)
         infix, per_sm = "", MIN_BLOCKS
+    elif tensor_cores:
+        tsfx, e, bk = _tc_entry(sfx)
+        grid_xy, block, per_sm = (ceil_div(taps, BM), ceil_div(co, BN)), (THREADS, 1, 1), TC_MIN_BLOCKS
     else:
         bn, infix, per_sm = gemm_tile(co, tile)
         grid_xy, block = (ceil_div(taps, BM), ceil_div(co, bn)), (THREADS, 1, 1)
     base = grid_xy[0] * grid_xy[1]
     if splits is None:
-        nsplit, per = filter_grad_splits(base, rows, dw.size, blocks_per_sm=per_sm)
+        nsplit, per = filter_grad_splits(base, rows, dw.size, blocks_per_sm=per_sm, bk=bk)
     else:
-        nsplit, per = _split_rows(rows, splits)
+        nsplit, per = _split_rows(rows, splits, bk)
     # One float32 slice is dW itself for float32 dW; otherwise partials, summed (and converted) below.
     part = dw if nsplit == 1 and sfx == "f32" else xp.empty((nsplit, taps, co), dtype=np.float32)
     if depthwise:
         args = (x, dy, part) + g + (i32(per),)
         b.kernels.launch(f"depthwise_filter_grad_{sfx}", grid_xy + (nsplit,), block, args)
+    elif tensor_cores:
+        vec_x, vec_dy = c % e == 0 and aligned(x), co % e == 0 and aligned(dy)
+        args = (x, dy, part) + g + (i32(per), i32(vec_x), i32(vec_dy))
+        b.kernels.launch(f"conv2d_filter_grad_tc_{tsfx}", grid_xy + (nsplit,), block, args, shared_mem=TC_SMEM_BYTES)
     else:
         vec_x = sfx == "f32" and c % 4 == 0 and aligned(x)
         vec_dy = sfx == "f32" and co % 4 == 0 and aligned(dy)
@@ -259,6 +314,40 @@ def _filter_grad_launch(depthwise):
 register_cuda(_c.CONV2D, lambda b, x, w, **a: conv2d_forward(b, x, w, *_geometry_args(a)), _forward_fits)
 register_cuda(_c.CONV2D_BACKPROP_INPUT, _input_grad_launch(False), _input_grad_fits)
 register_cuda(_c.CONV2D_BACKPROP_FILTER, _filter_grad_launch(False), _filter_grad_fits)
+
+
+# Tensor-core candidates, ahead of the SIMT ones: float32 as TF32 when TF32 is enabled on an sm_80+ device
+# (tf32_available, matmul's rule), float16 on sm_80+ (tensor_cores_available). Same grid limits as SIMT.
+def _tc_rule(available, fits):
+    def supports(*arrays, **attrs):
+        return available(arrays[0]) and fits(*arrays, **attrs)
+
+    supports.__name__ = f"{available.__name__}_and_{fits.__name__.lstrip('_')}"
+    return supports
+
+
+def _tc_forward(b, x, w, **a):
+    return conv2d_forward(b, x, w, *_geometry_args(a), tensor_cores=True)
+
+
+def _tc_input_grad(b, w, dy, **a):
+    return conv2d_input_grad(b, w, dy, a["input_sizes"], *_geometry_args(a), tensor_cores=True)
+
+
+def _tc_filter_grad(b, x, dy, **a):
+    return conv2d_filter_grad(b, x, dy, a["filter_sizes"], *_geometry_args(a), tensor_cores=True)
+
+
+_TC_CANDIDATES = (
+    (_c.CONV2D, _tc_forward, _forward_fits, "conv2d_fwd_tc"),
+    (_c.CONV2D_BACKPROP_INPUT, _tc_input_grad, _input_grad_fits, "conv2d_input_grad_tc"),
+    (_c.CONV2D_BACKPROP_FILTER, _tc_filter_grad, _filter_grad_fits, "conv2d_filter_grad_tc"),
+)
+for _op, _launch, _fits, _entry in _TC_CANDIDATES:
+    _op.kernel("cuda", dtypes=(np.float32,), supports=_tc_rule(tf32_available, _fits), priority=PRIORITY + 1,
+               name=f"cuda_kernels.conv.{_entry}_tf32")(_launch)
+    _op.kernel("cuda", dtypes=(np.float16,), supports=_tc_rule(tensor_cores_available, _fits), priority=PRIORITY + 1,
+               name=f"cuda_kernels.conv.{_entry}_f16")(_launch)
 register_cuda(_c.DEPTHWISE_CONV2D, lambda b, x, w, **a: depthwise_forward(b, x, w, *_geometry_args(a)))
 register_cuda(_c.DEPTHWISE_CONV2D_BACKPROP_INPUT, _input_grad_launch(True))
 register_cuda(_c.DEPTHWISE_CONV2D_BACKPROP_FILTER, _filter_grad_launch(True))

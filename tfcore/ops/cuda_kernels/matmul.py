@@ -15,13 +15,23 @@ The CPU backend ignores TF32 (NumPy float32), as TF on CPU does. ``NVIDIA_TF32_O
 environment disables TF32 whatever the setting says, as NVIDIA's libraries do.
 """
 
-import os
-
 import numpy as np
 
-from ...framework import context as _ctx
 from ..math_ops import MATMUL
-from ._util import MAX_GRID_Y, PRIORITY, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix
+from ._util import (
+    MAX_GRID_Y,
+    PRIORITY,
+    aligned,
+    ceil_div,
+    contiguous,
+    grid_cap,
+    i32,
+    i64,
+    register_cuda,
+    suffix,
+    tensor_cores_available,
+    tf32_available,
+)
 
 # Must match kernels/matmul.cu (MM_BM, MM_BN, MM_THREADS, TC_SMEM_BYTES).
 BM = 128
@@ -42,17 +52,6 @@ def _batch_operand(xp, x, batch_shape):
     if padded == tuple(batch_shape):
         return contiguous(xp, x), mat
     return xp.ascontiguousarray(xp.broadcast_to(x, tuple(batch_shape) + x.shape[-2:])), mat
-
-
-def device_arch(a):
-    """Compute capability as ``major * 10 + minor`` of the device holding array ``a``: a CuPy array's
-    device, else (a host array on the ``cuda`` kind: an emulated GPU) the emulator's 8.0."""
-    cc = getattr(getattr(a, "device", None), "compute_capability", None)
-    if cc is not None:
-        return int(cc)
-    from ...backend.emulator.device import COMPUTE_CAPABILITY
-
-    return COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
 
 
 def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
@@ -79,7 +78,7 @@ def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     q = 4 if sfx == "f32" else 8  # float4 = 4 floats; 16-byte chunk = 8 halves
     vec = all(v % q == 0 for v in (lda, ldb, sa, sb)) and aligned(a) and aligned(w)
     grid = (ceil_div(n, BN), ceil_div(m, BM), grid_cap(batch, MAX_GRID_Y))
-    name = kernel or ("matmul_f16" if sfx == "f16" and device_arch(a) >= 80 else
+    name = kernel or ("matmul_f16" if sfx == "f16" and tensor_cores_available(a) else
                       "matmul_f16_simt" if sfx == "f16" else "matmul_f32")
     b.kernels.launch(name, grid, (THREADS, 1, 1),
                      (a, w, c, i32(m), i32(n), i32(k), i64(lda), i64(ldb), i64(n), i64(sa), i64(sb), i64(m * n),
@@ -93,22 +92,14 @@ def _grid_fits(x, y, *, transpose_a, transpose_b):
     return ceil_div(x.shape[-1] if transpose_a else x.shape[-2], BM) <= MAX_GRID_Y
 
 
-def tf32_enabled():
-    """TF32 may run: ``tf.config.experimental.tensor_float_32_execution_enabled()``, unless NVIDIA's
-    ``NVIDIA_TF32_OVERRIDE=0`` is set, which turns TF32 off process-wide (as it does for cuBLAS,
-    cuDNN and so TensorFlow)."""
-    return _ctx.context.tensor_float_32_execution and os.environ.get("NVIDIA_TF32_OVERRIDE") != "0"
-
-
 def tf32(x, y, *, transpose_a, transpose_b):
     """float32 matmul on sm_80+ with TF32 allowed: the TF32 tensor-core kernel is eligible."""
-    return (tf32_enabled() and device_arch(x) >= 80
-            and _grid_fits(x, y, transpose_a=transpose_a, transpose_b=transpose_b))
+    return tf32_available(x) and _grid_fits(x, y, transpose_a=transpose_a, transpose_b=transpose_b)
 
 
 def tensor_cores_f16(x, y, *, transpose_a, transpose_b):
     """float16 matmul on sm_80+: the mma.sync m16n8k16 kernel is eligible."""
-    return device_arch(x) >= 80 and _grid_fits(x, y, transpose_a=transpose_a, transpose_b=transpose_b)
+    return tensor_cores_available(x) and _grid_fits(x, y, transpose_a=transpose_a, transpose_b=transpose_b)
 
 
 @MATMUL.kernel("cuda", dtypes=(np.float32,), supports=tf32, priority=PRIORITY + 1,
