@@ -29,7 +29,7 @@ def _variant(cols):
     return "block" if cols <= BLOCK_COLS_MAX else "long"
 
 
-def _grid(variant, rows):
+def _launch_blocks(variant, rows):
     if variant == "warp":
         return (grid_cap(ceil_div(rows, THREADS // 32), MAX_GRID_Y), 1, 1)
     return (grid_cap(rows, MAX_GRID_Y), 1, 1)
@@ -51,7 +51,7 @@ def softmax_last_axis(b, x, log=False):
     if y.size == 0:
         return y
     variant = _variant(cols)
-    b.kernels.launch(f"softmax_{variant}_{suffix(x.dtype)}", _grid(variant, rows), (THREADS, 1, 1),
+    b.kernels.launch(f"softmax_{variant}_{suffix(x.dtype)}", _launch_blocks(variant, rows), (THREADS, 1, 1),
                      (x, y, i64(rows), i64(cols), i32(log), i32(_vec(cols, x, y))))
     return y
 
@@ -73,7 +73,7 @@ def sparse_softmax_xent(b, logits, labels):
         return loss, grad
     variant = _variant(classes)
     name = f"sparse_xent_{suffix(x.dtype)}" if variant == "block" else f"sparse_xent_{variant}_{suffix(x.dtype)}"
-    b.kernels.launch(name, _grid(variant, rows), (THREADS, 1, 1),
+    b.kernels.launch(name, _launch_blocks(variant, rows), (THREADS, 1, 1),
                      (x, labels, loss, grad, i64(rows), i64(classes), i32(_vec(classes, x, grad))))
     return loss, grad
 
