@@ -57,6 +57,22 @@ def alloc_free_throughput(n_ops=200_000, live=1000, seed=0):
     return 2 * n_ops / dt
 
 
+def eager_pair_us(n_ops=200_000, nbytes=32, live=1000, seed=0):
+    """Microseconds per allocate+free pair of one small size (an eager op's output, e.g. ``a + b`` of
+    8 floats) while ``live`` chunks of lognormal sizes stay allocated."""
+    rng = np.random.default_rng(seed)
+    alloc = BFCAllocator("bench-eager", AddressOnlyProvider(), None, allow_growth=True)
+    held = [alloc.allocate(int(s)) for s in (rng.lognormal(9, 2.5, live).astype(np.int64) + 1).clip(1, 64 * MiB)]
+    allocate, free = alloc.allocate, alloc.free
+    t0 = time.perf_counter()
+    for _ in range(n_ops):
+        free(allocate(nbytes))
+    dt = time.perf_counter() - t0
+    for c in held:
+        free(c)
+    return dt / n_ops * 1e6
+
+
 def host_array_throughput(n_ops=100_000, seed=0):
     """host_array create+drop per second, and numpy.empty's for reference."""
     rng = np.random.default_rng(seed)
@@ -172,6 +188,11 @@ def test_alloc_free_throughput(benchmark):
     assert rate > 0
 
 
+def test_eager_pair(benchmark):
+    us = benchmark.pedantic(eager_pair_us, kwargs={"n_ops": 20_000}, rounds=1, iterations=1)
+    assert us > 0
+
+
 def test_training_trace_reserved_over_in_use(benchmark):
     st = benchmark.pedantic(trace_efficiency, kwargs={"steps": 10}, rounds=1, iterations=1)
     assert st["ratio"] >= 1.0
@@ -184,6 +205,7 @@ def main():
     rate = alloc_free_throughput()
     print(f"allocate/free (1000 live, lognormal sizes): {rate / 1e6:.2f} M ops/s "
           f"({1e6 / rate:.2f} us per operation)")
+    print(f"allocate+free pair of 32 bytes (eager op output, 1000 live): {eager_pair_us():.2f} us")
     ours, ref = host_array_throughput()
     print(f"host_array create+free: {ours / 1e3:.0f} k/s  (numpy.empty: {ref / 1e3:.0f} k/s)")
     st = trace_efficiency(args.steps, allow_growth=True)

@@ -8,6 +8,9 @@ import pytest
 
 from tfcore.backend.allocator import (
     ALIGNMENT,
+    CACHE_BYTES,
+    CACHE_DEPTH,
+    CACHE_MAX_CHUNK,
     BFCAllocator,
     HostRegionProvider,
     cupy_allocator,
@@ -368,3 +371,233 @@ def test_cuda_region_provider_maps_cuda_oom_to_memory_error(monkeypatch):
         alloc.allocate(16 * MiB)                # the device refuses: OOM error, not a CUDA crash
     alloc.free(a)
     assert alloc.release_free_regions() == 4 * MiB and freed == [1 << 30]
+
+
+# -- the small-size cache (freed small chunks reused without the bin search) ----------------------------
+
+def test_small_free_is_reused_by_same_size_without_touching_bins():
+    alloc = BFCAllocator("cache", FakeProvider(), 4 * MiB, allow_growth=True)
+    keep = alloc.allocate(1000)
+    a = alloc.allocate(32)
+    bins_before = [list(b) for b in alloc._bins]
+    alloc.free(a)
+    assert alloc._cached == ALIGNMENT                       # held in the cache, not merged into the bins
+    assert [list(b) for b in alloc._bins] == bins_before
+    b = alloc.allocate(200)                                 # same rounded size: the same chunk back
+    assert b is a and b.ptr == a.ptr and b.requested == 200 and alloc._cached == 0
+    assert [list(b) for b in alloc._bins] == bins_before
+    alloc.free(b)
+    alloc.free(keep)
+    alloc.check_consistency()                               # flushes: everything coalesces
+    assert len(alloc.chunks()) == alloc.stats()["num_regions"]
+
+
+def test_stats_exact_while_chunks_are_cached():
+    alloc = BFCAllocator("cache-stats", FakeProvider(), 8 * MiB, allow_growth=True)
+    big = alloc.allocate(MiB)
+    small = [alloc.allocate(n) for n in (1, 256, 257, 4000, 70_000, CACHE_MAX_CHUNK)]
+    in_use = MiB + sum(c.size for c in small)
+    st = alloc.stats()
+    assert (st["bytes_in_use"], st["peak_bytes_in_use"], st["active_allocs"]) == (in_use, in_use, 7)
+    for c in small[:4]:
+        alloc.free(c)
+    assert alloc._cached > 0                                # the fast path is in play ...
+    freed = sum(c.size for c in small[:4])
+    assert alloc._in_use == in_use - freed                  # ... and the counters already exclude it
+    st = alloc.stats()                                      # the exact figures of the plain BFC allocator
+    assert st["bytes_in_use"] == in_use - freed and st["active_allocs"] == 3
+    assert st["peak_bytes_in_use"] == in_use
+    chunks = alloc.chunks()
+    assert sum(s for _, s, u in chunks if u) == in_use - freed
+    assert st["largest_free_block"] == max(s for _, s, u in chunks if not u)
+    x = alloc.allocate(256)                                 # after a flush the bins serve it
+    alloc.reset_peak()
+    assert alloc.stats()["peak_bytes_in_use"] == in_use - freed + 256
+    for c in [x, big, *small[4:]]:
+        alloc.free(c)
+    st = alloc.stats()
+    assert st["bytes_in_use"] == 0 and st["active_allocs"] == 0 and st["fragmentation"] == 0.0
+    assert st["num_allocs"] == 8
+
+
+def test_cache_is_bounded():
+    alloc = BFCAllocator("cache-bound", FakeProvider(), 64 * MiB, allow_growth=True)
+    pairs = [(alloc.allocate(512), alloc.allocate(256)) for _ in range(CACHE_DEPTH + 5)]
+    for c, _spacer in pairs:                                # isolated: nothing to merge with
+        alloc.free(c)
+    assert len(alloc._cache[512]) == CACHE_DEPTH and not alloc._loose
+    for _, spacer in pairs:
+        alloc.free(spacer)
+    sizes = list(range(ALIGNMENT, CACHE_MAX_CHUNK + 1, 4096 + ALIGNMENT))
+    many = [alloc.allocate(n) for n in sizes for _ in range(2)]
+    for c in many:
+        alloc.free(c)
+    assert alloc._cached <= CACHE_BYTES
+    big = alloc.allocate(CACHE_MAX_CHUNK + ALIGNMENT)       # larger chunks never enter the cache
+    alloc.free(big)
+    assert CACHE_MAX_CHUNK + ALIGNMENT not in alloc._cache
+    alloc.check_consistency()
+
+
+@pytest.mark.parametrize("growth", [False, True])
+def test_cached_chunks_are_flushed_before_out_of_memory(growth):
+    """A request that only fits once the cached small chunks merge back succeeds (no OOM); a request
+    that does not fit at all raises with the plain allocator's figures and leaves everything usable."""
+    limit = 64 * 1024
+    provider = FakeProvider()
+    alloc = BFCAllocator("cache-oom", provider, limit, allow_growth=growth)
+    first = alloc.allocate(1)        # growth regions are >= 2 MiB, capped by the limit: one region either way
+    assert first.size == ALIGNMENT and provider.calls == [limit]
+    alloc.free(first)
+    small = [alloc.allocate(1024) for _ in range(limit // 1024)]      # fills the limit
+    with pytest.raises(ResourceExhaustedError):
+        alloc.allocate(1)
+    for c in small:
+        alloc.free(c)
+    assert alloc._cached > 0
+    whole = alloc.allocate(limit)                           # only possible after the flush
+    assert whole.size == limit and alloc._cached == 0
+    with pytest.raises(ResourceExhaustedError) as e:
+        alloc.allocate(ALIGNMENT)
+    assert f"{limit} bytes in use" in str(e.value) and "largest free chunk 0 bytes" in str(e.value)
+    alloc.free(whole)
+    st = alloc.stats()
+    assert st["bytes_in_use"] == 0 and st["largest_free_block"] == limit
+    assert provider.calls == [limit]                        # never grew past the limit nor re-reserved
+    with pytest.raises(ResourceExhaustedError) as e:
+        alloc.allocate(limit + 1)
+    # as the plain allocator: growth gives its empty region back before giving up, growth off keeps it
+    assert f"largest free chunk {0 if growth else limit} bytes" in str(e.value)
+    alloc.check_consistency()
+
+
+def test_cached_chunks_do_not_pin_regions_under_growth():
+    provider = FakeProvider()
+    alloc = BFCAllocator("cache-release", provider, None, allow_growth=True)
+    chunks = [alloc.allocate(n) for n in (100, 300, 5000, 100_000)]
+    for c in chunks:
+        alloc.free(c)
+    assert alloc._cached > 0
+    reserved = alloc.stats()["bytes_reserved"]
+    assert alloc.release_free_regions() == reserved and provider.live == {}
+    c = alloc.allocate(100)
+    alloc.free(c)
+    alloc.retire()                                          # a retired allocator keeps nothing cached
+    assert provider.live == {} and alloc._cached == 0
+
+
+def test_cached_chunks_flushed_before_growth_keeps_reservation():
+    """Memory growth: a request that fits in the merged cached chunks does not reserve a new region."""
+    provider = FakeProvider()
+    alloc = BFCAllocator("cache-growth", provider, None, allow_growth=True)
+    small = [alloc.allocate(64 * 1024) for _ in range(32)]  # exactly the first 2 MiB region
+    assert provider.calls == [2 * MiB]
+    for c in small:
+        alloc.free(c)
+    assert alloc._cached > 0
+    c = alloc.allocate(2 * MiB)
+    assert provider.calls == [2 * MiB]
+    alloc.free(c)
+
+
+@pytest.mark.parametrize("growth", [False, True])
+def test_random_small_sizes_with_cache_match_model(growth):
+    """Like the randomized test above with sizes the cache serves, checked while chunks are cached."""
+    rng = np.random.default_rng(7)
+    provider = FakeProvider()
+    alloc = BFCAllocator("cache-random", provider, 4 * MiB, allow_growth=growth)
+    model = Model()
+    live = []
+    peak = hits = 0
+    sizes = [1, 200, 256, 1000, 4096, 5000, 60_000, CACHE_MAX_CHUNK]
+    for step in range(3000):
+        if live and (rng.random() < 0.5 or model.bytes() > 3 * MiB):
+            chunk = live.pop(int(rng.integers(len(live))))
+            model.remove(chunk)
+            alloc.free(chunk)
+        else:
+            n = int(rng.choice(sizes)) if rng.random() < 0.8 else int(rng.integers(1, 300_000))
+            cached = alloc._cached
+            chunk = alloc.allocate(n)
+            hits += alloc._cached < cached
+            model.add(chunk, n)
+            live.append(chunk)
+        peak = max(peak, model.bytes())
+        assert alloc._in_use == model.bytes() and alloc._active == len(live)
+        if step % 97 == 0:
+            _check(alloc, model, provider)
+    assert hits > 500
+    _check(alloc, model, provider)
+    assert alloc.stats()["peak_bytes_in_use"] == peak
+    for chunk in live:
+        model.remove(chunk)
+        alloc.free(chunk)
+    _check(alloc, model, provider)
+    assert len(alloc.chunks()) == alloc.stats()["num_regions"]
+
+
+def test_cache_with_frees_from_threads_and_finalizers():
+    alloc = BFCAllocator("cache-threads", HostRegionProvider(), 64 * MiB, allow_growth=True)
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        keep = []
+        for _ in range(2000):
+            keep.append(host_array(alloc, (int(rng.choice([2, 8, 64, 1000, 20_000])),), np.float32))
+            if len(keep) > 10:
+                keep.pop(int(rng.integers(len(keep))))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    gc.collect()
+    assert alloc._in_use == 0 and alloc._active == 0
+    alloc.check_consistency()
+    st = alloc.stats()
+    assert st["bytes_in_use"] == 0 and st["fragmentation"] == 0.0
+
+
+def test_cached_chunk_double_free_detected():
+    alloc = BFCAllocator("cache-double", FakeProvider(), MiB, allow_growth=True)
+    a = alloc.allocate(10)
+    alloc.free(a)
+    assert alloc._cached
+    with pytest.raises(ValueError, match="double free"):
+        alloc.free(a)
+    alloc.check_consistency()
+
+
+def test_neighbours_of_cached_chunks_merge_as_without_cache():
+    """Chunks freed next to cached ones merge with them, and a request the cache cannot serve sees
+    the free space the plain allocator would have (the cache never adds fragmentation there)."""
+    alloc = BFCAllocator("cache-merge", FakeProvider(), 8192, allow_growth=False)
+    a, b, c, d = (alloc.allocate(n) for n in (256, 512, 256, 1024))
+    base = a.ptr
+    alloc.free(b)                                           # isolated: cached
+    alloc.free(a)                                           # next to a cached chunk: cached, loose
+    assert b.cached and a.cached and a.ptr in alloc._loose
+    e = alloc.allocate(700)                                 # miss: a + b (768) merge and serve it
+    assert e.ptr == base and e.size == 768
+    alloc.free(c)                                           # between e and d: cached, isolated
+    alloc.free(e)                                           # next to cached c: cached, loose
+    alloc.free(d)                                           # cached too: a run of cached chunks
+    assert c.cached and e.cached and d.cached
+    assert alloc.stats()["largest_free_block"] == 8192 and alloc.chunks() == [(base, 8192, False)]
+    whole = alloc.allocate(8192)                            # nothing lost to the cache
+    assert whole.ptr == base
+    alloc.free(whole)
+    alloc.check_consistency()
+
+
+def test_first_small_free_does_not_fragment_a_full_limit():
+    """The plain allocator fits 64 KiB of 1 KiB requests after a small allocation came and went."""
+    limit = 64 * 1024
+    alloc = BFCAllocator("cache-frag", FakeProvider(), limit, allow_growth=False)
+    alloc.free(alloc.allocate(1))                           # cached, loose (its neighbour is free)
+    full = [alloc.allocate(1024) for _ in range(limit // 1024)]
+    assert alloc.stats()["bytes_in_use"] == limit
+    for c in full:
+        alloc.free(c)
+    alloc.check_consistency()

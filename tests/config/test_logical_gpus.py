@@ -101,3 +101,46 @@ def test_variable_assign_on_logical_gpu_frees_old_value(two_logical_gpus):
             v.assign(v + 1.0)
     assert float(v.numpy()[0]) == 20.0
     assert tf.config.experimental.get_memory_info("GPU:0")["current"] == round_up(4000)
+
+
+def test_small_size_cache_per_logical_gpu_keeps_memory_info_exact_and_oom_unchanged(two_logical_gpus):
+    """Small tensors freed on one logical GPU go to THAT allocator's cache: memory info stays exact on
+    both, the other GPU never gets them, and a large tensor needing the cached memory still fits
+    (flush before OOM) while one that cannot fit still raises."""
+    ctx = two_logical_gpus
+    a0, a1 = ctx.find("GPU", 0).allocator, ctx.find("GPU", 1).allocator
+    info = tf.config.experimental.get_memory_info
+    with tf.device("/GPU:0"):
+        keep = tf.ones((10,))
+        for _ in range(50):                                  # eager small ops: outputs come and go
+            keep = keep + 1.0
+        small = [tf.ones((n,)) for n in (8, 64, 1000, 8, 64)]
+    with tf.device("/GPU:1"):
+        other = tf.ones((8,))
+    del small
+    gc.collect()
+    assert a0._cached > 0 and a1._cached == 0               # GPU:0's frees are cached on GPU:0 only
+    assert info("GPU:0")["current"] == round_up(40)         # ... and not counted as in use
+    assert info("GPU:1")["current"] == round_up(32)
+    assert float(keep.numpy()[0]) == 51.0
+    layout = [(p - a0.chunks()[0][0], s, u) for p, s, u in a0.chunks()]   # (flushes the cache)
+    assert layout == [(0, 256, False), (256, 256, True), (512, MiB - 512, False)]  # as without a cache
+    with tf.device("/GPU:0"):
+        for _ in range(5):                                   # fill the cache again
+            _ = [tf.ones((n,)) for n in (8, 64, 1000)]
+        del _
+        gc.collect()
+        assert a0._cached > 0
+        big = tf.zeros((_floats(MiB - 512),))                # needs the memory the cache holds
+        assert info("GPU:0")["current"] == MiB - 256
+        with pytest.raises(tf.errors.ResourceExhaustedError) as e:
+            tf.zeros((65,))                                  # 512 bytes: only 256 free
+        assert "largest free chunk 256 bytes" in str(e.value)
+    del big
+    gc.collect()
+    assert info("GPU:0")["current"] == round_up(40) and info("GPU:0")["peak"] == MiB - 256
+    del keep, other
+    gc.collect()
+    assert info("GPU:0")["current"] == 0 and info("GPU:1")["current"] == 0
+    a0.check_consistency()
+    a1.check_consistency()

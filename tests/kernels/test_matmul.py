@@ -136,3 +136,54 @@ def test_matmul_strict_f32_stays_float32_accurate(kb, rng):
     a, b = _operands(rng, (), (), 67, 256, 45, False, False, np.float32)
     c = launch_matmul(kb, a, b, kernel="matmul_f32")
     np.testing.assert_allclose(c, matmul_ref(a, b), rtol=0, atol=2e-5 * np.sqrt(256) / 4)
+
+
+class _CopyCountingXP:
+    """NumPy, recording every array copy a launcher asks for (ascontiguousarray / broadcast copies)."""
+
+    def __init__(self):
+        self.copies = []
+
+    def __getattr__(self, name):
+        fn = getattr(np, name)
+        if name not in ("ascontiguousarray", "asfortranarray", "array", "copy", "concatenate"):
+            return fn
+
+        def call(a, *args, **kwargs):
+            out = fn(a, *args, **kwargs)
+            if not (isinstance(a, np.ndarray) and np.shares_memory(out, a)):
+                self.copies.append((name, getattr(a, "shape", None)))
+            return out
+
+        return call
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_matmul_reads_transposed_views_in_place(kb, rng, ta, tb, batch):
+    """A transposed view of a C-contiguous array (``y.T``, ``swapaxes(-1, -2)``) is read through the
+    kernel's transpose flag, not copied; the result matches float64 in every flag combination."""
+    import types
+
+    m, k, n = 37, 70, 29
+    a0, b0 = _operands(rng, batch, batch, m, k, n, not ta, not tb, np.float32)   # the other layout ...
+    a, b = a0.swapaxes(-1, -2), b0.swapaxes(-1, -2)                               # ... viewed as (ta, tb)
+    assert not a.flags.c_contiguous and not b.flags.c_contiguous
+    xp = _CopyCountingXP()
+    kc = types.SimpleNamespace(kind="cuda", xp=xp, kernels=kb.kernels)
+    c = launch_matmul(kc, a, b, ta, tb)
+    assert xp.copies == []
+    ref = matmul_ref(a.astype(np.float64), b.astype(np.float64), ta, tb)
+    np.testing.assert_allclose(c, ref, *tol(np.float32, k))
+
+
+def test_matmul_copies_only_layouts_the_kernel_cannot_read(kb, rng):
+    xp = _CopyCountingXP()
+    import types
+
+    kc = types.SimpleNamespace(kind="cuda", xp=xp, kernels=kb.kernels)
+    a = rng.standard_normal((9, 14)).astype(np.float32)[:, ::2]          # strided: must be copied
+    b = rng.standard_normal((5, 7)).astype(np.float32).T                 # transposed view: read in place
+    c = launch_matmul(kc, a, b)
+    assert [name for name, _ in xp.copies] == ["ascontiguousarray"]
+    np.testing.assert_allclose(c, matmul_ref(a.astype(np.float64), b.astype(np.float64)), *tol(np.float32, 7))

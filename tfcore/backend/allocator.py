@@ -13,6 +13,24 @@ them into *chunks*:
 - a freed chunk merges with free neighbours in its region (coalescing), so
   fragmentation goes back to zero once everything is freed.
 
+Small-size fast path: a freed chunk of at most :data:`CACHE_MAX_CHUNK` bytes first goes to a
+per-size free list (a bounded cache: :data:`CACHE_DEPTH` chunks per size, :data:`CACHE_BYTES`
+in all) and the next request of the same rounded size takes it back without the bin search,
+split and merge (eager ops allocate and free the same small sizes over and over). Caching never
+costs a merge the plain allocator would make:
+
+- a cached chunk counts as free in every statistic (``bytes_in_use``, peaks, active allocations);
+- a chunk that is freed next to a cached one takes it out of the cache and merges with it;
+- a cached chunk that a free neighbour would have absorbed ("loose") goes back to the bins
+  before any request the cache cannot serve, so such requests see the free space the plain
+  allocator would have;
+- the whole cache goes back to the bins before the allocator grows, releases regions or raises
+  out-of-memory, and before any report of the free space (``stats``, ``chunks``).
+
+What remains different from the plain allocator is placement only: an exact-size request gets
+the most recently freed chunk of its size (not the lowest address), and a cached chunk between
+two chunks in use is not offered to requests of other sizes until the next flush.
+
 Memory growth on: regions are added on demand, each at least as large as the
 previous one and at least 1/8 of what is reserved (few regions, little
 over-reservation); fully free regions go back to the device with
@@ -50,6 +68,9 @@ _SHIFT = 8                      # log2(ALIGNMENT)
 _MIN_REGION = 2 << 20           # first region under memory growth (TF's 2 MiB)
 _REGION_GRANULE = 1 << 20       # growth regions are rounded up to 1 MiB
 _GROWTH_FRACTION_SHIFT = 3      # a new region is at least reserved / 8
+CACHE_MAX_CHUNK = 256 << 10      # freed chunks up to this size go to the per-size cache
+CACHE_DEPTH = 8                  # at most this many cached chunks per size
+CACHE_BYTES = 4 << 20            # and at most this many cached bytes per allocator
 _bisect_left = bisect.bisect_left
 _insort = bisect.insort
 
@@ -66,16 +87,19 @@ class Chunk:
       ptr: address (int) of the first byte, a multiple of 256.
       size: bytes in the chunk (the request rounded up to 256).
       requested: bytes the caller asked for (0 once freed).
-      in_use: True while allocated (maintained under the allocator's lock).
+      in_use: True while allocated or held in the allocator's small-size cache (maintained
+        under the allocator's lock).
+      cached: True while held in the small-size cache.
     """
 
-    __slots__ = ("ptr", "size", "requested", "in_use", "prev", "next", "region")
+    __slots__ = ("ptr", "size", "requested", "in_use", "cached", "prev", "next", "region")
 
     def __init__(self, ptr, size, region, prev=None, nxt=None):
         self.ptr = ptr
         self.size = size
         self.requested = 0
         self.in_use = False
+        self.cached = False
         self.prev = prev
         self.next = nxt
         self.region = region
@@ -128,6 +152,9 @@ class BFCAllocator:
         self._bins = [[] for _ in range(64)]
         self._mask = 0                  # bit b set <=> bins[b] non-empty
         self._free = {}                 # ptr -> free Chunk
+        self._cache = {}                # rounded size -> freed chunks kept for reuse (in_use stays True)
+        self._cached = 0                # bytes in the cache
+        self._loose = {}                # ptr -> cached chunk next to a free or cached one (would have merged)
         self._regions = []
         self._last_region = 0
         self._in_use = 0
@@ -203,21 +230,15 @@ class BFCAllocator:
         try:
             if self._pending:
                 self._drain()
-            c = self._find(rounded)
-            if c is None:
-                c = self._grow_for(rounded)
-                if c is None:
-                    raise ResourceExhaustedError(None, None, self._oom_message(nbytes, rounded))
-            self._remove_free(c)
-            rest = c.size - rounded
-            if rest:
-                r = Chunk(c.ptr + rounded, rest, c.region, c, c.next)
-                if c.next is not None:
-                    c.next.prev = r
-                c.next = r
-                c.size = rounded
-                self._insert_free(r)
-            c.in_use = True
+            cached = self._cache.get(rounded) if rounded <= CACHE_MAX_CHUNK else None
+            if cached:
+                c = cached.pop()            # fast path: a recently freed chunk of exactly this size
+                c.cached = False
+                self._cached -= rounded
+                if self._loose:
+                    self._loose.pop(c.ptr, None)
+            else:
+                c = self._carve(nbytes, rounded)
             c.requested = nbytes
             self._in_use += rounded
             if self._in_use > self._peak_in_use:
@@ -228,7 +249,35 @@ class BFCAllocator:
             self._active += 1
             return c
         finally:
-            self._unlock()
+            self._lock.release()
+            if self._pending and self._lock.acquire(False):  # frees queued while we held the lock
+                self._unlock()
+
+    def _carve(self, nbytes, rounded):
+        """Best fit from the bins (flushing the cache, then growing, when nothing fits); the chunk is
+        marked in use, the accounting is the caller's."""
+        if self._loose:
+            self._flush_loose()
+        c = self._find(rounded)
+        if c is None:
+            if self._cached:
+                self._flush_cache()
+                c = self._find(rounded)
+            if c is None:
+                c = self._grow_for(rounded)
+                if c is None:
+                    raise ResourceExhaustedError(None, None, self._oom_message(nbytes, rounded))
+        self._remove_free(c)
+        rest = c.size - rounded
+        if rest:
+            r = Chunk(c.ptr + rounded, rest, c.region, c, c.next)
+            if c.next is not None:
+                c.next.prev = r
+            c.next = r
+            c.size = rounded
+            self._insert_free(r)
+        c.in_use = True
+        return c
 
     def free(self, chunk):
         """Return ``chunk`` (from :meth:`allocate`) to the allocator."""
@@ -256,25 +305,78 @@ class BFCAllocator:
             self._unlock()
 
     def _release_chunk(self, c):
-        c.in_use = False
         size = c.size
         self._in_use -= size
         self._active -= 1
+        if size <= CACHE_MAX_CHUNK and not self._retired:
+            cached = self._cache.get(size)
+            if cached is None:
+                cached = self._cache[size] = []
+            if len(cached) < CACHE_DEPTH and self._cached + size <= CACHE_BYTES:
+                cached.append(c)            # stays marked in use: the bins do not see it
+                c.cached = True
+                self._cached += size
+                nxt, prv = c.next, c.prev
+                if (nxt is not None and (not nxt.in_use or nxt.cached)) or \
+                        (prv is not None and (not prv.in_use or prv.cached)):
+                    self._loose[c.ptr] = c
+                return
+        self._coalesce(c)
+
+    def _uncache(self, c):
+        self._cache[c.size].remove(c)
+        c.cached = False
+        self._cached -= c.size
+        if self._loose:
+            self._loose.pop(c.ptr, None)
+
+    def _flush_loose(self):
+        """Give the cached chunks that would have merged with a neighbour back to the bins."""
+        loose = list(self._loose.values())
+        self._loose.clear()
+        for c in loose:
+            if c.cached:                    # (not already merged into an earlier one)
+                self._uncache(c)
+                self._coalesce(c)
+
+    def _flush_cache(self):
+        """Give every cached chunk back to the bins (merging with free neighbours)."""
+        if not self._cached:
+            return
+        cache, self._cache, self._cached = self._cache, {}, 0
+        self._loose.clear()
+        flushed = [c for chunks in cache.values() for c in chunks]
+        for c in flushed:
+            c.cached = False                # in use until its own turn below: merges happen then
+        for c in flushed:
+            self._coalesce(c)
+
+    def _coalesce(self, c):
+        """Free ``c`` into the bins, merging with the free and cached chunks around it (cached chunks
+        may sit next to free or cached ones; two free chunks are never adjacent)."""
         nxt = c.next
-        if nxt is not None and not nxt.in_use:
-            self._remove_free(nxt)
+        while nxt is not None and (not nxt.in_use or nxt.cached):
+            if nxt.cached:
+                self._uncache(nxt)
+            else:
+                self._remove_free(nxt)
             c.size += nxt.size
-            c.next = nxt.next
-            if nxt.next is not None:
-                nxt.next.prev = c
+            c.next = nxt = nxt.next
+            if nxt is not None:
+                nxt.prev = c
         prv = c.prev
-        if prv is not None and not prv.in_use:
-            self._remove_free(prv)
+        while prv is not None and (not prv.in_use or prv.cached):
+            if prv.cached:
+                self._uncache(prv)
+            else:
+                self._remove_free(prv)
             prv.size += c.size
             prv.next = c.next
             if c.next is not None:
                 c.next.prev = prv
             c = prv
+            prv = c.prev
+        c.in_use = False
         self._insert_free(c)
         if self._retired and c.size == c.region.size:
             self._release_free_regions()
@@ -323,6 +425,7 @@ class BFCAllocator:
         return region
 
     def _release_free_regions(self):
+        self._flush_cache()
         released = 0
         keep = []
         for r in self._regions:
@@ -359,6 +462,7 @@ class BFCAllocator:
             _RETIRED.add(self)
             if self._pending:
                 self._drain()
+            self._flush_cache()
             self._release_free_regions()
         finally:
             self._unlock()
@@ -369,6 +473,7 @@ class BFCAllocator:
         try:
             if self._pending:
                 self._drain()
+            self._flush_cache()
             if self._in_use:
                 raise RuntimeError(f"{self.name}: close() with {self._in_use} bytes still in use")
             for r in self._regions:
@@ -393,6 +498,7 @@ class BFCAllocator:
         try:
             if self._pending:
                 self._drain()
+            self._flush_cache()             # free-space figures as the plain BFC allocator has them
             largest = self._largest_free()
             total_free = self._reserved - self._in_use
             return {
@@ -430,6 +536,7 @@ class BFCAllocator:
         try:
             if self._pending:
                 self._drain()
+            self._flush_cache()
             out = []
             for r in sorted(self._regions, key=lambda r: r.ptr):
                 c = r.first
@@ -446,6 +553,7 @@ class BFCAllocator:
         try:
             if self._pending:
                 self._drain()
+            self._flush_cache()
             in_use = reserved = 0
             free_seen = {}
             for r in self._regions:

@@ -11,7 +11,6 @@ One fused op per update keeps the per-variable cost at one ``execute`` instead
 of the ten or so element-wise ops the update formula needs.
 """
 
-import weakref
 
 from ..framework.errors import InvalidArgumentError
 from ._common import describe
@@ -182,27 +181,23 @@ MULTI_TENSOR_APPLY = Op("_MultiTensorApply", rule=_multi_rule, multi_output=True
 @MULTI_TENSOR_APPLY.kernel()
 def _multi_tensor_apply(b, *arrays, op, n, **attrs):
     """Inputs ``[var_1..var_n, slot_1..slot_n, ..., grad_1..grad_n]``; outputs ``[new var_1..n, new
-    slot_1..n, ...]``. Each group is concatenated flat, the per-variable op's kernel runs ONCE on the
+    slot_1..n, ...]``. Each group is made one flat array, the per-variable op's kernel runs ONCE on the
     flat arrays (the updates are element-wise with shared scalars: the same values as n calls), and
-    the results are split back into views shaped like the variables."""
+    the results are split back into views shaped like the variables.
+
+    A group that already is one flat buffer laid out in order — the variables and slots after the
+    previous update, which installed these very views — is used in place; only other groups (the
+    gradients) are concatenated. So a training step copies its gradients once and nothing else."""
     base = REGISTRY[op]
     xp = b.xp
-    reuse = b.kind == "cpu"  # NumPy arrays (weakly referenceable); a device concatenation is cheap anyway
     flats = []
     for j in range(0, len(arrays), n):
         group = arrays[j:j + n]
-        refs = _FLAT_OF_VIEWS.pop(id(group[0]), None) if reuse else None
-        base_flat = getattr(group[0], "base", None)
-        if refs is not None and base_flat is not None and len(refs) == n and \
-                all(a is r() for a, r in zip(group, refs)):
-            flats.append(base_flat)  # last step's results, untouched since: already one flat buffer
-        else:
-            flats.append(xp.concatenate([a.reshape(-1) for a in group]))
+        flat = _flat_of(group)
+        flats.append(flat if flat is not None else xp.concatenate([a.reshape(-1) for a in group]))
     out = base.run_kernel(b, flats, attrs)
     if not base.multi_output:
         out = (out,)
-    if len(_FLAT_OF_VIEWS) > _FLAT_ENTRIES:
-        _FLAT_OF_VIEWS.clear()
     spans = []
     start = 0
     for a in arrays[:n]:
@@ -210,19 +205,41 @@ def _multi_tensor_apply(b, *arrays, op, n, **attrs):
         start += a.size
     result = []
     for flat in out:
-        views = [flat[s:e].reshape(shape) for s, e, shape in spans]
-        if reuse and flat.ndim == 1 and flat.base is None and len(views) == n:
-            _FLAT_OF_VIEWS[id(views[0])] = tuple(weakref.ref(v) for v in views)
-        result += views
+        if b.scoped:
+            flat = b.adopt(flat)  # the device's memory as ONE buffer, so the views below share it
+        result += [flat[s:e].reshape(shape) for s, e, shape in spans]
     return tuple(result)
 
 
-# id(first view) -> weak references to the views split from one flat result of a recent multi-tensor
-# update. When a step's inputs are exactly those views (variables and slots not assigned since), their
-# common base is reused instead of concatenated again. Weak references: no buffer is kept alive here,
-# and a dead view (whose id may be reused) never matches.
-_FLAT_OF_VIEWS = {}
-_FLAT_ENTRIES = 64
+def _address(a):
+    cai = getattr(a, "__cuda_array_interface__", None)
+    return (cai if cai is not None else a.__array_interface__)["data"][0]
+
+
+def _flat_of(group):
+    """The 1-D array whose consecutive pieces are exactly the arrays of ``group`` (C-contiguous views
+    of one C-contiguous buffer, in order, end to end), or None. Decided from the arrays alone (their
+    common ``base`` and addresses), so it holds whatever produced them; a view of that buffer equals
+    the concatenation because update kernels never write into their inputs."""
+    first = group[0]
+    owner = first.base
+    if owner is None or owner.dtype != first.dtype or not owner.flags.c_contiguous:
+        return None
+    item = first.itemsize
+    start = _address(first)
+    offset, rem = divmod(start - _address(owner), item)
+    if rem or offset < 0:
+        return None
+    end = start
+    for a in group:
+        if a.base is not owner or a.size == 0 or not a.flags.c_contiguous or _address(a) != end:
+            return None
+        end += a.size * item
+    count = (end - start) // item
+    if offset + count > owner.size:
+        return None
+    flat = owner.reshape(-1)
+    return flat if offset == 0 and count == owner.size else flat[offset:offset + count]
 
 
 def apply(op, inputs, **attrs):

@@ -1,8 +1,10 @@
 """CUDA launch of kernels/matmul.cu and its registration for BatchMatMulV2.
 
 Geometry: one block of ``THREADS`` per ``BM x BN`` tile of C, grid.z over the batch
-(grid-stride past 65535). Batch broadcasting: an operand whose batch dims are all 1 gets
-batch stride 0; one whose batch dims already equal the broadcast batch gets its own stride;
+(grid-stride past 65535). Operands are read in place when C-contiguous or transposed views of a
+C-contiguous array (the kernel's transpose flags read those); only other layouts are copied.
+Batch broadcasting: an operand whose batch dims are all 1 gets batch stride 0; one whose batch
+dims already equal the broadcast batch gets its own stride;
 anything else is materialised with ``broadcast_to`` first.
 
 Kernel choice is the op registry's (``tfcore info --ops MatMul`` lists the candidates):
@@ -54,6 +56,17 @@ def _batch_operand(xp, x, batch_shape):
     return xp.ascontiguousarray(xp.broadcast_to(x, tuple(batch_shape) + x.shape[-2:])), mat
 
 
+def _stored(x, transposed):
+    """(array the kernel reads, its transpose flag) for operand ``x`` read as ``x.T`` when ``transposed``:
+    a transposed view of a C-contiguous array (``y.T``, ``swapaxes(-1, -2)``: what gradients and
+    ``tf.transpose`` hand over) is read in place through the flipped flag instead of being copied."""
+    if x.ndim >= 2 and not x.flags.c_contiguous:
+        t = x.swapaxes(-1, -2)
+        if t.flags.c_contiguous:
+            return t, not transposed
+    return x, transposed
+
+
 def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     """C = op(a) @ op(w) with broadcasting batch dims, through our kernel.
 
@@ -71,6 +84,8 @@ def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     out_shape = tuple(batch_shape) + (m, n)
     if batch == 0 or m == 0 or n == 0 or k == 0:
         return xp.zeros(out_shape, dtype=a.dtype)
+    a, transpose_a = _stored(a, transpose_a)
+    w, transpose_b = _stored(w, transpose_b)
     a, sa = _batch_operand(xp, a, batch_shape)
     w, sb = _batch_operand(xp, w, batch_shape)
     c = xp.empty(out_shape, dtype=a.dtype)
