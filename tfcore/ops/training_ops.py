@@ -222,8 +222,8 @@ def _flat_of(group):
     common ``base`` and addresses), so it holds whatever produced them; a view of that buffer equals
     the concatenation because update kernels never write into their inputs."""
     first = group[0]
-    owner = first.base
-    if owner is None or owner.dtype != first.dtype or not owner.flags.c_contiguous:
+    owner = first.base  # an array, or (allocator-backed host memory) the raw block the array was made on
+    if getattr(owner, "dtype", None) != first.dtype or not owner.flags.c_contiguous:
         return None
     item = first.itemsize
     start = _address(first)
