@@ -2,7 +2,10 @@
 
 import numpy as np
 
+from . import host_malloc
 from .base import Backend
+
+host_malloc.tune()  # large kernel temporaries reuse heap pages (see host_malloc)
 
 
 class CPUBackend(Backend):
