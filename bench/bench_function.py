@@ -1,16 +1,23 @@
-"""Train steps as ``tf.function`` next to eager tfcore (and TensorFlow's tf.function when installed).
+"""Train steps as ``tf.function`` next to eager tfcore and TensorFlow's tf.function.
 
 Workloads (float32, CPU, Adam, the same math in every framework):
 - ``MLP step``: 64-256-256-10 relu MLP, sparse softmax cross-entropy, batch 128;
-- ``CNN step``: seed 001's subclassed CNN (28x28x1 -> conv4x4x8 same -> pool2 -> conv4x4x16 same ->
+- ``CNN step``: seed 001's CNN (28x28x1 -> conv4x4x8 same -> pool2 -> conv4x4x16 same ->
   pool2 -> dense 10 softmax), categorical cross-entropy, batch 32.
 
-``python bench/bench_function.py`` prints milliseconds per step (best of interleaved rounds, so
-machine load hits every variant alike) and the ratios. TensorFlow is used when importable (it is not
-a dependency of tfcore).
+``python bench/bench_function.py [--threads N]`` prints milliseconds per step (best of rounds) and the
+ratios to tfcore's tf.function. ``--threads`` (default 1) caps tfcore's BLAS threads (threadpoolctl)
+and TensorFlow's intra- and inter-op thread pools to the same number. TensorFlow runs in a separate
+process (``--tf-python``: its interpreter, default this one), after the tfcore rounds: in one process
+its thread pools spin and take CPU from tfcore on a small machine. TensorFlow is used when that
+interpreter can import it (it is not a dependency of tfcore).
 """
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -66,32 +73,91 @@ def _time(step, n):
     return (time.perf_counter() - t) / n
 
 
+WORKLOADS = (("mlp", "MLP step"), ("cnn", "CNN step"))
+
+
+def _best(steps, rounds, n):
+    """Best seconds per step of each variant, rounds interleaved (machine load hits them alike)."""
+    best = {name: float("inf") for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            best[name] = min(best[name], _time(step, n))
+    return best
+
+
+def _tensorflow_worker(args):
+    """In the TF process: cap TF's thread pools, time both workloads, print one JSON line."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow
+
+    tensorflow.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tensorflow.config.threading.set_inter_op_parallelism_threads(args.threads)
+    out = {}
+    for kind, _ in WORKLOADS:
+        out[kind] = _best({"TF function": make_step(tensorflow, kind, True)}, args.rounds, args.steps)["TF function"]
+    print(json.dumps({"version": tensorflow.__version__, "seconds": out}))
+
+
+def _run_tensorflow(args):
+    """Seconds per step of TF's tf.function per workload (a child process), or None without TensorFlow."""
+    cmd = [args.tf_python, os.path.abspath(__file__), "--tf-worker", "--threads", str(args.threads),
+           "--rounds", str(args.rounds), "--steps", str(args.steps)]
+    env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"(TensorFlow not run with {args.tf_python}: {tail})")
+        return None
+    res = json.loads(lines[-1])
+    print(f"(TensorFlow {res['version']} in a separate process, {args.threads} intra/inter-op threads)")
+    return res["seconds"]
+
+
+def _limit_blas(n):
+    """Cap NumPy's BLAS (tfcore's CPU kernels) to ``n`` threads; the limiter must stay referenced."""
+    import numpy  # noqa: F401 - BLAS must be loaded before threadpoolctl can limit it
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        print("(threadpoolctl not installed: NumPy's BLAS uses its default thread count)")
+        return None
+    return threadpool_limits(n)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS threads of tfcore and intra/inter-op threads of TensorFlow (default 1)")
     parser.add_argument("--no-tensorflow", action="store_true")
+    parser.add_argument("--tf-python", default=sys.executable,
+                        help="Python interpreter with TensorFlow installed (default: this one)")
+    parser.add_argument("--tf-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.tf_worker:
+        return _tensorflow_worker(args)
+    limiter = _limit_blas(args.threads)
     import tfcore
 
     variants = {"tfcore function": (tfcore, True), "tfcore eager": (tfcore, False)}
-    if not args.no_tensorflow:
-        try:
-            import tensorflow
-
-            variants["TF function"] = (tensorflow, True)
-        except ImportError:
-            print("(tensorflow not installed)")
-    print(f"{'workload (ms/step)':20s}" + "".join(f"{name:>18s}" for name in variants) + "   ratios")
-    for kind, label in (("mlp", "MLP step"), ("cnn", "CNN step")):
-        steps = {name: make_step(mod, kind, fn) for name, (mod, fn) in variants.items()}
-        best = {name: float("inf") for name in steps}
-        for _ in range(args.rounds):
-            for name, step in steps.items():
-                best[name] = min(best[name], _time(step, args.steps))
+    results = {kind: _best({name: make_step(mod, kind, fn) for name, (mod, fn) in variants.items()},
+                           args.rounds, args.steps) for kind, _ in WORKLOADS}
+    del limiter
+    tf_seconds = None if args.no_tensorflow else _run_tensorflow(args)
+    if tf_seconds is not None:
+        for kind, _ in WORKLOADS:
+            results[kind]["TF function"] = tf_seconds[kind]
+    names = list(results[WORKLOADS[0][0]])
+    threads = f"{args.threads} thread" + ("s" if args.threads != 1 else "")
+    print(f"{'workload (ms/step)':20s}" + "".join(f"{name:>18s}" for name in names) + f"   ratios ({threads})")
+    for kind, label in WORKLOADS:
+        best = results[kind]
         base = best["tfcore function"]
         ratios = "  ".join(f"{name}/fn={best[name] / base:.2f}" for name in best if name != "tfcore function")
-        print(f"{label:20s}" + "".join(f"{best[n] * 1e3:18.3f}" for n in best) + "   " + ratios)
+        print(f"{label:20s}" + "".join(f"{best[n] * 1e3:18.3f}" for n in names) + "   " + ratios)
 
 
 if __name__ == "__main__":

@@ -75,7 +75,76 @@ def test_tiled_max_pool_grad_picks_the_first_maximum_with_ties(cpu, k):
     attrs = dict(ksize=(1, k, k, 1), strides=(1, k, k, 1), padding="VALID", explicit_paddings=(), data_format="NHWC")
     y = pool_ops._max_pool(cpu, x, **attrs)
     dy = _rng.standard_normal(y.shape).astype(np.float32)
-    np.testing.assert_array_equal(pool_ops._max_pool_grad(cpu, x, y, dy, **attrs), _max_pool_grad_reference(x, dy, k))
+    want = _max_pool_grad_reference(x, dy, k)
+    np.testing.assert_array_equal(pool_ops._max_pool_grad(cpu, x, y, dy, **attrs), want)
+    np.testing.assert_array_equal(pool_ops._max_pool_grad_tiled(cpu, x, y, dy, **attrs), want)
+
+
+_TILED = [(2, 2), (3, 2), (2, 3), (1, 2), (2, 1), (3, 3), (1, 1)]
+
+
+def _pool_attrs(kh, kw, padding="VALID"):
+    return dict(ksize=(1, kh, kw, 1), strides=(1, kh, kw, 1), padding=padding, explicit_paddings=(),
+                data_format="NHWC")
+
+
+@pytest.mark.parametrize("kh,kw", _TILED)
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_max_pool_candidates_match_the_generic_kernels_with_ties_and_nan(cpu, kh, kw, padding, dtype):
+    x = np.maximum(_rng.standard_normal((3, 3 * kh, 5 * kw, 3)), 0).astype(dtype)  # relu zeros: ties
+    x[0, :kh, :kw, 0] = 1.5                       # a whole window tied
+    x[1, kh:2 * kh, kw:2 * kw, 1] = -np.inf       # a window of -inf
+    x[2, :kh, 2 * kw:3 * kw, 2] = np.nan          # a NaN window: NaN maximum, no gradient
+    x[2, kh, 0, 0] = np.nan                       # one NaN among numbers
+    attrs = _pool_attrs(kh, kw, padding)
+    assert pool_ops._tiles(x, **attrs)
+    y = pool_ops._max_pool(cpu, x, **attrs)
+    got = pool_ops._max_pool_tiled(cpu, x, **attrs)
+    assert got.dtype == dtype and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, y)
+    dy = _rng.standard_normal(y.shape).astype(dtype)
+    want = pool_ops._max_pool_grad(cpu, x, y, dy, **attrs)
+    np.testing.assert_array_equal(pool_ops._max_pool_grad_tiled(cpu, x, y, dy, **attrs), want)
+    assert np.isnan(y[2, 0, 2, 2]) and not want[2, :kh, 2 * kw:3 * kw, 2].any()
+
+
+def test_tiled_max_pool_candidates_are_chosen_only_for_tiling_windows_and_finite_gradients(cpu):
+    x = _rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    attrs = _pool_attrs(2, 2, "SAME")
+    y = pool_ops._max_pool(cpu, x, **attrs)
+    dy = np.ones(y.shape, np.float32)
+    assert pool_ops.MAX_POOL.select("cpu", (x,), attrs).name == "max_pool_tiled"
+    assert pool_ops.MAX_POOL_GRAD.select("cpu", (x, y, dy), attrs).name == "max_pool_grad_tiled"
+    dy[0, 0, 0, 0] = np.inf
+    assert pool_ops.MAX_POOL_GRAD.select("cpu", (x, y, dy), attrs).priority is None  # the generic kernel
+    odd = _rng.standard_normal((2, 7, 6, 3)).astype(np.float32)  # SAME pads the 7 rows
+    overlapping = dict(attrs, strides=(1, 1, 1, 1))
+    for arr, a in ((odd, attrs), (x, overlapping), (x.astype(np.float16), attrs)):
+        assert pool_ops.MAX_POOL.select("cpu", (arr,), a).priority is None
+
+
+@pytest.mark.parametrize("shape,k,padding", [((2, 28, 28, 8), 2, "SAME"), ((3, 7, 9, 2), 2, "SAME"),
+                                             ((3, 7, 9, 2), 3, "VALID"), ((1, 6, 6, 1), 3, "SAME")])
+def test_max_pool_op_and_gradient_match_the_loop_reference(shape, k, padding):
+    x = _rng.standard_normal(shape).astype(np.float32)
+    with tf.device("/CPU:0"):
+        xt = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            y = tf.nn.max_pool2d(xt, k, k, padding)
+            loss = tf.reduce_sum(y * tf.constant(np.arange(y.shape.num_elements(), dtype=np.float32).reshape(y.shape)))
+        dx = tape.gradient(loss, xt).numpy()
+    oh, ow = y.shape[1], y.shape[2]
+    ph = max((oh - 1) * k + k - shape[1], 0) // 2 if padding == "SAME" else 0
+    pw = max((ow - 1) * k + k - shape[2], 0) // 2 if padding == "SAME" else 0
+    xpad = np.full((shape[0], oh * k, ow * k, shape[3]), -np.inf, np.float32)
+    h, w = min(shape[1], oh * k - ph), min(shape[2], ow * k - pw)
+    xpad[:, ph:ph + h, pw:pw + w] = x[:, :h, :w]
+    np.testing.assert_array_equal(y.numpy(), xpad.reshape(shape[0], oh, k, ow, k, -1).max(axis=(2, 4)))
+    dy = np.arange(y.shape.num_elements(), dtype=np.float32).reshape(y.shape)
+    want = _max_pool_grad_reference(xpad, dy, k)[:, ph:ph + h, pw:pw + w]
+    np.testing.assert_array_equal(dx[:, :h, :w], want)
 
 
 def test_max_pool_grad_with_non_finite_gradient_uses_the_general_path(cpu):
@@ -305,3 +374,59 @@ def test_sum_over_leading_axes_matches_numpy(axis, keepdims):
     assert got.shape == want.shape and got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(tf.reduce_sum(np.ones((200, 3), np.int32), axis=0).numpy(), [200] * 3)
+
+
+# -- one-channel convolution (tap-major columns), glibc malloc thresholds ------------------------------
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("stride,k", [(1, 4), (2, 4), (1, 3), (2, 3), (3, 2)])
+def test_one_channel_conv_and_its_gradients_match_a_float64_reference(padding, stride, k):
+    x = _rng.standard_normal((3, 9, 10, 1)).astype(np.float32)
+    w = _rng.standard_normal((k, k + 1, 1, 5)).astype(np.float32)
+    with tf.device("/CPU:0"):
+        xt, wt = tf.constant(x), tf.Variable(w)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(xt)
+            y = tf.nn.conv2d(xt, wt, stride, padding)
+            loss = tf.reduce_sum(y * y)
+        dx, dw = tape.gradient(loss, [xt, wt])
+    st = (1, stride, stride, 1)
+    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, k, k + 1, st, (1, 1, 1, 1), padding, ())
+    xpad = np.pad(x.astype(np.float64), ((0, 0), ph, pw, (0, 0)))
+    win = conv_ops.windows(np, xpad, oh, ow, k, k + 1, st, (1, 1, 1, 1))      # [N, OH, OW, KH, KW, 1]
+    want = np.einsum("nhwijc,ijco->nhwo", win, w.astype(np.float64))
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5)
+    g = 2 * want
+    np.testing.assert_allclose(dw.numpy(), np.einsum("nhwijc,nhwo->ijco", win, g), rtol=1e-4, atol=1e-4)
+    dxpad = np.zeros_like(xpad)
+    for i in range(k):
+        for j in range(k + 1):
+            dxpad[conv_ops.tap_slice(i, j, oh, ow, st, (1, 1, 1, 1))] += np.einsum("nhwo,co->nhwc", g, w[i, j])
+    np.testing.assert_allclose(dx.numpy(), dxpad[:, ph[0]:ph[0] + 9, pw[0]:pw[0] + 10], rtol=1e-4, atol=1e-4)
+
+
+def test_one_channel_columns_are_a_fortran_ordered_view_that_blas_reads_as_is():
+    xpad = _rng.standard_normal((2, 7, 7, 1))
+    cols = conv_ops._im2col(np, xpad, 4, 4, 4, 4, (1, 1, 1, 1), (1, 1, 1, 1))
+    assert cols.shape == (32, 16) and cols.flags.f_contiguous
+    want = conv_ops.windows(np, xpad, 4, 4, 4, 4, (1, 1, 1, 1), (1, 1, 1, 1)).reshape(32, 16)
+    np.testing.assert_array_equal(cols, want)
+
+
+def test_host_malloc_thresholds_are_set_once_unless_opted_out():
+    import subprocess
+    import sys
+
+    from tfcore.backend import host_malloc
+
+    code = "import tfcore as tf; tf.constant(1.0) + 1; from tfcore.backend import host_malloc as h; print(h.applied)"
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUNABLES"))}
+    import platform
+
+    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    for extra, want in (({}, str(glibc)), ({"TFCORE_HOST_MALLOC": "default"}, "False"),
+                        ({"MALLOC_TRIM_THRESHOLD_": "1048576"}, "False")):
+        out = subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True,
+                             check=True).stdout.split()
+        assert out[-1] == want, (extra, out)
+    assert host_malloc.tune() is host_malloc.applied  # once per process

@@ -270,12 +270,15 @@ CONV2D = Op("Conv2D", rule=_conv2d_rule, saves_residuals=True)
 
 def _im2col(xp, xpad, oh, ow, kh, kw, strides, dilations):
     n, c = xpad.shape[0], xpad.shape[3]
-    if c == 1:  # one channel (grey images): a copy per tap is ~2x faster than copying the 6-D view
-        cols = xp.empty((n, oh, ow, kh * kw), dtype=xpad.dtype)
+    if c == 1:
+        # One channel (grey images): a copy per tap into a tap-major [KH*KW, N*OH*OW] buffer (each tap's
+        # rows are contiguous runs: ~3.5x faster than writing every KH*KW-th value or copying the 6-D
+        # view), returned transposed: a Fortran-ordered [N*OH*OW, KH*KW] view, which BLAS reads as is.
+        cols = xp.empty((kh * kw, n, oh, ow), dtype=xpad.dtype)
         for i in range(kh):
             for j in range(kw):
-                cols[:, :, :, i * kw + j] = xpad[tap_slice(i, j, oh, ow, strides, dilations)][..., 0]
-        return cols.reshape(n * oh * ow, kh * kw)
+                cols[i * kw + j] = xpad[tap_slice(i, j, oh, ow, strides, dilations)][..., 0]
+        return cols.reshape(kh * kw, n * oh * ow).T
     return windows(xp, xpad, oh, ow, kh, kw, strides, dilations).reshape(n * oh * ow, kh * kw * c)
 
 

@@ -101,6 +101,46 @@ def _max_pool(b, x, *, ksize, strides, padding, explicit_paddings, data_format):
     return out
 
 
+_FLOATS = (np.float32, np.float64)
+
+
+def _tiles(x, ksize, strides, padding, explicit_paddings=(), **_):
+    """The windows tile ``x`` exactly: stride = window, no padding, sizes multiples of the window (the usual
+    2x2/2 pooling, SAME or VALID). Those pools have CPU candidates working on whole rows."""
+    kh, kw = ksize[1], ksize[2]
+    if (strides[1], strides[2]) != (kh, kw) or x.ndim != 4:
+        return False
+    oh, ow, ph, pw = pool_geometry(x.shape, ksize, strides, padding, explicit_paddings)
+    return not any(ph + pw) and (x.shape[1], x.shape[2]) == (oh * kh, ow * kw)
+
+
+_ROW_MAX_CHANNELS = 16  # more channels: the per-tap passes over strided views run long enough already
+
+
+def _tiles_few_channels(x, **attrs):
+    return x.ndim == 4 and x.shape[3] <= _ROW_MAX_CHANNELS and _tiles(x, **attrs)
+
+
+@MAX_POOL.kernel("cpu", dtypes=_FLOATS, supports=_tiles_few_channels, priority=1, name="max_pool_tiled")
+def _max_pool_tiled(b, x, *, ksize, strides, padding, explicit_paddings, data_format):
+    """Tiled MaxPool on the CPU: the maximum over the window's rows first (whole contiguous rows of
+    ``W * C`` values, one long-run SIMD loop per row tap), then over the column taps of that
+    ``[N, OH, W, C]`` result (runs of C values, on 1/KH of the data): ~1.6x faster than a maximum
+    per tap over strided views. The same values (maxima are exact; NaN propagates either way)."""
+    n, h, w, c = x.shape
+    kh, kw = ksize[1], ksize[2]
+    oh, ow = h // kh, w // kw
+    rows = x.reshape(n * oh, kh, w * c)
+    m = rows[:, 0]
+    for i in range(1, kh):
+        m = np.maximum(m, rows[:, i]) if i == 1 else np.maximum(m, rows[:, i], out=m)
+    cols = m.reshape(n * oh * ow, kw, c)
+    out = cols[:, 0]
+    for j in range(1, kw):
+        out = np.maximum(out, cols[:, j]) if j == 1 else np.maximum(out, cols[:, j], out=out)
+    return np.array(out, copy=kh == 1 and kw == 1).reshape(n, oh, ow, c)
+
+
 def _max_pool_grad_grad(call, gg):
     x, y, _ = call.inputs
     return [None, None, execute(MAX_POOL_GRAD_GRAD, (x, y, gg), _pool_attrs(call.attrs))]
@@ -117,10 +157,6 @@ def _max_pool_grad(b, x, y, dy, *, ksize, strides, padding, explicit_paddings, d
     oh, ow, ph, pw = pool_geometry(x.shape, ksize, strides, padding, explicit_paddings)
     # dy * hit equals where(hit, dy, 0) for finite dy and is ~3x cheaper in NumPy (no host check on GPUs)
     finite = xp is np and bool(np.isfinite(dy).all())
-    kh, kw = ksize[1], ksize[2]
-    if finite and (strides[1], strides[2]) == (kh, kw) and not any(ph + pw) and \
-            (x.shape[1], x.shape[2]) == (oh * kh, ow * kw):
-        return _max_pool_grad_tiled(xp, x, y, dy, kh, kw)
     xpad = pad_spatial(xp, x, ph, pw, _lowest(xp, x.dtype))
     dxpad = xp.zeros(xpad.shape, dtype=dy.dtype)
     found = xp.zeros(y.shape, dtype=bool)
@@ -135,14 +171,44 @@ def _max_pool_grad(b, x, y, dy, *, ksize, strides, padding, explicit_paddings, d
     return xp.ascontiguousarray(dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w, :])
 
 
-def _max_pool_grad_tiled(xp, x, y, dy, kh, kw):
-    """MaxPoolGrad when the windows tile the input exactly (stride = window, no padding, the usual
-    2x2/2 pooling): each tap's gradient is written once into its strided view of ``dx``, no zero
-    fill and no accumulation (~40% faster). Same first-maximum rule; ``dy`` must be finite."""
+def _tiles_finite(x, y, dy, **attrs):
+    return _tiles(x, **attrs) and bool(np.isfinite(dy).all())
+
+
+@MAX_POOL_GRAD.kernel("cpu", dtypes=_FLOATS, supports=_tiles_finite, priority=1,
+                       name="max_pool_grad_tiled")
+def _max_pool_grad_tiled(b, x, y, dy, *, ksize, strides, padding, explicit_paddings, data_format):
+    """MaxPoolGrad when the windows tile the input (see :func:`_tiles`) and ``dy`` is finite.
+
+    With few channels (runs of C values are short) it works on whole rows of ``W * C`` values: ``y``
+    and ``dy`` are repeated along W to the input's width (``np.repeat`` copies runs of C values with
+    memcpy) and ``eq = x[row tap i] == y`` marks the maxima; when the matches number the non-NaN
+    windows (no ties: the usual case with real-valued inputs) each match is its window's first and
+    ``dx[row i] = dy * eq`` (~2x faster than a pass per tap). With ties (e.g. ReLU zeros) or many
+    channels: one pass per tap over strided views, each tap's gradient written once into its view of
+    ``dx`` (no zero fill, no accumulation). Both give TF's first maximum in row-major tap order (a NaN
+    window matches nowhere: zero gradient); ``dy * hit`` equals ``where(hit, dy, 0)`` as ``dy`` is finite."""
     n, h, w, c = x.shape
-    oh, ow = y.shape[1], y.shape[2]
+    kh, kw = ksize[1], ksize[2]
+    oh, ow = h // kh, w // kw
+    if c <= _ROW_MAX_CHANNELS:
+        r, length = n * oh, w * c
+        rows = x.reshape(r, kh, length)
+        if kw == 1:
+            yw, dyw = y.reshape(r, length), dy.reshape(r, length)
+        else:
+            yw = np.repeat(y.reshape(r * ow, 1, c), kw, axis=1).reshape(r, length)
+            dyw = np.repeat(dy.reshape(r * ow, 1, c), kw, axis=1).reshape(r, length)
+        eqs = [rows[:, i] == yw for i in range(kh)]
+        if sum(np.count_nonzero(eq) for eq in eqs) == np.count_nonzero(y == y):
+            # One match per window (no ties; a NaN window has none): every match is its window's first.
+            dx = np.empty((r, kh, length), dtype=dy.dtype)
+            for i in range(kh):
+                np.multiply(dyw, eqs[i], out=dx[:, i])
+            return dx.reshape(n, h, w, c)
+    # Ties (or many channels): one pass per tap over strided views, in row-major tap order.
     xr = x.reshape(n, oh, kh, ow, kw, c)
-    dx = xp.empty((n, oh, kh, ow, kw, c), dtype=dy.dtype)
+    dx = np.empty((n, oh, kh, ow, kw, c), dtype=dy.dtype)
     found = None
     for i in range(kh):
         for j in range(kw):
@@ -153,7 +219,7 @@ def _max_pool_grad_tiled(xp, x, y, dy, kh, kw):
                 hit &= ~found
                 if i != kh - 1 or j != kw - 1:
                     found = found | hit
-            xp.multiply(dy, hit, out=dx[:, :, i, :, j])
+            np.multiply(dy, hit, out=dx[:, :, i, :, j])
     return dx.reshape(n, h, w, c)
 
 
