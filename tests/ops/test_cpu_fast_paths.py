@@ -411,22 +411,3 @@ def test_one_channel_columns_are_a_fortran_ordered_view_that_blas_reads_as_is():
     assert cols.shape == (32, 16) and cols.flags.f_contiguous
     want = conv_ops.windows(np, xpad, 4, 4, 4, 4, (1, 1, 1, 1), (1, 1, 1, 1)).reshape(32, 16)
     np.testing.assert_array_equal(cols, want)
-
-
-def test_host_malloc_thresholds_are_set_once_unless_opted_out():
-    import subprocess
-    import sys
-
-    from tfcore.backend import host_malloc
-
-    code = "import tfcore as tf; tf.constant(1.0) + 1; from tfcore.backend import host_malloc as h; print(h.applied)"
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUNABLES"))}
-    import platform
-
-    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
-    for extra, want in (({}, str(glibc)), ({"TFCORE_HOST_MALLOC": "default"}, "False"),
-                        ({"MALLOC_TRIM_THRESHOLD_": "1048576"}, "False")):
-        out = subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True,
-                             check=True).stdout.split()
-        assert out[-1] == want, (extra, out)
-    assert host_malloc.tune() is host_malloc.applied  # once per process
