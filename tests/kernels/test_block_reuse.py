@@ -107,12 +107,19 @@ def test_reduce_two_pass_splits(kb, dtype):
     rows = red.reduce_layout(kb, x, 3, 1001, 1, "sum", splits=3)                 # 9 (row, split) blocks
     xt = np.ascontiguousarray(x.T)
     cols = red.reduce_layout(kb, xt, 1, 1001, 3, "sum", splits=5)                # 5 (outer, split) y-blocks
-    _reused(kb, "reduce_rows_split_f32" if dtype == np.float32 else "reduce_rows_split_f16", 0, 9)
-    _reused(kb, "reduce_cols_f32" if dtype == np.float32 else "reduce_cols_f16_f32", 1, 5)
+    x3 = np.random.default_rng(2).standard_normal((3, 300, 8)).astype(dtype)     # 4-wide loads, 15 y-blocks
+    cols4 = red.reduce_layout(kb, x3, 3, 300, 8, "max", splits=5)
+    sfx = "f32" if dtype == np.float32 else "f16"
+    _reused(kb, f"reduce_rows_split_{sfx}", 0, 9)
+    _reused(kb, f"reduce_cols_split_{sfx}", 1, 15)
+    assert not kb.grids(f"reduce_cols_{sfx}")  # one launch: no second pass over the partials
     np.testing.assert_allclose(rows.astype(np.float64), reduce_ref(x, (1,), "sum").astype(np.float64),
                                *tol(dtype, 1001))
     np.testing.assert_allclose(cols.astype(np.float64), reduce_ref(xt, (0,), "sum").astype(np.float64),
                                *tol(dtype, 1001))
+    np.testing.assert_allclose(cols4.astype(np.float64), reduce_ref(x3, (1,), "max").astype(np.float64).ravel(),
+                               *tol(dtype, 300))
+    assert not red._cols_workspace(kb, 1, 1)[1].any()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

@@ -120,9 +120,12 @@ FAMILIES = {
     "reduce": [
         (test_reduce.test_reduce_axes_f32, dict(op="sum", axes=(0, 2))),
         (test_reduce.test_reduce_axes_f32, dict(op="max", axes=(2,))),
+        (test_reduce.test_reduce_axes_f32, dict(op="mean", axes=(1,))),  # columns, inner 6: an 8-wide block
         (test_reduce.test_reduce_f16_accumulates_in_f32, dict(op="prod")),
         (test_reduce.test_two_pass_rows_and_columns, dict(op="sum", dtype=F16)),
         (test_reduce.test_two_pass_rows_and_columns, dict(op="max", dtype=F32)),
+        (test_reduce.test_column_tickets_are_reused_across_launches, dict(dtype=F16)),  # 4-wide and scalar
+        (test_reduce.test_column_tickets_are_reused_across_launches, dict(dtype=F32)),
         (test_reduce.test_argmax_argmin, dict(axis=1, dtype=F32)),
         (test_reduce.test_argmax_argmin, dict(axis=2, dtype=F16)),
         (test_reduce.test_argmax_argmin, dict(axis=2, dtype=F32)),
