@@ -40,7 +40,8 @@
 // (24 warps) per SM (sm_70: 2, see CV_NARROW_BOUNDS_BLOCKS). To fit 80 without spills, forward and
 // dgrad keep their per-row decode in shared memory instead of registers.
 //
-// Depthwise: forward and input gradient are direct kernels (one thread per output element);
+// Depthwise: forward and input gradient are direct kernels (one thread per output element) on
+// channel-group tiles whose filter taps are staged in shared memory (see dw_forward);
 // the filter gradient is a (CV_GRAD_X, CV_GRAD_Y) block per (tap, 32 output channels), also
 // split over N*OH*OW across gridDim.z into the same float32 partials and summed by the same
 // kernel.
@@ -66,6 +67,8 @@
 #define CV_GRAD_X 32     // depthwise filter-grad block: output channels per block
 #define CV_GRAD_Y 8      // depthwise filter-grad block: partial sums per channel
 #define CV_SUM_THREADS 256  // block of conv2d_filter_grad_sum_*
+#define CV_DW_THREADS 256   // block of depthwise_fwd_* / depthwise_input_grad_* (bx * by)
+#define CV_DW_SMEM_FLOATS 2048  // their shared filter-tap buffer (8 KiB): pairs x bx floats per chunk
 
 struct CvGeom {
   int N, H, W, C, OH, OW, KH, KW, CO, sh, sw, dh, dw, pt, pl;
@@ -375,55 +378,147 @@ __device__ __forceinline__ void cv_sum_splits(const float* __restrict__ part, T*
   }
 }
 
-// Depthwise forward: X (N,H,W,C), W (KH,KW,C,Q), Y (N,OH,OW,C*Q); g.CO = C*Q; one thread per output.
+// ---- depthwise forward and input gradient: channel-group tiles, filter taps in shared memory ----------
+// Block (bx, by), bx * by = CV_DW_THREADS, bx = min(32, next power of two >= the channel count along x):
+// thread (tx, ty) computes, for each pixel tile (grid-stride over gridDim.y), one element: channel
+// c0 + tx (c0 = blockIdx.x * bx) of pixel tile * by + ty. Consecutive lanes take consecutive channels of
+// the same pixel, so the activations / gradients are read coalesced along NHWC's innermost dimension; a
+// warp covers 32 / bx pixels. The block's filter taps for its channels are staged once (float32, also for
+// float16 filters) in `ws` (CV_DW_SMEM_FLOATS floats, declared by the entry), [pair][tx] with
+// pair = tap (forward) or tap * Q + q (input gradient): conflict-free reads. When the taps do not fit
+// (pairs * bx > CV_DW_SMEM_FLOATS) they are staged in chunks of CV_DW_SMEM_FLOATS / bx pairs, per
+// pixel tile, between barriers. Accumulation in float32, in (kh, kw, q) order.
+// Grid: (ceil(channels / bx), min(ceil(pixels / by), 65535)).
+
+// Stages filter pairs [j0, j1) for the block's channels: ws[(j - j0) * bx + t] = Wt[pair j, column
+// col0 + t], where pair j is filter element (tap = j / Q, q = j % Q) of channel (col0 + t) (Q = 1 and
+// col = output channel for the forward), zero past `cols` channels.
 template <typename T>
-__device__ __forceinline__ void dw_forward(const T* __restrict__ X, const T* __restrict__ Wt, T* __restrict__ Y,
-                                           const CvGeom g) {
-  const int Q = g.CO / g.C;
-  const long long total = (long long)g.N * g.OH * g.OW * g.CO;
-  for (long long idx = tfc_global_thread_id(); idx < total; idx += tfc_grid_stride()) {
-    const int oc = (int)(idx % g.CO);
-    const tfc_nhw_t o = tfc_unravel_nhw(idx / g.CO, g.OH, g.OW);
-    const int c = oc / Q;
-    float s = 0.0f;
-    for (int kh = 0; kh < g.KH; ++kh) {
-      const int ih = o.h * g.sh - g.pt + kh * g.dh;
-      if (ih < 0 || ih >= g.H) continue;
-      for (int kw = 0; kw < g.KW; ++kw) {
-        const int iw = o.w * g.sw - g.pl + kw * g.dw;
-        if (iw < 0 || iw >= g.W) continue;
-        s = fmaf(tfc_to_float(X[((o.n * g.H + ih) * g.W + iw) * g.C + c]),
-                 tfc_to_float(Wt[((long long)kh * g.KW + kw) * g.CO + oc]), s);
-      }
-    }
-    tfc_store(Y + idx, s);
+__device__ __forceinline__ void dw_stage(const T* __restrict__ Wt, float* ws, int j0, int j1, int col0, int cols,
+                                         int Q, int CO) {
+  const int bx = blockDim.x, tid = threadIdx.y * bx + threadIdx.x, nthreads = bx * blockDim.y;
+  const int n = (j1 - j0) * bx;
+  for (int e = tid; e < n; e += nthreads) {
+    const int j = j0 + e / bx, col = col0 + e % bx;
+    const int tap = j / Q, q = j - tap * Q;
+    ws[e] = col < cols ? tfc_to_float(Wt[(long long)tap * CO + (long long)col * Q + q]) : 0.0f;
   }
 }
 
-// Depthwise input gradient, one thread per dX element:
-// dX[n, ih, iw, c] = sum over (kh, kw, q) of dY[n, oh, ow, c*Q + q] * W[kh, kw, c, q],
-// where (oh, ow) is the output position whose tap (kh, kw) reads (ih, iw).
+// (n, h, w) of a flat pixel index i < 2^31 (a block's first pixel, or the grid's step: at most 65535 x
+// 256) with 32-bit divides only: a 64-bit divide is a subroutine call, whose ABI costs stack and spills.
+TFC_DEVICE_INLINE tfc_nhw_t dw_unravel_small(int i, int H, int W) {
+  tfc_nhw_t p;
+  const long long hw = (long long)H * W;
+  int r = i;
+  p.n = 0;
+  if (hw <= i) {  // then hw < 2^31
+    p.n = i / (int)hw;
+    r = i - (int)p.n * (int)hw;
+  }
+  p.h = r / W;
+  p.w = r - p.h * W;
+  return p;
+}
+
+// Advances pixel p by a step whose digits (d.n, d.h < H, d.w < W) were decoded once: no 64-bit divide
+// inside the pixel-tile loops.
+TFC_DEVICE_INLINE void dw_advance(tfc_nhw_t& p, const tfc_nhw_t& d, int H, int W) {
+  p.w += d.w;
+  if (p.w >= W) { p.w -= W; ++p.h; }
+  p.h += d.h;
+  if (p.h >= H) { p.h -= H; ++p.n; }
+  p.n += d.n;
+}
+
+// Depthwise forward: X (N,H,W,C), W (KH,KW,C,Q), Y (N,OH,OW,C*Q); g.CO = C*Q. x runs over output
+// channels oc (input channel oc / Q), pairs are the KH*KW taps.
 template <typename T>
-__device__ __forceinline__ void dw_input_grad(const T* __restrict__ dY, const T* __restrict__ Wt,
-                                              T* __restrict__ dX, const CvGeom g) {
-  const int Q = g.CO / g.C;  // depthwise multiplier
-  const long long total = (long long)g.N * g.H * g.W * g.C;
-  for (long long idx = tfc_global_thread_id(); idx < total; idx += tfc_grid_stride()) {
-    const int c = (int)(idx % g.C);
-    const tfc_nhw_t p = tfc_unravel_nhw(idx / g.C, g.H, g.W);
+__device__ __forceinline__ void dw_forward(const T* __restrict__ X, const T* __restrict__ Wt, T* __restrict__ Y,
+                                           const CvGeom g, float* ws) {
+  const int Q = g.CO / g.C;
+  const int bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const int oc0 = blockIdx.x * bx, oc = oc0 + tx, c = oc / Q;
+  const int taps = g.KH * g.KW, chunk = CV_DW_SMEM_FLOATS / bx;
+  const bool one_chunk = taps <= chunk;
+  const long long M = (long long)g.N * g.OH * g.OW;
+  if (one_chunk) {
+    dw_stage(Wt, ws, 0, taps, oc0, g.CO, 1, g.CO);
+    __syncthreads();
+  }
+  const int stride = gridDim.y * by;
+  tfc_nhw_t o = dw_unravel_small(blockIdx.y * by + ty, g.OH, g.OW);
+  const tfc_nhw_t step = dw_unravel_small(stride, g.OH, g.OW);
+  // base: the tile's first pixel, uniform over the block (barriers inside)
+  for (long long base = (long long)blockIdx.y * by; base < M; base += stride, dw_advance(o, step, g.OH, g.OW)) {
+    const long long m = base + ty;
+    const bool active = m < M && oc < g.CO;
+    const T* xn = X + o.n * g.H * g.W * g.C + c;
+    const int ih0 = o.h * g.sh - g.pt, iw0 = o.w * g.sw - g.pl;
     float s = 0.0f;
-    for (int kh = 0; kh < g.KH; ++kh) {
-      int oh;
-      if (!cv_out_index(p.h + g.pt - kh * g.dh, g.sh, g.OH, oh)) continue;
-      for (int kw = 0; kw < g.KW; ++kw) {
-        int ow;
-        if (!cv_out_index(p.w + g.pl - kw * g.dw, g.sw, g.OW, ow)) continue;
-        const T* dy = dY + ((p.n * g.OH + oh) * g.OW + ow) * g.CO + (long long)c * Q;
-        const T* w = Wt + ((long long)kh * g.KW + kw) * g.CO + (long long)c * Q;
-        for (int j = 0; j < Q; ++j) s = fmaf(tfc_to_float(dy[j]), tfc_to_float(w[j]), s);
+    for (int t0 = 0; t0 < taps; t0 += chunk) {
+      const int t1 = t0 + chunk < taps ? t0 + chunk : taps;
+      if (!one_chunk) {
+        __syncthreads();  // the previous chunk's readers are done
+        dw_stage(Wt, ws, t0, t1, oc0, g.CO, 1, g.CO);
+        __syncthreads();
+      }
+      if (!active) continue;
+      for (int t = t0; t < t1; ++t) {
+        const int kh = t / g.KW, kw = t - kh * g.KW;
+        const int ih = ih0 + kh * g.dh, iw = iw0 + kw * g.dw;
+        if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
+        s = fmaf(tfc_to_float(xn[((long long)ih * g.W + iw) * g.C]), ws[(t - t0) * bx + tx], s);
       }
     }
-    tfc_store(dX + idx, s);
+    if (active) tfc_store(Y + m * g.CO + oc, s);
+  }
+}
+
+// Depthwise input gradient: dX[n, ih, iw, c] = sum over (kh, kw, q) of dY[n, oh, ow, c*Q + q] * W[kh, kw, c, q],
+// where (oh, ow) is the output position whose tap (kh, kw) reads (ih, iw) (none when the stride does not
+// divide or it is out of range). x runs over input channels c; pairs are (tap, q), KH*KW*Q of them.
+template <typename T>
+__device__ __forceinline__ void dw_input_grad(const T* __restrict__ dY, const T* __restrict__ Wt,
+                                              T* __restrict__ dX, const CvGeom g, float* ws) {
+  const int Q = g.CO / g.C;  // depthwise multiplier
+  const int bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const int c0 = blockIdx.x * bx, c = c0 + tx;
+  const int pairs = g.KH * g.KW * Q, chunk = CV_DW_SMEM_FLOATS / bx;
+  const bool one_chunk = pairs <= chunk;
+  const long long P = (long long)g.N * g.H * g.W;
+  if (one_chunk) {
+    dw_stage(Wt, ws, 0, pairs, c0, g.C, Q, g.CO);
+    __syncthreads();
+  }
+  const int stride = gridDim.y * by;
+  tfc_nhw_t p = dw_unravel_small(blockIdx.y * by + ty, g.H, g.W);
+  const tfc_nhw_t step = dw_unravel_small(stride, g.H, g.W);
+  // base: the tile's first pixel, uniform over the block (barriers inside)
+  for (long long base = (long long)blockIdx.y * by; base < P; base += stride, dw_advance(p, step, g.H, g.W)) {
+    const long long pix = base + ty;
+    const bool active = pix < P && c < g.C;
+    const T* dyn = dY + p.n * g.OH * g.OW * g.CO + (long long)c * Q;
+    float s = 0.0f;
+    for (int j0 = 0; j0 < pairs; j0 += chunk) {
+      const int j1 = j0 + chunk < pairs ? j0 + chunk : pairs;
+      if (!one_chunk) {
+        __syncthreads();  // the previous (tap, q) chunk's readers are done
+        dw_stage(Wt, ws, j0, j1, c0, g.C, Q, g.CO);
+        __syncthreads();
+      }
+      if (!active) continue;
+      for (int t = j0 / Q; t * Q < j1; ++t) {  // the taps with a pair in [j0, j1)
+        const int kh = t / g.KW, kw = t - kh * g.KW;
+        int oh, ow;
+        if (!cv_out_index(p.h + g.pt - kh * g.dh, g.sh, g.OH, oh)) continue;
+        if (!cv_out_index(p.w + g.pl - kw * g.dw, g.sw, g.OW, ow)) continue;
+        const T* dy = dyn + ((long long)oh * g.OW + ow) * g.CO;
+        const int qa = j0 > t * Q ? j0 - t * Q : 0, qb = j1 - t * Q < Q ? j1 - t * Q : Q;
+        for (int q = qa; q < qb; ++q) s = fmaf(tfc_to_float(dy[q]), ws[(t * Q + q - j0) * bx + tx], s);
+      }
+    }
+    if (active) tfc_store(dX + pix * g.C + c, s);
   }
 }
 
@@ -805,10 +900,12 @@ __device__ __noinline__ void cv_filter_grad_tc(const T* __restrict__ X, const T*
     cv_sum_splits<T>(part, dw_, splits, count);                                                            \
   }                                                                                                        \
   extern "C" __global__ void depthwise_fwd_##SUF(const T* x, const T* w, T* y, CV_ARGS) {                  \
-    dw_forward<T>(x, w, y, CV_GEOM);                                                                       \
+    __shared__ float ws[CV_DW_SMEM_FLOATS];                                                                \
+    dw_forward<T>(x, w, y, CV_GEOM, ws);                                                                   \
   }                                                                                                        \
   extern "C" __global__ void depthwise_input_grad_##SUF(const T* dy, const T* w, T* dx, CV_ARGS) {         \
-    dw_input_grad<T>(dy, w, dx, CV_GEOM);                                                                  \
+    __shared__ float ws[CV_DW_SMEM_FLOATS];                                                                \
+    dw_input_grad<T>(dy, w, dx, CV_GEOM, ws);                                                              \
   }                                                                                                        \
   extern "C" __global__ void depthwise_filter_grad_##SUF(const T* x, const T* dy, float* part, CV_ARGS,    \
                                                          int rows_per_split) {                             \

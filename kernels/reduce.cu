@@ -12,20 +12,24 @@
 // * reduce_rows_split_* (inner == 1, long rows): the same chunks in ONE launch: the last block
 //   of each row to finish (threadfence + atomic ticket) combines that row's partials. Grid:
 //   min(outer * splits, 65535) x-blocks, grid-stride over (row, split).
-// * reduce_cols_*   (inner > 1): block (RD_COLS_X, RD_COLS_Y): x walks 32 consecutive inner
-//   positions (coalesced), y splits R; partials combine in shared memory. With splits > 1 the
-//   block writes partial [outer, splits, inner] for a second pass with R = splits.
-//   Grid: (ceil(inner / 32), min(outer * splits, 65535)).
+// * reduce_cols_*   (inner > 1): block (bx, by), bx * by = RD_THREADS, bx = RD_COLS_X (32) or the
+//   power of two >= inner / V when inner is small; x walks bx * V consecutive inner positions
+//   (coalesced; V = 4 with `vec`: float4 or 4 halves per load), y walks R with RD_UNROLL loads in
+//   flight; the by partials of a column combine by a tree in shared memory.
+//   Grid: (ceil(inner / (bx * V)), min(outer, 65535)), grid-stride over outer.
+// * reduce_cols_split_* (inner > 1, long columns, few output tiles): R split into `splits` chunks in
+//   ONE launch, as reduce_rows_split_*: block (o, split) writes float32 partials, takes a ticket per
+//   output tile (o, blockIdx.x) after a threadfence, and the last block combines the splits in a fixed
+//   order. Grid: (ceil(inner / (bx * V)), min(outer * splits, 65535)), grid-stride over (o, split).
 // * argreduce_rows_* / argreduce_cols_*: index of the max (is_min = 0) or min over R, int64,
 //   first occurrence on ties; same geometries, single pass.
 //
-// Entry suffixes: _f32 (f32 -> f32), _f16 (f16 -> f16), _f16_f32 (f16 -> f32 partials),
-// _f32_f16 (f32 partials -> f16 final).
+// Entry suffixes: _f32 (f32 -> f32), _f16 (f16 -> f16).
 #include "common.cuh"
 
 #define RD_THREADS 256
-#define RD_COLS_X 32
-#define RD_COLS_Y 8
+#define RD_COLS_X 32  // widest column block (reduce_cols_*), and argreduce_cols_*'s block x
+#define RD_COLS_Y 8   // argreduce_cols_*'s block y (reduce_cols_* uses RD_THREADS / bx)
 #define RD_UNROLL 4
 #define RD_VEC 4  // elements per vector load (rd_load4)
 
@@ -164,30 +168,135 @@ __device__ __forceinline__ void rd_rows_split(const Tin* __restrict__ x, Tout* _
   }
 }
 
-template <class Op, typename Tin, typename Tout>
-__device__ __forceinline__ void rd_cols(const Tin* __restrict__ x, Tout* __restrict__ y, long long outer,
-                                       long long R, long long inner, int splits, float scale) {
-  __shared__ float part[RD_COLS_Y][RD_COLS_X + 1];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const long long col = (long long)blockIdx.x * RD_COLS_X + tx;
+// Columns: block (bx, by) with bx * by = RD_THREADS (bx = RD_COLS_X, or fewer when inner is small);
+// thread (tx, ty) owns V consecutive columns col = (blockIdx.x * bx + tx) * V (V = 4 with `vec`: one
+// float4 / 8-byte half4 load per row, inner % 4 == 0 and 16-/8-byte aligned) and walks rows
+// lo + ty, lo + ty + by, ... of [lo, hi) with RD_UNROLL independent loads in flight. A warp reads
+// 32 / bx rows of bx * V consecutive elements. The block's by partial sums of a column are combined
+// by a tree over ty in shared memory (a fixed order: deterministic). Returns true in the threads
+// that hold a combined value (ty == 0) in acc[0..V).
+template <class Op, int V, typename Tin>
+__device__ __forceinline__ void rd_cols_chunk(const Tin* __restrict__ p, long long lo, long long hi, long long inner,
+                                              bool col_ok, float acc[V], float* red) {
+  const int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
+  float a[RD_UNROLL][V];
+#pragma unroll
+  for (int u = 0; u < RD_UNROLL; ++u)
+#pragma unroll
+    for (int i = 0; i < V; ++i) a[u][i] = Op::init();
+  if (col_ok) {
+    long long r = lo + ty;
+    for (; r + (RD_UNROLL - 1) * by < hi; r += RD_UNROLL * by) {
+      float v[RD_UNROLL][V];
+#pragma unroll
+      for (int u = 0; u < RD_UNROLL; ++u) {
+        if (V == 4) rd_load4(p + (r + u * by) * inner, v[u]);
+        else v[u][0] = tfc_to_float(p[(r + u * by) * inner]);
+      }
+#pragma unroll
+      for (int u = 0; u < RD_UNROLL; ++u)
+#pragma unroll
+        for (int i = 0; i < V; ++i) a[u][i] = Op::apply(a[u][i], v[u][i]);
+    }
+    for (; r < hi; r += by) {
+      float v[V];
+      if (V == 4) rd_load4(p + r * inner, v);
+      else v[0] = tfc_to_float(p[r * inner]);
+#pragma unroll
+      for (int i = 0; i < V; ++i) a[0][i] = Op::apply(a[0][i], v[i]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    acc[i] = a[0][i];
+#pragma unroll
+    for (int u = 1; u < RD_UNROLL; ++u) acc[i] = Op::apply(acc[i], a[u][i]);
+  }
+  // Tree over ty (by is a power of two): red[(ty * bx + tx) * V + i].
+  float* mine = red + (ty * bx + tx) * V;
+#pragma unroll
+  for (int i = 0; i < V; ++i) mine[i] = acc[i];
+  __syncthreads();
+  for (int s = by >> 1; s > 0; s >>= 1) {
+    if (ty < s) {
+      const float* other = mine + s * bx * V;
+#pragma unroll
+      for (int i = 0; i < V; ++i) mine[i] = acc[i] = Op::apply(acc[i], other[i]);
+    }
+    __syncthreads();
+  }
+}
+
+// Column reduction of [outer, R, inner]. Grid (ceil(inner / (bx * V)), min(outer * splits, 65535)):
+// y grid-strides over b = (o, split). splits == 1 (SPLIT false): the block writes y[o, col] * scale.
+// SPLIT: block (o, split) writes its float32 partial part[(o * splits + split) * inner + col], takes a
+// ticket from counters[o * gridDim.x + blockIdx.x] (after __threadfence), and the block that takes the
+// last ticket combines the splits of that output tile in a fixed order (thread ty takes splits ty,
+// ty + by, ..., then the tree over ty) and writes y. atomicInc wraps the counter back to 0 at the last
+// ticket: the counters (zeroed once by the launcher) are ready for the next launch.
+// `red` (RD_THREADS * 4 floats) and `is_last` are the block's shared memory, declared once per entry
+// (rd_cols_dispatch) so the 8 instantiations of an entry share them instead of adding up.
+template <class Op, int V, bool SPLIT, typename Tin, typename Tout>
+__device__ __forceinline__ void rd_cols(const Tin* __restrict__ x, Tout* __restrict__ y, float* part,
+                                       unsigned* counters, long long outer, long long R, long long inner, int splits,
+                                       float scale, float* red, int& is_last) {
+  const int tx = threadIdx.x, ty = threadIdx.y, by = blockDim.y;
+  const long long col = ((long long)blockIdx.x * blockDim.x + tx) * V;
+  const bool col_ok = col < inner;  // V == 4: inner % 4 == 0, so all 4 columns exist
   const long long chunk = (R + splits - 1) / splits;
   for (long long b = blockIdx.y; b < outer * splits; b += gridDim.y) {
     const long long o = b / splits;
     const long long lo = (b % splits) * chunk;
-    const long long hi = lo + chunk < R ? lo + chunk : R;
-    float acc = Op::init();
-    if (col < inner) {
-      const Tin* p = x + o * R * inner + col;
-      for (long long r = lo + ty; r < hi; r += RD_COLS_Y) acc = Op::apply(acc, tfc_to_float(p[r * inner]));
-    }
-    part[ty][tx] = acc;
-    __syncthreads();
-    if (ty == 0 && col < inner) {
+    const long long hi = lo + chunk < R ? lo + chunk : R;  // lo >= hi: an empty chunk (identity)
+    float acc[V];
+    rd_cols_chunk<Op, V>(x + o * R * inner + col, lo, hi, inner, col_ok, acc, red);
+    if (!SPLIT) {
+      if (ty == 0 && col_ok) {
 #pragma unroll
-      for (int k = 1; k < RD_COLS_Y; ++k) acc = Op::apply(acc, part[k][tx]);
-      y[b * inner + col] = tfc_from_float<Tout>(acc * scale);
+        for (int i = 0; i < V; ++i) tfc_store(y + o * inner + col + i, acc[i] * scale);
+      }
+      __syncthreads();  // red is rewritten by the next iteration
+      continue;
+    }
+    if (ty == 0 && col_ok) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) part[b * inner + col + i] = acc[i];
+      __threadfence();  // this thread's partials are visible device-wide before the ticket is taken
     }
     __syncthreads();
+    if (tx == 0 && ty == 0)
+      is_last = atomicInc(counters + o * gridDim.x + blockIdx.x, (unsigned)(splits - 1)) == (unsigned)(splits - 1);
+    __syncthreads();
+    if (is_last) {
+      __threadfence();
+      float a[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i) a[i] = Op::init();
+      if (col_ok) {
+        const volatile float* pp = part + o * splits * inner + col;  // volatile: from L2, not a stale L1 line
+        for (int s = ty; s < splits; s += by) {
+#pragma unroll
+          for (int i = 0; i < V; ++i) a[i] = Op::apply(a[i], pp[s * inner + i]);
+        }
+      }
+      float* mine = red + (ty * blockDim.x + tx) * V;
+#pragma unroll
+      for (int i = 0; i < V; ++i) mine[i] = a[i];
+      __syncthreads();
+      for (int s = by >> 1; s > 0; s >>= 1) {
+        if (ty < s) {
+          const float* other = mine + s * blockDim.x * V;
+#pragma unroll
+          for (int i = 0; i < V; ++i) mine[i] = a[i] = Op::apply(a[i], other[i]);
+        }
+        __syncthreads();
+      }
+      if (ty == 0 && col_ok) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) tfc_store(y + o * inner + col + i, a[i] * scale);
+      }
+    }
+    __syncthreads();  // red and is_last are rewritten by the next iteration
   }
 }
 
@@ -214,44 +323,52 @@ __device__ __forceinline__ void rd_rows_split_dispatch(const Tin* x, Tout* y, fl
   }
 }
 
-template <typename Tin, typename Tout>
-__device__ __forceinline__ void rd_cols_dispatch(const Tin* x, Tout* y, long long outer, long long R,
-                                                long long inner, int splits, int op, float scale) {
+template <bool SPLIT, class Op, typename Tin, typename Tout>
+__device__ __forceinline__ void rd_cols_vec(const Tin* x, Tout* y, float* part, unsigned* counters, long long outer,
+                                           long long R, long long inner, int splits, float scale, int vec,
+                                           float* red, int& is_last) {
+  if (vec) rd_cols<Op, 4, SPLIT>(x, y, part, counters, outer, R, inner, splits, scale, red, is_last);
+  else rd_cols<Op, 1, SPLIT>(x, y, part, counters, outer, R, inner, splits, scale, red, is_last);
+}
+
+template <bool SPLIT, typename Tin, typename Tout>
+__device__ __forceinline__ void rd_cols_dispatch(const Tin* x, Tout* y, float* part, unsigned* counters,
+                                                long long outer, long long R, long long inner, int splits, int op,
+                                                float scale, int vec) {
+  __shared__ float red[RD_THREADS * 4];
+  __shared__ int is_last;
   switch (op) {
-    case 0: rd_cols<RdSum>(x, y, outer, R, inner, splits, scale); break;
-    case 1: rd_cols<RdMax>(x, y, outer, R, inner, splits, scale); break;
-    case 2: rd_cols<RdMin>(x, y, outer, R, inner, splits, scale); break;
-    default: rd_cols<RdProd>(x, y, outer, R, inner, splits, scale); break;
+    case 0: rd_cols_vec<SPLIT, RdSum>(x, y, part, counters, outer, R, inner, splits, scale, vec, red, is_last); break;
+    case 1: rd_cols_vec<SPLIT, RdMax>(x, y, part, counters, outer, R, inner, splits, scale, vec, red, is_last); break;
+    case 2: rd_cols_vec<SPLIT, RdMin>(x, y, part, counters, outer, R, inner, splits, scale, vec, red, is_last); break;
+    default:
+      rd_cols_vec<SPLIT, RdProd>(x, y, part, counters, outer, R, inner, splits, scale, vec, red, is_last);
+      break;
   }
 }
 
-#define RD_COLS_ENTRY(SUF, TIN, TOUT)                                                                      \
-  TFC_KERNEL void reduce_cols_##SUF(const TIN* x, TOUT* y, long long outer, long long R, long long inner,  \
-                                    int splits, int op, float scale) {                                     \
-    rd_cols_dispatch<TIN, TOUT>(x, y, outer, R, inner, splits, op, scale);                                 \
+#define RD_ENTRIES(SUF, TIN, TOUT)                                                                          \
+  TFC_KERNEL void reduce_rows_##SUF(const TIN* x, TOUT* y, long long outer, long long R, int splits, int op,  \
+                                    float scale, int vec) {                                                 \
+    rd_rows_dispatch<TIN, TOUT>(x, y, outer, R, splits, op, scale, vec);                                    \
+  }                                                                                                         \
+  TFC_KERNEL void reduce_rows_split_##SUF(const TIN* x, TOUT* y, float* part, unsigned* counters,            \
+                                          long long outer, long long R, int splits, int op, float scale,     \
+                                          int vec) {                                                         \
+    rd_rows_split_dispatch<TIN, TOUT>(x, y, part, counters, outer, R, splits, op, scale, vec);               \
+  }                                                                                                         \
+  TFC_KERNEL void reduce_cols_##SUF(const TIN* x, TOUT* y, long long outer, long long R, long long inner,   \
+                                    int op, float scale, int vec) {                                         \
+    rd_cols_dispatch<false, TIN, TOUT>(x, y, nullptr, nullptr, outer, R, inner, 1, op, scale, vec);         \
+  }                                                                                                         \
+  TFC_KERNEL void reduce_cols_split_##SUF(const TIN* x, TOUT* y, float* part, unsigned* counters,            \
+                                          long long outer, long long R, long long inner, int splits, int op, \
+                                          float scale, int vec) {                                            \
+    rd_cols_dispatch<true, TIN, TOUT>(x, y, part, counters, outer, R, inner, splits, op, scale, vec);        \
   }
-#define RD_ENTRIES(SUF, TIN, TOUT)                                                                         \
-  TFC_KERNEL void reduce_rows_##SUF(const TIN* x, TOUT* y, long long outer, long long R, int splits, int op, \
-                                    float scale, int vec) {                                                \
-    rd_rows_dispatch<TIN, TOUT>(x, y, outer, R, splits, op, scale, vec);                                   \
-  }                                                                                                        \
-  RD_COLS_ENTRY(SUF, TIN, TOUT)
 
 RD_ENTRIES(f32, float, float)
 RD_ENTRIES(f16, __half, __half)
-
-#define RD_SPLIT_ENTRY(SUF, TIN, TOUT)                                                                     \
-  TFC_KERNEL void reduce_rows_split_##SUF(const TIN* x, TOUT* y, float* part, unsigned* counters,           \
-                                          long long outer, long long R, int splits, int op, float scale,    \
-                                          int vec) {                                                        \
-    rd_rows_split_dispatch<TIN, TOUT>(x, y, part, counters, outer, R, splits, op, scale, vec);              \
-  }
-
-RD_SPLIT_ENTRY(f32, float, float)
-RD_SPLIT_ENTRY(f16, __half, __half)
-// Column reductions split over several y-blocks go through float32 partials (f16 -> f32, then f32 -> f16).
-RD_COLS_ENTRY(f16_f32, __half, float)
-RD_COLS_ENTRY(f32_f16, float, __half)
 
 // ---- argmax / argmin ----------------------------------------------------------------------------------
 

@@ -107,12 +107,19 @@ def test_reduce_two_pass_splits(kb, dtype):
     rows = red.reduce_layout(kb, x, 3, 1001, 1, "sum", splits=3)                 # 9 (row, split) blocks
     xt = np.ascontiguousarray(x.T)
     cols = red.reduce_layout(kb, xt, 1, 1001, 3, "sum", splits=5)                # 5 (outer, split) y-blocks
-    _reused(kb, "reduce_rows_split_f32" if dtype == np.float32 else "reduce_rows_split_f16", 0, 9)
-    _reused(kb, "reduce_cols_f32" if dtype == np.float32 else "reduce_cols_f16_f32", 1, 5)
+    x3 = np.random.default_rng(2).standard_normal((3, 300, 8)).astype(dtype)     # 4-wide loads, 15 y-blocks
+    cols4 = red.reduce_layout(kb, x3, 3, 300, 8, "max", splits=5)
+    sfx = "f32" if dtype == np.float32 else "f16"
+    _reused(kb, f"reduce_rows_split_{sfx}", 0, 9)
+    _reused(kb, f"reduce_cols_split_{sfx}", 1, 15)
+    assert not kb.grids(f"reduce_cols_{sfx}")  # one launch: no second pass over the partials
     np.testing.assert_allclose(rows.astype(np.float64), reduce_ref(x, (1,), "sum").astype(np.float64),
                                *tol(dtype, 1001))
     np.testing.assert_allclose(cols.astype(np.float64), reduce_ref(xt, (0,), "sum").astype(np.float64),
                                *tol(dtype, 1001))
+    np.testing.assert_allclose(cols4.astype(np.float64), reduce_ref(x3, (1,), "max").astype(np.float64).ravel(),
+                               *tol(dtype, 300))
+    assert not red._cols_workspace(kb, 1, 1)[1].any()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
@@ -234,9 +241,10 @@ def test_conv_direct_kernels(kb, padding, strides, dilations):
     np.testing.assert_allclose(conv.conv2d_filter_grad(kb, x, dyd, wd.shape, st, dl, padding, depthwise=True),
                                depthwise_filter_grad_ref(x, dyd, wd.shape, strides, dilations, pads),
                                *tol(np.float32, 2 * oh * ow))
-    # The dense gradients are tiled GEMMs (no grid-stride loop); the depthwise kernels loop.
-    _reused(kb, "depthwise_input_grad_f32", 0, -(-x.size // 256))
-    _reused(kb, "depthwise_fwd_f32", 0, -(-2 * oh * ow * 4 * q // 256))
+    # The dense gradients are tiled GEMMs (no grid-stride loop); the depthwise kernels loop: forward and
+    # input gradient over pixel tiles in grid.y (bx channels x by = 256 / bx pixels per block).
+    _reused(kb, "depthwise_input_grad_f32", 1, -(-2 * 13 * 12 // (256 // 4)))
+    _reused(kb, "depthwise_fwd_f32", 1, -(-2 * oh * ow // (256 // (4 * q))))
     _reused(kb, "depthwise_filter_grad_f32", 1, kh * kw)           # taps over grid.y
 
 
@@ -259,9 +267,28 @@ def test_conv_direct_kernels_f16(kb):
                                .astype(np.float64),
                                depthwise_filter_grad_ref(x, dy, w.shape, (1, 1), (1, 1), pads).astype(np.float64),
                                *tol(np.float16, 2 * oh * ow))
-    _reused(kb, "depthwise_fwd_f16", 0, -(-2 * oh * ow * 4 * q // 256))
-    _reused(kb, "depthwise_input_grad_f16", 0, -(-x.size // 256))
+    _reused(kb, "depthwise_fwd_f16", 1, -(-2 * oh * ow // (256 // (4 * q))))
+    _reused(kb, "depthwise_input_grad_f16", 1, -(-2 * 9 * 8 // (256 // 4)))
     _reused(kb, "depthwise_filter_grad_f16", 1, kh * kw)
+
+
+def test_depthwise_tap_chunks_with_reused_blocks(kb):
+    """Taps staged in chunks (5x5 taps x q 3 x 32 channels > the shared buffer) while each block loops over
+    several pixel tiles: the chunk barriers must keep one tile's readers and the next chunk's stores apart."""
+    rng = np.random.default_rng(10)
+    x_shape, (kh, kw), q = (1, 7, 9, 34), (5, 5), 3
+    one = (1, 1, 1, 1)
+    (oh, ow), pads = tf_pads_2d(x_shape, (kh, kw), (1, 1), "SAME")
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal((kh, kw, 34, q)).astype(np.float32)
+    dy = rng.standard_normal((1, oh, ow, 34 * q)).astype(np.float32)
+    np.testing.assert_allclose(conv.depthwise_forward(kb, x, w, one, one, "SAME"),
+                               depthwise_forward_ref(x, w, (1, 1), (1, 1), pads), *tol(np.float32, kh * kw))
+    np.testing.assert_allclose(conv.conv2d_input_grad(kb, w, dy, x_shape, one, one, "SAME", depthwise=True),
+                               depthwise_input_grad_ref(w, dy, x_shape, (1, 1), (1, 1), pads),
+                               *tol(np.float32, kh * kw * q))
+    _reused(kb, "depthwise_input_grad_f32", 1, -(-7 * 9 // 8))
+    _reused(kb, "depthwise_fwd_f32", 1, -(-oh * ow // 8))
 
 
 # -- matmul batch loop (grid.z) --------------------------------------------------------------------

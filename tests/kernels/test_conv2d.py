@@ -292,6 +292,12 @@ DW_CASES = [
     ((1, 6, 7, 2), (3, 2), 2, (1, 2), (1, 1), "EXPLICIT", (0, 0, 2, 1, 0, 1, 0, 0)),
     ((1, 1, 1, 1), (3, 3), 1, (1, 1), (1, 1), "SAME", ()),
     ((1, 4, 5, 40), (2, 2), 1, (1, 1), (1, 1), "SAME", ()),        # CO = 40 > CV_GRAD_X
+    # Shared filter taps staged in chunks: (tap, q) pairs x 32 channels > DW_SMEM_FLOATS
+    ((2, 11, 10, 40), (5, 5), 4, (2, 3), (1, 1), "SAME", ()),      # 100 pairs: 2 chunks, ragged channel group
+    ((1, 9, 12, 20), (7, 7), 3, (1, 2), (2, 1), "SAME", ()),       # 147 pairs: 3 chunks, dilation 2 in h
+    ((3, 5, 7, 6), (3, 3), 2, (3, 2), (2, 2), "EXPLICIT", (0, 0, 1, 2, 3, 0, 0, 0)),  # stride 3x2, dilation 2
+    ((2, 8, 9, 3), (3, 3), 5, (2, 2), (2, 2), "VALID", ()),        # q = 5, stride 2 with dilation 2
+    ((1, 3, 40, 33), (1, 3), 1, (1, 1), (1, 3), "SAME", ()),       # 33 channels: a second group of 1
 ]
 
 
@@ -309,6 +315,25 @@ def test_depthwise(kb, rng, case, dtype):
         dw = conv.conv2d_filter_grad(kb, p.x, p.dy, p.w.shape, p.strides, p.dilations, p.padding, p.ex,
                                      depthwise=True, splits=splits)
         _close(dw, want, dtype, p.rows)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_depthwise_tiles_and_tap_chunks(kb, rng, dtype):
+    """Forward and input gradient: channel-group blocks (bx = 4 for 3 channels, 32 beyond), one launch each,
+    taps staged in several chunks when (tap, q) pairs x bx exceed the shared buffer."""
+    case = ((2, 9, 8, 36), (7, 7), 2, (2, 1), (1, 2), "SAME", ())   # 98 pairs x 32 > 2048: two chunks
+    p = _problem(rng, case, dtype, depthwise=True)
+    assert conv.DW_SMEM_FLOATS < 7 * 7 * 2 * 32
+    rec = _Recorder(kb)
+    y = conv.depthwise_forward(rec, p.x, p.w, p.strides, p.dilations, p.padding, p.ex)
+    dx = conv.conv2d_input_grad(rec, p.w, p.dy, p.x.shape, p.strides, p.dilations, p.padding, p.ex, depthwise=True)
+    _close(y, depthwise_forward_ref(p.x, p.w, p.s, p.d, p.pads), dtype, 49)
+    _close(dx, depthwise_input_grad_ref(p.w, p.dy, p.x.shape, p.s, p.d, p.pads), dtype, 98)
+    sfx = "f32" if dtype == np.float32 else "f16"
+    assert rec.launches == [(f"depthwise_fwd_{sfx}", (3, -(-p.rows // 8), 1)),
+                            (f"depthwise_input_grad_{sfx}", (2, -(-2 * 9 * 8 // 8), 1))]
+    assert conv.depthwise_grid(3, 100) == ((1, 2, 1), (4, 64, 1))
+    assert conv.depthwise_grid(1, 5) == ((1, 1, 1), (1, 256, 1))
 
 
 def test_depthwise_filter_grad_split_launches(kb, rng):

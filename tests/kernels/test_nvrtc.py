@@ -2,7 +2,7 @@
 (where this NVRTC still supports it: CUDA 13 starts at sm_75), sm_80 and sm_90, and every CUDA
 source the emulator runs in the tests (tests/**/*.cu), so the emulator never accepts what NVRTC
 rejects. Plus a ptxas report of registers, shared memory and spills per kernel (matmul, conv2d,
-depthwise, softmax / sparse cross-entropy, row reductions and all-reduce must not spill; conv2d's GEMM
+depthwise, softmax / sparse cross-entropy, row and column reductions and all-reduce must not spill; conv2d's GEMM
 kernels stay within 128 registers per thread). NVRTC comes from the pip wheel nvidia-cuda-nvrtc-cu12,
 ptxas from nvidia-cuda-nvcc-cu12.
 """
@@ -25,7 +25,8 @@ def repository_cu_files():
     return sorted(p for p in REPO.rglob("*.cu")
                   if not any(part.startswith(".") for part in p.relative_to(REPO).parts))
 FAMILIES = kernel_families()
-NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise", "softmax", "sparse_xent", "reduce_rows", "allreduce")
+NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise", "softmax", "sparse_xent", "reduce_rows", "reduce_cols",
+                     "allreduce")
 # conv2d.cu's GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS) (128x128 tile) or
 # (CV_THREADS, CV_NARROW_MIN_BLOCKS) (128x64 tile, *_n64_*): 256 threads x 2 (3) blocks per SM must fit
 # the 65536-register file, i.e. at most 128 (80: registers are allocated per warp in 256s) per thread.

@@ -103,6 +103,8 @@ FAMILIES = {
         (test_conv2d.test_conv2d_filter_grad_split_k, dict(case=test_conv2d.SPLIT_CASES[1], splits=3, dtype=F16)),
         (test_conv2d.test_depthwise, dict(case=test_conv2d.DW_CASES[0], dtype=F32)),
         (test_conv2d.test_depthwise, dict(case=test_conv2d.DW_CASES[3], dtype=F16)),
+        (test_conv2d.test_depthwise, dict(case=test_conv2d.DW_CASES[6], dtype=F16)),  # taps in 2 chunks
+        (test_conv2d.test_depthwise_tiles_and_tap_chunks, dict(dtype=F32)),
         # tensor cores: cp.async gathers (C, CO % 8 == 0) and element-wise ones, both dtypes, split-K wgrad
         (test_conv2d.test_conv2d_tensor_cores, dict(case=test_conv2d.TC_CASES[14], dtype=F16, direction="fwd")),
         (test_conv2d.test_conv2d_tensor_cores, dict(case=test_conv2d.TC_CASES[2], dtype=F32, direction="fwd")),
@@ -120,9 +122,12 @@ FAMILIES = {
     "reduce": [
         (test_reduce.test_reduce_axes_f32, dict(op="sum", axes=(0, 2))),
         (test_reduce.test_reduce_axes_f32, dict(op="max", axes=(2,))),
+        (test_reduce.test_reduce_axes_f32, dict(op="mean", axes=(1,))),  # columns, inner 6: an 8-wide block
         (test_reduce.test_reduce_f16_accumulates_in_f32, dict(op="prod")),
         (test_reduce.test_two_pass_rows_and_columns, dict(op="sum", dtype=F16)),
         (test_reduce.test_two_pass_rows_and_columns, dict(op="max", dtype=F32)),
+        (test_reduce.test_column_tickets_are_reused_across_launches, dict(dtype=F16)),  # 4-wide and scalar
+        (test_reduce.test_column_tickets_are_reused_across_launches, dict(dtype=F32)),
         (test_reduce.test_argmax_argmin, dict(axis=1, dtype=F32)),
         (test_reduce.test_argmax_argmin, dict(axis=2, dtype=F16)),
         (test_reduce.test_argmax_argmin, dict(axis=2, dtype=F32)),
@@ -173,13 +178,14 @@ def test_family_passes_racecheck(race_lib, family):
 
 # -- mutants: one barrier dropped -----------------------------------------------------------------
 
-MUTANTS = {  # file -> (text, replacement); each text occurs once in the file
+MUTANTS = {  # file -> (text, replacement) or a list of them; each text occurs once in the file
     "reduce.cu": ("  __syncthreads();  // scratch may be reused right away\n", "\n"),
     "softmax.cu": ("  if (lane == 0) { sm_m[warp] = p.m; sm_s[warp] = p.s; }\n  __syncthreads();\n",
                    "  if (lane == 0) { sm_m[warp] = p.m; sm_s[warp] = p.s; }\n"),
     "common.cuh": ("    if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);\n    __syncthreads();\n",
                    "    if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);\n"),
-    "conv2d.cu": ("    red[ty][tx] = s;\n    __syncthreads();\n", "    red[ty][tx] = s;\n"),
+    "conv2d.cu": [("    red[ty][tx] = s;\n    __syncthreads();\n", "    red[ty][tx] = s;\n"),
+                  ("        __syncthreads();  // the previous (tap, q) chunk's readers are done\n", "\n")],
 }
 
 
@@ -189,10 +195,12 @@ def mutant_kb(tmp_path_factory):
     for p in kernels_dir().iterdir():
         if p.suffix in (".cu", ".cuh"):
             shutil.copy(p, d / p.name)
-    for name, (old, new) in MUTANTS.items():
+    for name, edits in MUTANTS.items():
         text = (d / name).read_text()
-        assert text.count(old) == 1, f"mutation site in {name} changed"
-        (d / name).write_text(text.replace(old, new))
+        for old, new in edits if isinstance(edits, list) else [edits]:
+            assert text.count(old) == 1, f"mutation site in {name} changed"
+            text = text.replace(old, new)
+        (d / name).write_text(text)
     return _KB(_Recording(d))
 
 
@@ -240,3 +248,16 @@ def test_mutant_depthwise_filter_grad_partials(mutant_kb):
     e = _race(lambda: conv.conv2d_filter_grad(mutant_kb, x, dy, (3, 3, 2, 2), one, one, "SAME", depthwise=True),
               "depthwise_filter_grad_f32")
     assert "red" in e.shared_variable
+
+
+def test_mutant_depthwise_input_grad_tap_chunks(mutant_kb, monkeypatch):
+    """Taps staged in chunks, the barrier before a chunk's stores dropped: the stores race with the
+    previous chunk's reads (once a block loops over pixel tiles, also with the last chunk of the tile)."""
+    monkeypatch.setenv("TFCORE_KERNEL_MAX_BLOCKS", "1")
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((5, 5, 33, 3)).astype(np.float32)   # 75 (tap, q) pairs x 32 > 2048: 2 chunks
+    dy = rng.standard_normal((1, 4, 4, 99)).astype(np.float32)
+    one = (1, 1, 1, 1)
+    e = _race(lambda: conv.conv2d_input_grad(mutant_kb, w, dy, (1, 4, 4, 33), one, one, "SAME", depthwise=True),
+              "depthwise_input_grad_f32")
+    assert "ws" in e.shared_variable

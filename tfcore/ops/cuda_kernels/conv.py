@@ -53,7 +53,8 @@ NARROW_MIN_BLOCKS = 3  # resident 128x64 GEMM blocks per SM (__launch_bounds__)
 GRAD_X = 32
 GRAD_Y = 8
 SUM_THREADS = 256
-DIRECT_THREADS = 256  # block of the one-thread-per-element kernels
+DW_THREADS = 256  # depthwise forward / input-gradient block (bx channels x by pixels)
+DW_SMEM_FLOATS = 2048  # their shared filter-tap buffer (taps staged in chunks beyond it)
 # Tensor-core entries (*_tc_f16, *_tc_tf32): 128x128 tiles of THREADS threads, k-tiles of TC_BK_F16 halves
 # or TC_BK_F32 floats, TC_STAGES of them in TC_SMEM_BYTES of dynamic shared memory, TC_MIN_BLOCKS per SM.
 TC_BK_F16 = 32
@@ -193,8 +194,9 @@ def conv2d_input_grad(b, w, dy, input_sizes, strides, dilations, padding, explic
         return xp.zeros(tuple(input_sizes), dtype=dy.dtype)
     g = _geom(tuple(input_sizes), w.shape, co, strides, dilations, padding, explicit_paddings)
     if depthwise:
-        b.kernels.launch(f"depthwise_input_grad_{sfx}", grid_1d(dx.size, DIRECT_THREADS), (DIRECT_THREADS, 1, 1),
-                         (dy, w, dx) + g)
+        n, h, wd, c = input_sizes
+        grid, block = depthwise_grid(c, n * h * wd)
+        b.kernels.launch(f"depthwise_input_grad_{sfx}", grid, block, (dy, w, dx) + g)
         return dx
     n, h, wd, c = input_sizes
     if tensor_cores:
@@ -265,6 +267,15 @@ def conv2d_filter_grad(b, x, dy, filter_sizes, strides, dilations, padding, expl
     return dw
 
 
+def depthwise_grid(channels, pixels):
+    """(grid, block) of ``depthwise_fwd_*`` (channels = C*Q outputs) and ``depthwise_input_grad_*``
+    (channels = C): blocks of DW_THREADS = bx x by threads, bx = min(32, next power of two >= channels)
+    consecutive channels of by pixels; gridDim.x channel groups, gridDim.y grid-strides over pixel tiles."""
+    bx = int(min(32, 1 << max(0, (int(channels) - 1).bit_length())))
+    by = DW_THREADS // bx
+    return (ceil_div(channels, bx), grid_cap(ceil_div(pixels, by), MAX_GRID_Y), 1), (bx, by, 1)
+
+
 def depthwise_forward(b, x, w, strides, dilations, padding, explicit_paddings=()):
     xp = b.xp
     sfx = suffix(x.dtype)
@@ -275,7 +286,8 @@ def depthwise_forward(b, x, w, strides, dilations, padding, explicit_paddings=()
     if min(shape) <= 0:
         return xp.zeros(tuple(max(s, 0) for s in shape), dtype=x.dtype)
     y = xp.empty(shape, dtype=x.dtype)
-    b.kernels.launch(f"depthwise_fwd_{sfx}", grid_1d(y.size, DIRECT_THREADS), (DIRECT_THREADS, 1, 1), (x, w, y) + g)
+    grid, block = depthwise_grid(co, shape[0] * shape[1] * shape[2])
+    b.kernels.launch(f"depthwise_fwd_{sfx}", grid, block, (x, w, y) + g)
     return y
 
 

@@ -4,9 +4,11 @@ The reduced axes are brought into an ``[outer, R, inner]`` view: when they form 
 run of axes no data moves; otherwise the input is transposed (kept axes first) into
 ``[outer, R, 1]``. Rows (inner == 1) and columns (inner > 1) have separate kernels; both split
 long reductions across blocks when the GPU would otherwise have too few blocks to stay busy:
-rows in ONE launch (``reduce_rows_split_*``: the last block of a row to finish combines its
-float32 partials, kept with the row tickets in a small per-device workspace), columns with float32
-partials and a second pass.
+both in ONE launch (``reduce_rows_split_*`` / ``reduce_cols_split_*``: the last block of a row, or
+of an output column tile, to finish combines its float32 partials in a fixed order; partials and
+tickets live in a small per-device workspace). Columns use a (bx, by) block of 256 threads whose
+x covers bx * V consecutive inner positions (V = 4 with vector loads when inner % 4 == 0 and the data
+is aligned; bx < 32 when inner is small, so a warp reads several rows instead of idling).
 """
 
 import math
@@ -18,7 +20,7 @@ from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64
 
 # Must match kernels/reduce.cu (RD_THREADS, RD_COLS_X, RD_COLS_Y, RD_UNROLL).
 THREADS = 256
-COLS_X = 32
+COLS_X = 32  # widest column block; argreduce_cols_*: block (COLS_X, COLS_Y)
 COLS_Y = 8
 UNROLL = 4
 VEC = 4  # elements per vector load (float4, or 4 halves)
@@ -26,6 +28,7 @@ VEC = 4  # elements per vector load (float4, or 4 halves)
 TARGET_BLOCKS = 1024
 SPLIT_CHUNK = 8192
 SPLIT_MIN_COLS_R = 1024
+SPLIT_COLS_ITERS = 64  # a column split walks at least this many rows per thread (RD_THREADS / bx rows a step)
 
 OP_CODES = {"sum": 0, "max": 1, "min": 2, "prod": 3}
 _IDENTITY = {"sum": 0.0, "max": -np.inf, "min": np.inf, "prod": 1.0}
@@ -58,13 +61,19 @@ def _rows(b, x, y, outer, r, splits, code, scale, name, vec):
                      (x, y, i64(outer), i64(r), i32(splits), i32(code), np.float32(scale), i32(vec)))
 
 
+def _make_split_workspace(xp):
+    return lambda need: (xp.zeros(need[0], np.float32), xp.zeros(need[1], np.uint32))
+
+
 def _split_workspace(b, outer, splits):
     """(float32 partials >= outer * splits, uint32 row tickets >= outer, zeroed once) for ``b``."""
-    xp = b.xp
+    return workspace(b, "reduce_rows_split", (outer * splits, outer), _make_split_workspace(b.xp))
 
-    def make(need):
-        return xp.zeros(need[0], np.float32), xp.zeros(need[1], np.uint32)
-    return workspace(b, "reduce_rows_split", (outer * splits, outer), make)
+
+def _cols_workspace(b, partials, tiles):
+    """(float32 partials >= ``partials``, uint32 tickets >= ``tiles`` output tiles, zeroed once) of the
+    column kernels, kept apart from the rows' workspace."""
+    return workspace(b, "reduce_cols_split", (partials, tiles), _make_split_workspace(b.xp))
 
 
 def _rows_split(b, x, y, outer, r, splits, code, scale, sfx, vec):
@@ -79,9 +88,31 @@ def _rows_split(b, x, y, outer, r, splits, code, scale, sfx, vec):
         raise
 
 
-def _cols(b, x, y, outer, r, inner, splits, code, scale, name):
-    b.kernels.launch(name, (ceil_div(inner, COLS_X), grid_cap(outer * splits, MAX_GRID_Y), 1), (COLS_X, COLS_Y, 1),
-                     (x, y, i64(outer), i64(r), i64(inner), i32(splits), i32(code), np.float32(scale)))
+def cols_block(inner, vec):
+    """(bx, by) of a column-reduction block: bx threads (a power of two <= COLS_X) cover bx * V inner
+    positions, by = THREADS / bx rows advance together."""
+    v = VEC if vec else 1
+    bx = int(min(COLS_X, 1 << max(0, (ceil_div(inner, v) - 1).bit_length())))
+    return bx, THREADS // bx
+
+
+def _cols(b, x, y, outer, r, inner, splits, code, scale, sfx, vec):
+    bx, by = cols_block(inner, vec)
+    tiles = ceil_div(inner, bx * (VEC if vec else 1))
+    grid = (tiles, grid_cap(outer * splits, MAX_GRID_Y), 1)
+    if splits <= 1:
+        b.kernels.launch(f"reduce_cols_{sfx}", grid, (bx, by, 1),
+                         (x, y, i64(outer), i64(r), i64(inner), i32(code), np.float32(scale), i32(vec)))
+        return
+    # Partials [outer, splits, inner]; one ticket per output tile (o, x-block).
+    part, tickets = _cols_workspace(b, outer * splits * inner, outer * tiles)
+    try:
+        b.kernels.launch(f"reduce_cols_split_{sfx}", grid, (bx, by, 1),
+                         (x, y, part, tickets, i64(outer), i64(r), i64(inner), i32(splits), i32(code),
+                          np.float32(scale), i32(vec)))
+    except BaseException:
+        workspace.drop(b, "reduce_cols_split")
+        raise
 
 
 def reduce_layout(b, x, outer, r, inner, op, scale=1.0, splits=None):
@@ -109,18 +140,14 @@ def reduce_layout(b, x, outer, r, inner, op, scale=1.0, splits=None):
             return out
         _rows_split(b, x, out, outer, r, splits, code, scale, sfx, vec)
         return out
+    vec = inner % VEC == 0 and aligned(x, VEC * x.dtype.itemsize)
+    bx, by = cols_block(inner, vec)
     if splits is None:
         splits = 1
-        blocks = ceil_div(inner, COLS_X) * outer
+        blocks = ceil_div(inner, bx * (VEC if vec else 1)) * outer
         if r >= SPLIT_MIN_COLS_R and blocks < TARGET_BLOCKS:
-            splits = min(ceil_div(r, COLS_Y * 64), ceil_div(TARGET_BLOCKS, blocks))
-    if splits <= 1:
-        _cols(b, x, out, outer, r, inner, 1, code, scale, f"reduce_cols_{sfx}")
-        return out
-    part = xp.empty(outer * splits * inner, dtype=np.float32)
-    _cols(b, x, part, outer, r, inner, splits, code, 1.0, "reduce_cols_f32" if sfx == "f32" else "reduce_cols_f16_f32")
-    _cols(b, part, out, outer, splits, inner, 1, code, scale,
-          "reduce_cols_f32" if sfx == "f32" else "reduce_cols_f32_f16")
+            splits = max(1, min(r // (by * SPLIT_COLS_ITERS), ceil_div(TARGET_BLOCKS, blocks)))
+    _cols(b, x, out, outer, r, inner, splits, code, scale, sfx, vec)
     return out
 
 
