@@ -23,6 +23,18 @@ def test_fingerprint64_matches_farmhash(n):
     assert fingerprint64(bytes(i * 7 % 251 for i in range(n))) == FARMHASH_GOLDEN[n]
 
 
+def test_to_hash_bucket_strong_matches_tensorflow():
+    """TF 2.21's outputs (its docs example, plus a 64-bit key and strings past one SipHash block)."""
+    out = tf.strings.to_hash_bucket_strong(["Hello", "TensorFlow", "2.x", ""], 3, [1, 2])
+    assert out.dtype == tf.int64 and out.numpy().tolist() == [2, 2, 1, 1]
+    got = tf.strings.to_hash_bucket_strong(["a", "bb", "c" * 21], 1000003, [123456789, 987654321])
+    assert got.numpy().tolist() == [794515, 417044, 270209]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="key"):
+        tf.strings.to_hash_bucket_strong(["a"], 3, [1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num_buckets"):
+        tf.strings.to_hash_bucket_strong(["a"], 0, [1, 2])
+
+
 def test_to_hash_bucket_fast_docs_example():
     out = tf.strings.to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3)
     assert out.dtype == tf.int64 and out.numpy().tolist() == [0, 2, 2]

@@ -1,5 +1,6 @@
 """More ``tf.strings`` ops: format, ngrams, unicode encode/transcode/decode-with-offsets, bytes split,
-unsorted_segment_join and to_hash_bucket_fast (TF's Fingerprint64, i.e. farmhash's ``Fingerprint64``).
+unsorted_segment_join, to_hash_bucket_fast (TF's Fingerprint64, i.e. farmhash's ``Fingerprint64``) and
+to_hash_bucket_strong (SipHash-2-4).
 
 Host (CPU) kernels on object arrays of bytes, as in :mod:`tfcore.ops.string_ops`. Ops on ragged data take
 and return ``(flat values, row_splits)`` pairs like TF's kernels (``StringNGrams``, ``UnicodeEncode``);
@@ -14,6 +15,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
+from ._farmhash import fingerprint64, siphash24
 from .logging_ops import format_array
 from .registry import Op, execute
 from .string_ops import _as_sep, _string_rule, _strings
@@ -336,137 +338,7 @@ def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=
                    {"num_segments": n, "separator": _as_sep(separator)})
 
 
-# -- Fingerprint64 (farmhash's Fingerprint64 == farmhashna::Hash64) -----------------------------------------
-_M = (1 << 64) - 1
-_K0 = 0xC3A5C85C97CB3127
-_K1 = 0xB492B66FBE98F273
-_K2 = 0x9AE16A3B2F90404F
-
-
-def _rot(v, s):
-    return ((v >> s) | (v << (64 - s))) & _M if s else v
-
-
-def _f64(s, i):
-    return int.from_bytes(s[i:i + 8], "little")
-
-
-def _f32(s, i):
-    return int.from_bytes(s[i:i + 4], "little")
-
-
-def _shift_mix(v):
-    return v ^ (v >> 47)
-
-
-def _len16(u, v, mul):
-    a = ((u ^ v) * mul) & _M
-    a ^= a >> 47
-    b = ((v ^ a) * mul) & _M
-    b ^= b >> 47
-    return (b * mul) & _M
-
-
-def _len0to16(s):
-    n = len(s)
-    if n >= 8:
-        mul = _K2 + n * 2
-        a = (_f64(s, 0) + _K2) & _M
-        b = _f64(s, n - 8)
-        c = (_rot(b, 37) * mul + a) & _M
-        d = ((_rot(a, 25) + b) * mul) & _M
-        return _len16(c, d, mul)
-    if n >= 4:
-        mul = _K2 + n * 2
-        return _len16((n + (_f32(s, 0) << 3)) & _M, _f32(s, n - 4), mul)
-    if n > 0:
-        y = (s[0] + (s[n >> 1] << 8)) & 0xFFFFFFFF
-        z = (n + (s[n - 1] << 2)) & 0xFFFFFFFF
-        return (_shift_mix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
-    return _K2
-
-
-def _len17to32(s):
-    n = len(s)
-    mul = _K2 + n * 2
-    a = (_f64(s, 0) * _K1) & _M
-    b = _f64(s, 8)
-    c = (_f64(s, n - 8) * mul) & _M
-    d = (_f64(s, n - 16) * _K2) & _M
-    return _len16((_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M, (a + _rot((b + _K2) & _M, 18) + c) & _M, mul)
-
-
-def _weak32(s, i, a, b):
-    w, x, y, z = _f64(s, i), _f64(s, i + 8), _f64(s, i + 16), _f64(s, i + 24)
-    a = (a + w) & _M
-    b = _rot((b + a + z) & _M, 21)
-    c = a
-    a = (a + x + y) & _M
-    b = (b + _rot(a, 44)) & _M
-    return (a + z) & _M, (b + c) & _M
-
-
-def _len33to64(s):
-    n = len(s)
-    mul = _K2 + n * 2
-    a = (_f64(s, 0) * _K2) & _M
-    b = _f64(s, 8)
-    c = (_f64(s, n - 8) * mul) & _M
-    d = (_f64(s, n - 16) * _K2) & _M
-    y = (_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M
-    z = _len16(y, (a + _rot((b + _K2) & _M, 18) + c) & _M, mul)
-    e = (_f64(s, 16) * mul) & _M
-    f = _f64(s, 24)
-    g = ((y + _f64(s, n - 32)) * mul) & _M
-    h = ((z + _f64(s, n - 24)) * mul) & _M
-    return _len16((_rot((e + f) & _M, 43) + _rot(g, 30) + h) & _M, (e + _rot((f + a) & _M, 18) + g) & _M, mul)
-
-
-def fingerprint64(s):
-    """farmhash ``Fingerprint64`` of the bytes ``s`` (what TF's ``Fingerprint64`` computes)."""
-    n = len(s)
-    if n <= 16:
-        return _len0to16(s)
-    if n <= 32:
-        return _len17to32(s)
-    if n <= 64:
-        return _len33to64(s)
-    seed = 81
-    x = seed
-    y = (seed * _K1 + 113) & _M
-    z = (_shift_mix((y * _K2 + 113) & _M) * _K2) & _M
-    v0 = v1 = w0 = w1 = 0
-    x = (x * _K2 + _f64(s, 0)) & _M
-    end = ((n - 1) // 64) * 64
-    last64 = end + ((n - 1) & 63) - 63
-    p = 0
-    while True:
-        x = (_rot((x + y + v0 + _f64(s, p + 8)) & _M, 37) * _K1) & _M
-        y = (_rot((y + v1 + _f64(s, p + 48)) & _M, 42) * _K1) & _M
-        x ^= w1
-        y = (y + v0 + _f64(s, p + 40)) & _M
-        z = (_rot((z + w0) & _M, 33) * _K1) & _M
-        v0, v1 = _weak32(s, p, (v1 * _K1) & _M, (x + w0) & _M)
-        w0, w1 = _weak32(s, p + 32, (z + w1) & _M, (y + _f64(s, p + 16)) & _M)
-        z, x = x, z
-        p += 64
-        if p == end:
-            break
-    mul = _K1 + ((z & 0xFF) << 1)
-    p = last64
-    w0 = (w0 + ((n - 1) & 63)) & _M
-    v0 = (v0 + w0) & _M
-    w0 = (w0 + v0) & _M
-    x = (_rot((x + y + v0 + _f64(s, p + 8)) & _M, 37) * mul) & _M
-    y = (_rot((y + v1 + _f64(s, p + 48)) & _M, 42) * mul) & _M
-    x ^= (w1 * 9) & _M
-    y = (y + v0 * 9 + _f64(s, p + 40)) & _M
-    z = (_rot((z + w0) & _M, 33) * mul) & _M
-    v0, v1 = _weak32(s, p, (v1 * mul) & _M, (x + w0) & _M)
-    w0, w1 = _weak32(s, p + 32, (z + w1) & _M, (y + _f64(s, p + 16)) & _M)
-    z, x = x, z
-    return _len16((_len16(v0, w0, mul) + _shift_mix(y) * _K0 + z) & _M, (_len16(v1, w1, mul) + x) & _M, mul)
-
+# -- hashing (farmhash Fingerprint64, SipHash-2-4: tfcore.ops._farmhash) ---------------------------------
 
 def _hash_bucket_rule(op, inputs, attrs):
     _string_rule(op, inputs, attrs)
@@ -491,6 +363,32 @@ def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
     if n < 1:
         raise InvalidArgumentError(None, None, f"StringToHashBucketFast: num_buckets must be at least 1, got {n}")
     return execute(_HASH_FAST, (_strings(input, "to_hash_bucket_fast"),), {"num_buckets": n})
+
+
+_HASH_STRONG = Op("StringToHashBucketStrong", rule=_hash_bucket_rule)
+
+
+@_HASH_STRONG.kernel("cpu")
+def _hash_strong(b, x, num_buckets, key):
+    out = np.empty(x.shape, np.int64)
+    fo = out.reshape(-1)
+    k0, k1 = key
+    for i, v in enumerate(x.reshape(-1)):
+        fo[i] = siphash24(k0, k1, v) % num_buckets
+    return out
+
+
+def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """``tf.strings.to_hash_bucket_strong``: SipHash-2-4 of each string under the 128-bit ``key`` (two
+    unsigned 64-bit integers) modulo ``num_buckets`` (int64), as TF."""
+    n = int(num_buckets)
+    if n < 1:
+        raise InvalidArgumentError(None, None, f"StringToHashBucketStrong: num_buckets must be at least 1, got {n}")
+    key = [int(k) for k in (key.numpy() if hasattr(key, "numpy") else key)]
+    if len(key) != 2 or any(k < 0 or k >= 1 << 64 for k in key):
+        raise InvalidArgumentError(None, None, f"StringToHashBucketStrong: key must be two unsigned 64-bit "
+                                               f"integers, got {key}")
+    return execute(_HASH_STRONG, (_strings(input, "to_hash_bucket_strong"),), {"num_buckets": n, "key": tuple(key)})
 
 
 def _fingerprint_rule(op, inputs, attrs):

@@ -14,8 +14,8 @@ import numpy as np
 from ...framework import dtypes
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
+from ...ops._farmhash import fingerprint64
 from ..engine.base_layer import Layer
-from ._farmhash import fingerprint64
 
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 

@@ -11,9 +11,9 @@ from ...framework import dtypes
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
 from ...ops import array_ops, math_ops
+from ...ops._farmhash import fingerprint64, siphash24
 from .. import backend
 from ..engine.base_layer import Layer
-from ._farmhash import fingerprint64, siphash24
 from .lookup import encode_categorical, host_array, iterate_batches
 
 
