@@ -432,25 +432,18 @@ class DataFunction:
         """
         out = []
         append = out.append
-        with _CpuScope():
-            if self.traced is not None:
-                call = self._replay
-                for x in xs:
-                    try:
-                        r = call(x)
-                    except catch as e:
-                        append(Failure(e))
-                        if stop_at_failure:
-                            break
-                        continue
-                    append(r)
-                return out
+        if self.traced is not None:
+            call = self._replay
+        else:
             fn, norm = self.fn, self.normalize
+
+            def call(x):
+                r = fn(*x) if type(x) is tuple else fn(x)
+                return normalize_result(r) if norm else r
+        with _CpuScope():
             for x in xs:
                 try:
-                    r = fn(*x) if type(x) is tuple else fn(x)
-                    if norm:
-                        r = normalize_result(r)
+                    r = call(x)
                 except catch as e:
                     append(Failure(e))
                     if stop_at_failure:

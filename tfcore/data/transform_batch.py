@@ -78,6 +78,19 @@ def stack_elements(xs):
     return structure.pack_as(first, [_stack_component(list(col), k, dev) for k, col in enumerate(zip(*flats))])
 
 
+def _stacked_trace_element(ds, base):
+    """A batching dataset's representative element: its input's stacked as a full batch (the last batch's
+    size when the whole dataset is one short batch), so no upstream function runs for it."""
+    n = ds._batch_size
+    card = ds._input._cardinality()
+    if not ds._drop and 0 < card < n:
+        n = card
+    x = ds._input._trace_element()
+    if not all(type(c) is Tensor for c in structure.flatten(x)):
+        return base._trace_element(ds)
+    return stack_elements([x] * n)
+
+
 class BatchDataset(UnaryDataset):
     """``batch(batch_size, drop_remainder)``: stacks consecutive elements."""
 
@@ -94,16 +107,7 @@ class BatchDataset(UnaryDataset):
         return _batched_cardinality(self._input._cardinality(), self._batch_size, self._drop)
 
     def _trace_element(self):
-        """The input's representative element stacked as a full batch (the last batch's size when the
-        whole dataset is one short batch): no upstream function runs for it."""
-        n = self._batch_size
-        card = self._input._cardinality()
-        if not self._drop and 0 < card < n:
-            n = card
-        x = self._input._trace_element()
-        if not all(type(c) is Tensor for c in structure.flatten(x)):
-            return super()._trace_element()
-        return stack_elements([x] * n)
+        return _stacked_trace_element(self, UnaryDataset)
 
     def _make_iter(self, ctx):
         src = getattr(self._input, "_slice_source", None)
@@ -314,16 +318,7 @@ class PaddedBatchDataset(UnaryDataset):
         return _batched_cardinality(self._input._cardinality(), self._batch_size, self._drop)
 
     def _trace_element(self):
-        """The input's representative element stacked as a full batch (the last batch's size when the
-        whole dataset is one short batch): no upstream function runs for it."""
-        n = self._batch_size
-        card = self._input._cardinality()
-        if not self._drop and 0 < card < n:
-            n = card
-        x = self._input._trace_element()
-        if not all(type(c) is Tensor for c in structure.flatten(x)):
-            return super()._trace_element()
-        return stack_elements([x] * n)
+        return _stacked_trace_element(self, UnaryDataset)
 
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)
