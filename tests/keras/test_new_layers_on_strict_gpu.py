@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.framework.context import context
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ops"))
 import cupy_strict  # noqa: E402
@@ -20,15 +19,8 @@ GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 
 @pytest.fixture(scope="module", autouse=True)
 def strict_gpu():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TFCORE_EMULATED_GPUS", "1")
-    context.reset_for_tests()
-    gpu = context.find("GPU", 0)
-    assert gpu is not None and gpu.backend.emulated
-    with cupy_strict.strict_cupy_mode(gpu):
+    with cupy_strict.strict_emulated_gpu():
         yield
-    mp.undo()
-    context.reset_for_tests()
 
 
 def run(make, device, inputs, call):

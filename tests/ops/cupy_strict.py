@@ -21,6 +21,7 @@ into one that refuses what CuPy refuses:
 import contextlib
 import inspect
 import math
+import os
 import types
 
 import numpy as np
@@ -292,3 +293,25 @@ def strict_cupy_mode(device):
         yield b
     finally:
         b.__class__, b.xp, b.kernels = saved
+
+
+@contextlib.contextmanager
+def strict_emulated_gpu():
+    """One emulated GPU (``TFCORE_EMULATED_GPUS=1``) in strict CuPy mode; yields its backend and restores the
+    previous device configuration after."""
+    from tfcore.framework.context import context
+
+    saved = os.environ.get("TFCORE_EMULATED_GPUS")
+    os.environ["TFCORE_EMULATED_GPUS"] = "1"
+    try:
+        context.reset_for_tests()
+        gpu = context.find("GPU", 0)
+        assert gpu is not None and gpu.backend.emulated
+        with strict_cupy_mode(gpu) as backend:
+            yield backend
+    finally:
+        if saved is None:
+            os.environ.pop("TFCORE_EMULATED_GPUS", None)
+        else:
+            os.environ["TFCORE_EMULATED_GPUS"] = saved
+        context.reset_for_tests()

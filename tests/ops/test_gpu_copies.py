@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.framework.context import context
 from tfcore.ops import training_ops
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -25,15 +24,8 @@ import cupy_strict  # noqa: E402
 
 @pytest.fixture(scope="module")
 def strict_gpu():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TFCORE_EMULATED_GPUS", "1")
-    context.reset_for_tests()
-    gpu = context.find("GPU", 0)
-    assert gpu is not None and gpu.backend.emulated
-    with cupy_strict.strict_cupy_mode(gpu) as backend:
+    with cupy_strict.strict_emulated_gpu() as backend:
         yield backend
-    mp.undo()
-    context.reset_for_tests()
 
 
 def _model(kind):

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.framework.context import context
 from tfcore.ops.registry import Op, execute
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -31,15 +30,8 @@ CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 @pytest.fixture(scope="module", autouse=True)
 def strict_gpu():
     """One emulated GPU in strict CuPy mode for this module; the previous configuration restored after."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TFCORE_EMULATED_GPUS", "1")
-    context.reset_for_tests()
-    gpu = context.find("GPU", 0)
-    assert gpu is not None and gpu.backend.emulated
-    with cupy_strict.strict_cupy_mode(gpu) as backend:
+    with cupy_strict.strict_emulated_gpu() as backend:
         yield backend
-    mp.undo()
-    context.reset_for_tests()
 
 
 @pytest.fixture
