@@ -297,6 +297,53 @@ TFC_DEVICE_INLINE void tfc_gemm_store(T* C, long long ldc, Idx m0, int n0, Idx M
   tfc_gemm_store_n<TFC_GEMM_BN>(C, ldc, m0, n0, M, N, acc);
 }
 
+// ---- fused bias + activation epilogue (matmul.cu, conv2d.cu forward) ----------------------------------
+// y = act(acc + bias[n]) applied to the float32 accumulators before the single store: a GEMM + BiasAdd
+// (+ Relu) is one kernel and one write of C instead of a write, then a read and a write per extra pass
+// (one rounding to C's type, as the CPU ops' float32 math). bias: N elements of
+// C's type, or null (no bias); act: TFC_ACT_NONE or TFC_ACT_RELU (bias_add.cu's numbering; the GEMM
+// epilogues implement only these two: _FusedMatMul / _FusedConv2D fuse BiasAdd and optionally Relu).
+// ReLU is v < 0 ? 0 : v, which keeps NaN (as NumPy's / CuPy's maximum(v, 0), the CPU ops' ReLU). With a
+// null bias and TFC_ACT_NONE the accumulators are untouched (the plain product, bit for bit).
+#define TFC_ACT_NONE 0
+#define TFC_ACT_RELU 1
+template <typename T> struct tfc_epilogue {
+  const T* bias;  // null: no bias
+  int act;        // TFC_ACT_*
+};
+TFC_DEVICE_INLINE float tfc_relu(float v) { return v < 0.0f ? 0.0f : v; }
+// Column n's bias as float (n < N and bias non-null).
+template <typename T> TFC_DEVICE_INLINE float tfc_bias_at(const T* bias, int n) { return tfc_to_float(bias[n]); }
+
+// tfc_gemm_store_n (the SIMT tiles) with the epilogue: C[m * ldc + n] = act(acc + bias[n]). The bias is read
+// next to each store (L1 hits after the first row) rather than once per column ahead of the stores: that
+// variant (the bias values and their addresses live across the stores) costs conv2d.cu's 128 x 64 tile
+// 36 bytes of spills at its 80-register bound on sm_90.
+template <int BN, typename T, typename Idx>
+TFC_DEVICE_INLINE void tfc_gemm_store_bias_act_n(T* C, long long ldc, Idx m0, int n0, Idx M, int N,
+                                                 const tfc_epilogue<T> ep, const float acc[8][tfc_gemm_tile<BN>::TN]) {
+  const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+  const bool relu = ep.act == TFC_ACT_RELU;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const Idx m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+    if (m >= M) continue;
+    T* cm = C + (long long)m * ldc;
+#pragma unroll
+    for (int h = 0; h < BN / 64; ++h) {
+      const int n = n0 + h * 64 + tx * 4;
+      T* p = cm + n;
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (n + j < N) {
+          float v = acc[i][h * 4 + j];
+          if (ep.bias != nullptr) v += tfc_bias_at(ep.bias, n + j);
+          tfc_store(p + j, relu ? tfc_relu(v) : v);
+        }
+    }
+  }
+}
+
 // ---- tensor cores and async copies (sm_80+: inline PTX, no <mma.h>; the emulator: cuda_shim.h) ------
 // Same signatures under NVRTC, nvcc and the emulator; TFC_HAS_MMA_M16N8K16 (and _TF32, TFC_HAS_LDMATRIX,
 // TFC_HAS_CP_ASYNC) say they exist. Fragment layouts are the PTX ISA's (g = lane / 4, t = lane % 4):
@@ -691,5 +738,41 @@ TFC_DEVICE_INLINE void tfc_tc_store_rows(OutT* C, RowOffset&& row, Idx m0, int n
         }
       }
     }
+}
+// The epilogue on the tensor-core tile's accumulators, in place before tfc_tc_store_rows (one bias load per
+// owned column; columns >= N are never stored): lane (g, t4) of warp (wm, wn) holds columns
+// n0 + wn * 32 + j * 8 + 2 * t4 + {0, 1} of its 16 x 8 tiles j (acc[i][j][2h + c]: column c, row g + 8h).
+template <typename T>
+TFC_DEVICE_INLINE void tfc_tc_bias_act(const tfc_epilogue<T> ep, int n0, int N, float acc[4][4][4]) {
+  const int lane = threadIdx.x & 31, wn = (threadIdx.x >> 5) & 3, t4 = lane & 3;
+  if (ep.bias != nullptr) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int n = n0 + wn * 32 + j * 8 + 2 * t4 + c;
+        const float b = n < N ? tfc_bias_at(ep.bias, n) : 0.0f;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          acc[i][j][c] += b;
+          acc[i][j][2 + c] += b;
+        }
+      }
+  }
+  if (ep.act == TFC_ACT_RELU) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[i][j][e] = tfc_relu(acc[i][j][e]);
+  }
+}
+// tfc_tc_store_rows with the epilogue: C[row(m) + n] = act(acc + bias[n]).
+template <typename OutT, typename Idx, typename RowOffset>
+TFC_DEVICE_INLINE void tfc_tc_store_bias_act_rows(OutT* C, RowOffset&& row, Idx m0, int n0, Idx M, int N, bool pairs,
+                                                  const tfc_epilogue<OutT> ep, float acc[4][4][4]) {
+  tfc_tc_bias_act(ep, n0, N, acc);
+  tfc_tc_store_rows(C, row, m0, n0, M, N, pairs, acc);
 }
 #endif  // TFC_HAS_MMA_M16N8K16

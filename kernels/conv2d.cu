@@ -14,7 +14,10 @@
 // its k or row index (dgrad's phases need no stride test at all).
 //
 // Forward: Y[M, CO] = X'[M, K] @ W[K, CO], M = N*OH*OW, K = KH*KW*C, X'[m, (kh, kw, ci)] = X at the
-//   position tap (kh, kw) of output m reads. Grid (ceil(CO / BN), ceil(M / CV_BM)).
+//   position tap (kh, kw) of output m reads. Grid (ceil(CO / BN), ceil(M / CV_BM)). Every forward entry
+//   (SIMT and tensor-core) ends with the trailing arguments bias (CO elements of Y's type, or null) and
+//   act (TFC_ACT_NONE / TFC_ACT_RELU): Y = act(X' @ W + bias), _FusedConv2D's epilogue (common.cuh's
+//   tfc_epilogue) applied in registers before the single store; null and 0 give the plain convolution.
 // Input gradient, by stride phase (CUTLASS's strided dgrad): the input pixels with
 //   (ih % sh, iw % sw) = (rh, rw) receive gradient only through the taps kh with
 //   kh*dh = rh + pt (mod sh) (an arithmetic progression kh0 + jh*kh_step) and likewise in w, so the
@@ -89,7 +92,7 @@ TFC_DEVICE_INLINE bool cv_out_index(int t, int s, int lim, int& o) {
 
 template <typename T, int BN>
 __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __restrict__ Wt, T* __restrict__ Y,
-                                           const CvGeom g, int vec_x, int vec_w) {
+                                           const CvGeom g, int vec_x, int vec_w, const tfc_epilogue<T> ep) {
   const int tid = threadIdx.x;
   const long long M = (long long)g.N * g.OH * g.OW;
   const int K = g.KH * g.KW * g.C;
@@ -173,7 +176,7 @@ __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __r
     }
   };
   tfc_gemm_mainloop_n<BN>(ntiles, fetch, stash, acc);
-  tfc_gemm_store_n<BN>(Y, g.CO, m0, n0, M, g.CO, acc);
+  tfc_gemm_store_bias_act_n<BN>(Y, g.CO, m0, n0, M, g.CO, ep, acc);
 }
 
 // One stride phase (rh, rw) = (ih % sh, iw % sw) of the input gradient (see the header): its rows
@@ -604,7 +607,7 @@ __device__ __forceinline__ void dw_filter_grad(const T* __restrict__ X, const T*
 
 template <typename T>
 __device__ __noinline__ void cv_forward_tc(const T* __restrict__ X, const T* __restrict__ Wt, T* __restrict__ Y,
-                                           const CvGeom g, bool vx, bool vw) {
+                                           const CvGeom g, bool vx, bool vw, const tfc_epilogue<T> ep) {
   typedef tfc_tc_traits<T> tr;
   constexpr int E = tr::E;
   TFC_DYNAMIC_SHARED(T, smem);
@@ -674,7 +677,7 @@ __device__ __noinline__ void cv_forward_tc(const T* __restrict__ X, const T* __r
   tfc_tc_mainloop<T, false, false>((K + tr::BK - 1) / tr::BK, smem, load_stage, acc);
   const bool pairs = (g.CO & 1) == 0 && ((unsigned long long)Y % (2 * sizeof(T))) == 0;
   const long long co = g.CO;
-  tfc_tc_store_rows(Y, [co](long long m) { return m * co; }, m0, n0, M, g.CO, pairs, acc);
+  tfc_tc_store_bias_act_rows(Y, [co](long long m) { return m * co; }, m0, n0, M, g.CO, pairs, ep, acc);
 }
 
 // One stride phase of the input gradient (see cv_input_grad and CvPhase).
@@ -879,8 +882,8 @@ __device__ __noinline__ void cv_filter_grad_tc(const T* __restrict__ X, const T*
 // The three GEMM entries of one tile shape: conv2d_{fwd,input_grad,filter_grad}{TILE}_SUF.
 #define CV_GEMM_ENTRIES(TILE, BOUNDS, BN, SUF, T)                                                        \
   extern "C" __global__ void BOUNDS conv2d_fwd##TILE##_##SUF(const T* x, const T* w, T* y, CV_ARGS,       \
-                                                             int vec_x, int vec_w) {                     \
-    cv_forward<T, BN>(x, w, y, CV_GEOM, vec_x, vec_w);                                                   \
+                                                             int vec_x, int vec_w, const T* bias, int act) { \
+    cv_forward<T, BN>(x, w, y, CV_GEOM, vec_x, vec_w, tfc_epilogue<T>{bias, act});                       \
   }                                                                                                      \
   extern "C" __global__ void BOUNDS conv2d_input_grad##TILE##_##SUF(                                     \
       const T* dy, const T* w, T* dx, CV_ARGS, CV_PHASE_ARGS, int vec_dy, int vec_w) {                   \
@@ -921,8 +924,8 @@ CV_ENTRIES(f16, __half)
 #define CV_TC_BOUNDS __launch_bounds__(CV_THREADS, CV_TC_MIN_BLOCKS)
 #define CV_TC_ENTRIES(SUF, T)                                                                             \
   extern "C" __global__ void CV_TC_BOUNDS conv2d_fwd_tc_##SUF(const T* x, const T* w, T* y, CV_ARGS,       \
-                                                              int vec_x, int vec_w) {                     \
-    cv_forward_tc<T>(x, w, y, CV_GEOM, vec_x != 0, vec_w != 0);                                           \
+                                                              int vec_x, int vec_w, const T* bias, int act) { \
+    cv_forward_tc<T>(x, w, y, CV_GEOM, vec_x != 0, vec_w != 0, tfc_epilogue<T>{bias, act});               \
   }                                                                                                       \
   extern "C" __global__ void CV_TC_BOUNDS conv2d_input_grad_tc_##SUF(                                     \
       const T* dy, const T* w, T* dx, CV_ARGS, CV_PHASE_ARGS, int vec_dy, int vec_w) {                    \

@@ -13,7 +13,9 @@
 // kernel through cuda_shim.h's emulation of mma/ldmatrix (common.cuh's tfc_* helpers).
 //
 // Arguments (every entry): A, B, C, M, N, K, lda, ldb, ldc, stride_a, stride_b, stride_c
-// (batch strides in elements; 0 broadcasts an operand), batch, trans_a, trans_b, vec.
+// (batch strides in elements; 0 broadcasts an operand), batch, trans_a, trans_b, vec, bias, act.
+// bias (N elements of C's type, or null) and act (TFC_ACT_NONE / TFC_ACT_RELU) are the fused epilogue
+// C = act(op(A) @ op(B) + bias) of _FusedMatMul (common.cuh's tfc_epilogue); null and 0 give the plain product.
 // op(A) is M x K: A is stored M x K (lda >= K), or K x M when trans_a (lda >= M).
 // op(B) is K x N: B is stored K x N (ldb >= N), or N x K when trans_b (ldb >= K).
 // Grid: (ceil(N / MM_BN), ceil(M / MM_BM), min(batch, 65535)); block: MM_THREADS.
@@ -29,7 +31,7 @@ template <typename T>
 __device__ __forceinline__ void mm_simt(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C,
                                         int M, int N, int K, long long lda, long long ldb, long long ldc,
                                         long long sa, long long sb, long long sc, int batch,
-                                        int trans_a, int trans_b, int vec) {
+                                        int trans_a, int trans_b, int vec, const tfc_epilogue<T> ep) {
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * MM_BM, n0 = blockIdx.x * MM_BN;
   const bool v = vec != 0;
@@ -81,7 +83,7 @@ __device__ __forceinline__ void mm_simt(const T* __restrict__ A, const T* __rest
       }
     };
     tfc_gemm_mainloop(ntiles, fetch, stash, acc);
-    tfc_gemm_store(Cb, ldc, m0, n0, M, N, acc);
+    tfc_gemm_store_bias_act_n<MM_BN>(Cb, ldc, m0, n0, M, N, ep, acc);
     __syncthreads();  // the next batch's first stash must not overwrite tiles still being read
   }
 }
@@ -89,16 +91,18 @@ __device__ __forceinline__ void mm_simt(const T* __restrict__ A, const T* __rest
 extern "C" __global__ void __launch_bounds__(MM_THREADS)
 matmul_f32(const float* A, const float* B, float* C, int M, int N, int K, long long lda, long long ldb,
            long long ldc, long long sa, long long sb, long long sc, int batch, int trans_a, int trans_b,
-           int vec) {
-  mm_simt<float>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec);
+           int vec, const float* bias, int act) {
+  mm_simt<float>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec,
+                 tfc_epilogue<float>{bias, act});
 }
 
 // float16 inputs, float32 accumulation, on CUDA cores (any GPU, and the emulator).
 extern "C" __global__ void __launch_bounds__(MM_THREADS)
 matmul_f16_simt(const __half* A, const __half* B, __half* C, int M, int N, int K, long long lda, long long ldb,
                 long long ldc, long long sa, long long sb, long long sc, int batch, int trans_a, int trans_b,
-                int vec) {
-  mm_simt<__half>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec);
+                int vec, const __half* bias, int act) {
+  mm_simt<__half>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec,
+                  tfc_epilogue<__half>{bias, act});
 }
 
 
@@ -109,8 +113,9 @@ matmul_f16_simt(const __half* A, const __half* B, __half* C, int M, int N, int K
 extern "C" __global__ void __launch_bounds__(MM_THREADS)
 matmul_f16(const __half* A, const __half* B, __half* C, int M, int N, int K, long long lda, long long ldb,
            long long ldc, long long sa, long long sb, long long sc, int batch, int trans_a, int trans_b,
-           int vec) {
-  mm_simt<__half>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec);
+           int vec, const __half* bias, int act) {
+  mm_simt<__half>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec,
+                  tfc_epilogue<__half>{bias, act});
 }
 
 #else  // sm_80+ (and the emulator): tensor cores through mma.sync (common.cuh's inline-PTX helpers)
@@ -131,7 +136,8 @@ matmul_f16(const __half* A, const __half* B, __half* C, int M, int N, int K, lon
 template <typename T, bool TA, bool TB>
 __device__ __noinline__ void mm_tc(const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C, int M,
                                       int N, int K, long long lda, long long ldb, long long ldc, long long sa,
-                                      long long sb, long long sc, int batch, bool vec) {
+                                      long long sb, long long sc, int batch, bool vec,
+                                      const tfc_epilogue<T> ep) {
   typedef tfc_tc_traits<T> tr;
   TFC_DYNAMIC_SHARED(T, smem);
   const int tid = threadIdx.x;
@@ -150,7 +156,7 @@ __device__ __noinline__ void mm_tc(const T* __restrict__ A, const T* __restrict_
     };
     float acc[4][4][4];
     tfc_tc_mainloop<T, TA, TB>(ktiles, smem, load_stage, acc);
-    tfc_tc_store_rows(Cb, [ldc](int m) { return (long long)m * ldc; }, m0, n0, M, N, pairs, acc);
+    tfc_tc_store_bias_act_rows(Cb, [ldc](int m) { return (long long)m * ldc; }, m0, n0, M, N, pairs, ep, acc);
     __syncthreads();  // the next batch's prologue must not overwrite stages still being read
   }
 }
@@ -158,14 +164,16 @@ __device__ __noinline__ void mm_tc(const T* __restrict__ A, const T* __restrict_
 template <typename T>
 __device__ __forceinline__ void mm_tc_dispatch(const T* A, const T* B, T* C, int M, int N, int K, long long lda,
                                                long long ldb, long long ldc, long long sa, long long sb,
-                                               long long sc, int batch, int trans_a, int trans_b, int vec) {
+                                               long long sc, int batch, int trans_a, int trans_b, int vec,
+                                               const T* bias, int act) {
   const bool v = vec != 0;
+  const tfc_epilogue<T> ep{bias, act};
   if (trans_a) {
-    if (trans_b) mm_tc<T, true, true>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v);
-    else mm_tc<T, true, false>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v);
+    if (trans_b) mm_tc<T, true, true>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v, ep);
+    else mm_tc<T, true, false>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v, ep);
   } else {
-    if (trans_b) mm_tc<T, false, true>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v);
-    else mm_tc<T, false, false>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v);
+    if (trans_b) mm_tc<T, false, true>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v, ep);
+    else mm_tc<T, false, false>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, v, ep);
   }
 }
 
@@ -175,8 +183,8 @@ __device__ __forceinline__ void mm_tc_dispatch(const T* A, const T* B, T* C, int
 extern "C" __global__ void __launch_bounds__(MM_THREADS, 2)
 matmul_f16(const __half* A, const __half* B, __half* C, int M, int N, int K, long long lda, long long ldb,
            long long ldc, long long sa, long long sb, long long sc, int batch, int trans_a, int trans_b,
-           int vec) {
-  mm_tc_dispatch<__half>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec);
+           int vec, const __half* bias, int act) {
+  mm_tc_dispatch<__half>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec, bias, act);
 }
 
 // float32 as TF32 on tensor cores (inputs rounded with cvt.rna.tf32.f32, float32 accumulation): what
@@ -185,8 +193,8 @@ matmul_f16(const __half* A, const __half* B, __half* C, int M, int N, int K, lon
 extern "C" __global__ void __launch_bounds__(MM_THREADS, 2)
 matmul_f32_tf32(const float* A, const float* B, float* C, int M, int N, int K, long long lda, long long ldb,
                 long long ldc, long long sa, long long sb, long long sc, int batch, int trans_a, int trans_b,
-                int vec) {
-  mm_tc_dispatch<float>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec);
+                int vec, const float* bias, int act) {
+  mm_tc_dispatch<float>(A, B, C, M, N, K, lda, ldb, ldc, sa, sb, sc, batch, trans_a, trans_b, vec, bias, act);
 }
 
 #endif  // tensor-core path

@@ -71,6 +71,51 @@ def test_conv2d(gb, shape, k, co, s, d, padding, dtype):
            *((2e-2, 2e-2 * np.sqrt(rows) / 4) if f16 else (1e-4, 1e-4 * np.sqrt(rows))))
 
 
+@pytest.mark.parametrize("act", [0, 1])
+@pytest.mark.parametrize("kernel,dtype", [("matmul_f32", np.float32), ("matmul_f16_simt", np.float16),
+                                          ("matmul_f16", np.float16), ("matmul_f32_tf32", np.float32)])
+@pytest.mark.parametrize("m,k,n,tb", [(257, 300, 131, False), (64, 64, 66, True)])
+def test_matmul_fused_bias_act(gb, m, k, n, tb, kernel, dtype, act):
+    """The fused bias + ReLU epilogue of every matmul entry (_FusedMatMul's kernels)."""
+    if kernel in ("matmul_f16", "matmul_f32_tf32") and int(gb.kernels.arch) < 80:
+        pytest.skip("tensor-core entries need sm_80+")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+    bias = rng.standard_normal(n).astype(dtype)
+    xp = gb.xp
+    c = launch_matmul(gb, xp.asarray(a), xp.asarray(b), False, tb, kernel=kernel, bias=xp.asarray(bias), act=act)
+    want = ref.matmul_ref(a, b, False, tb).astype(np.float64) + bias
+    want = np.maximum(want, 0) if act else want
+    tol = ((2e-2, 2e-2 * np.sqrt(k) / 4) if dtype == np.float16 else
+           (0, 2e-3 * np.sqrt(k)) if kernel == "matmul_f32_tf32" else (1e-4, 1e-4 * np.sqrt(k)))
+    _close(c, want, *tol)
+
+
+@pytest.mark.parametrize("act", [0, 1])
+@pytest.mark.parametrize("variant", [dict(tile=64), dict(tile=128), dict(tensor_cores=True)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_conv2d_forward_fused_bias_act(gb, dtype, variant, act):
+    """The fused bias + ReLU epilogue of the conv forward entries (_FusedConv2D's kernels)."""
+    if variant.get("tensor_cores") and int(gb.kernels.arch) < 80:
+        pytest.skip("tensor-core entries need sm_80+")
+    rng = np.random.default_rng(6)
+    shape, k, co = (3, 20, 19, 12), 3, 70
+    x, w = rng.standard_normal(shape).astype(dtype), rng.standard_normal((k, k, shape[3], co)).astype(dtype)
+    bias = rng.standard_normal(co).astype(dtype)
+    one = (1, 1, 1, 1)
+    xp = gb.xp
+    y = conv.conv2d_forward(gb, xp.asarray(x), xp.asarray(w), (1, 2, 2, 1), one, "SAME", bias=xp.asarray(bias),
+                            act=act, **variant)
+    pads = ref.conv_pads(shape, (k, k), (2, 2), (1, 1), "SAME")
+    want = ref.conv2d_ref(x.astype(np.float64), w.astype(np.float64), (2, 2), (1, 1), pads) + bias
+    want = np.maximum(want, 0) if act else want
+    kt = k * k * shape[3]
+    tf32 = variant.get("tensor_cores") and dtype == np.float32
+    _close(y, want, *((2e-2, 2e-2 * np.sqrt(kt) / 4) if dtype == np.float16 else
+                      (0, 2e-3 * np.sqrt(kt)) if tf32 else (1e-4, 1e-3)))
+
+
 def test_pool(gb):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 13, 11, 5)).astype(np.float32)

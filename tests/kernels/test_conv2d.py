@@ -22,6 +22,7 @@ from tests.kernel_refs import (
     depthwise_input_grad_ref,
 )
 from tfcore.ops.cuda_kernels import conv
+from tfcore.ops.cuda_kernels._util import ACT_NONE, ACT_RELU
 
 pytestmark = pytest.mark.emulator
 
@@ -493,3 +494,54 @@ def test_conv2d_tensor_cores_unaligned_operands(kb, rng):
     assert not conv.aligned(x) and not conv.aligned(w)
     y = conv.conv2d_forward(kb, x, w, p.strides, p.dilations, p.padding, p.ex, tensor_cores=True)
     _close(y, conv2d_ref(p.x, p.w, p.s, p.d, p.pads), np.float16, p.w[..., 0].size)
+
+
+# -- the fused bias + activation epilogue (common.cuh's tfc_epilogue; _FusedConv2D's kernels) ------------------
+
+# Odd channel counts (scalar gathers, CO % 4 != 0), two column tiles, strides / dilations / VALID, explicit
+# lopsided pads, ragged row tiles, whole 16-byte chunks (cp.async) and C = CO = 136 (2 column tiles).
+EPILOGUE_CASES = [CASES[0], CASES[1], CASES[2], CASES[3], CASES[8], CASES[11], TC_CASES[14], TC_CASES[17]]
+EPILOGUE_IDS = [f"{c[0]}-k{c[1]}-co{c[2]}-s{c[3]}-{c[5]}" for c in EPILOGUE_CASES]
+EPILOGUE_VARIANTS = {"simt64": dict(tile=64), "simt128": dict(tile=128), "tc": dict(tensor_cores=True)}
+
+
+@pytest.mark.parametrize("act", [ACT_NONE, ACT_RELU])
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("variant", sorted(EPILOGUE_VARIANTS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", EPILOGUE_CASES, ids=EPILOGUE_IDS)
+def test_conv2d_forward_fused_epilogue(kb, rng, case, dtype, variant, with_bias, act):
+    p = _problem(rng, case, dtype)
+    co = p.w.shape[3]
+    bias = rng.standard_normal(co).astype(dtype) if with_bias else None
+    rec = _Recorder(kb)
+    y = conv.conv2d_forward(rec, p.x, p.w, p.strides, p.dilations, p.padding, p.ex, bias=bias, act=act,
+                            **EPILOGUE_VARIANTS[variant])
+    assert len(rec.launches) == 1  # the epilogue is in the forward kernel: one launch
+    tf32 = variant == "tc" and dtype == np.float32
+    k = p.w[..., 0].size
+    if tf32:  # the TF32 product (rounded inputs, float32 accumulation)
+        prod = conv2d_ref(_tf32(p.x), _tf32(p.w), p.s, p.d, p.pads)
+    else:
+        prod = conv2d_ref(p.x.astype(np.float64), p.w.astype(np.float64), p.s, p.d, p.pads)
+    want = prod + (bias.astype(np.float64) if bias is not None else 0.0)
+    if act == ACT_RELU:
+        want = np.maximum(want, 0.0)
+        assert (y >= 0).all()
+    assert y.shape == want.shape and y.dtype == dtype
+    np.testing.assert_allclose(y.astype(np.float64), want, *tol(np.float32 if tf32 else dtype, k))
+    if not with_bias and act == ACT_NONE:  # null bias, no activation: the plain forward, bit for bit
+        plain = conv.conv2d_forward(kb, p.x, p.w, p.strides, p.dilations, p.padding, p.ex,
+                                    **EPILOGUE_VARIANTS[variant])
+        np.testing.assert_array_equal(y, plain)
+
+
+@pytest.mark.parametrize("act", [ACT_NONE, ACT_RELU])
+def test_conv2d_forward_fused_epilogue_empty_window(kb, rng, act):
+    """C == 0: every output is act(0 + bias), with no launch, as the separate ops give."""
+    one = (1, 1, 1, 1)
+    bias = rng.standard_normal(5).astype(np.float32)
+    y = conv.conv2d_forward(kb, np.ones((1, 4, 4, 0), np.float32), np.ones((3, 3, 0, 5), np.float32), one, one,
+                            "SAME", bias=bias, act=act)
+    want = np.broadcast_to(np.maximum(bias, 0) if act else bias, (1, 4, 4, 5))
+    np.testing.assert_array_equal(y, want)

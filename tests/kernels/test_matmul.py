@@ -5,6 +5,7 @@ import pytest
 from kernel_helpers import tol
 
 from tests.kernel_refs import matmul_ref
+from tfcore.ops.cuda_kernels._util import ACT_NONE, ACT_RELU
 from tfcore.ops.cuda_kernels.matmul import launch_matmul
 
 pytestmark = pytest.mark.emulator
@@ -187,3 +188,67 @@ def test_matmul_copies_only_layouts_the_kernel_cannot_read(kb, rng):
     c = launch_matmul(kc, a, b)
     assert [name for name, _ in xp.copies] == ["ascontiguousarray"]
     np.testing.assert_allclose(c, matmul_ref(a.astype(np.float64), b.astype(np.float64)), *tol(np.float32, 7))
+
+
+# -- the fused bias + activation epilogue (common.cuh's tfc_epilogue; _FusedMatMul's kernels) ---------------
+
+EPILOGUE_KERNELS = [("matmul_f32", np.float32), ("matmul_f16_simt", np.float16), ("matmul_f16", np.float16),
+                    ("matmul_f32_tf32", np.float32)]
+
+
+def epilogue_ref(product, bias, act):
+    """act(product + bias) in float64 (product: the float64 reference of the kernel's product)."""
+    y = product + (bias.astype(np.float64) if bias is not None else 0.0)
+    return np.maximum(y, 0.0) if act == ACT_RELU else y
+
+
+def _check_epilogue(kernel, c, a, b, ta, tb, bias, act, k):
+    if kernel == "matmul_f32_tf32":  # the TF32 product (rounded inputs, float32 accumulation), then the epilogue
+        want = epilogue_ref(matmul_ref(_tf32(a), _tf32(b), ta, tb), bias, act)
+        np.testing.assert_allclose(c, want, rtol=0, atol=2e-5 * np.sqrt(k))
+        return
+    want = epilogue_ref(matmul_ref(a, b, ta, tb).astype(np.float64), bias, act)
+    np.testing.assert_allclose(c.astype(np.float64), want, *tol(c.dtype, k))
+
+
+@pytest.mark.parametrize("act", [ACT_NONE, ACT_RELU])
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("kernel,dtype", EPILOGUE_KERNELS, ids=[k for k, _ in EPILOGUE_KERNELS])
+@pytest.mark.parametrize("m,k,n,ta,tb", [(37, 19, 131, False, False),  # N % 4 == 3: 2 column tiles, ragged
+                                         (130, 40, 7, True, True),     # 2 row tiles, N < 8
+                                         (5, 9, 66, False, True)])     # N % 4 == 2 (f16 tensor cores: pairs)
+def test_matmul_fused_epilogue(kb, rng, kernel, dtype, with_bias, act, m, k, n, ta, tb):
+    a, b = _operands(rng, (), (), m, k, n, ta, tb, dtype)
+    bias = rng.standard_normal(n).astype(dtype) if with_bias else None
+    c = launch_matmul(kb, a, b, ta, tb, kernel=kernel, bias=bias, act=act)
+    assert c.shape == (m, n) and c.dtype == dtype
+    _check_epilogue(kernel, c, a, b, ta, tb, bias, act, k)
+    if act == ACT_RELU:
+        assert (c >= 0).all() and (c == 0).any()
+    if not with_bias and act == ACT_NONE:  # null bias, no activation: the plain product, bit for bit
+        np.testing.assert_array_equal(c, launch_matmul(kb, a, b, ta, tb, kernel=kernel))
+
+
+@pytest.mark.parametrize("kernel,dtype", EPILOGUE_KERNELS, ids=[k for k, _ in EPILOGUE_KERNELS])
+def test_matmul_fused_epilogue_batched_unaligned_and_nan(kb, rng, kernel, dtype):
+    """Batches share the bias; unaligned rows (element-wise loads, no paired stores); the ReLU keeps NaN as
+    NumPy's maximum does (the CPU op's ReLU)."""
+    a = rng.standard_normal((2, 21, 13)).astype(dtype)
+    b = rng.standard_normal((13, 11)).astype(dtype)
+    a[1, 3, 5] = np.nan
+    bias = rng.standard_normal(11).astype(dtype)
+    c = launch_matmul(kb, a, b, kernel=kernel, bias=bias, act=ACT_RELU)
+    assert np.isnan(c[1, 3]).all() and not np.isnan(np.delete(c[1], 3, axis=0)).any() and not np.isnan(c[0]).any()
+    ok = ~np.isnan(c)
+    prod = matmul_ref(_tf32(a), _tf32(b)) if kernel == "matmul_f32_tf32" else matmul_ref(a, b).astype(np.float64)
+    want = epilogue_ref(prod, bias, ACT_RELU)
+    rtol, atol = (0, 2e-5 * np.sqrt(13)) if kernel == "matmul_f32_tf32" else tol(dtype, 13)
+    np.testing.assert_allclose(c[ok].astype(np.float64), want[ok], rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("act", [ACT_NONE, ACT_RELU])
+def test_matmul_fused_epilogue_empty_reduction(kb, rng, act):
+    """K == 0: no launch; every output is act(0 + bias), as the separate ops give."""
+    bias = rng.standard_normal(5).astype(np.float32)
+    c = launch_matmul(kb, np.ones((3, 0), np.float32), np.ones((0, 5), np.float32), bias=bias, act=act)
+    np.testing.assert_array_equal(c, epilogue_ref(np.zeros((3, 5)), bias, act).astype(np.float32))

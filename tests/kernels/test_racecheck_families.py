@@ -86,6 +86,15 @@ FAMILIES = {
                                                               kernel="matmul_f16_simt")),
         (test_matmul.test_matmul_batched_broadcast, dict(batch_a=(2, 1), batch_b=(1, 3))),
         (test_matmul.test_matmul_tf32_tensor_cores, dict(m=33, k=40, n=20, ta=False, tb=True)),
+        # the fused bias + ReLU epilogue of every entry (SIMT store with per-row bias reads, tensor-core pre-pass)
+        (test_matmul.test_matmul_fused_epilogue, dict(kernel="matmul_f32", dtype=F32, with_bias=True, act=1,
+                                                      m=37, k=19, n=131, ta=False, tb=False)),
+        (test_matmul.test_matmul_fused_epilogue, dict(kernel="matmul_f16_simt", dtype=F16, with_bias=True, act=1,
+                                                      m=130, k=40, n=7, ta=True, tb=True)),
+        (test_matmul.test_matmul_fused_epilogue, dict(kernel="matmul_f16", dtype=F16, with_bias=True, act=1,
+                                                      m=5, k=9, n=66, ta=False, tb=True)),
+        (test_matmul.test_matmul_fused_epilogue, dict(kernel="matmul_f32_tf32", dtype=F32, with_bias=True, act=0,
+                                                      m=37, k=19, n=131, ta=False, tb=False)),
     ],
     "conv2d": [
         (test_conv2d.test_conv2d_forward, dict(case=test_conv2d.CASES[0], dtype=F32, tile=64)),
@@ -114,6 +123,10 @@ FAMILIES = {
                                                                        dtype=F16)),
         (test_conv2d.test_conv2d_tensor_core_filter_grad_split_k, dict(case=test_conv2d.SPLIT_CASES[0], splits=2,
                                                                        dtype=F32)),
+        # the fused bias + ReLU epilogue of the forward entries (both SIMT tiles, tensor cores)
+        *[(test_conv2d.test_conv2d_forward_fused_epilogue, dict(case=test_conv2d.EPILOGUE_CASES[i], dtype=dt,
+                                                                variant=v, with_bias=True, act=1))
+          for i, dt, v in ((0, F32, "simt64"), (1, F16, "simt128"), (6, F16, "tc"), (3, F32, "tc"))],
     ],
     "pool": [
         (test_pool.test_pool_forward_backward, dict(case=test_pool.CASES[0], dtype=F32)),

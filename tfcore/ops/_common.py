@@ -8,6 +8,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.variables import Variable
+from .registry import Residuals
 
 _state = _ctx.thread_state()
 _FLOATING = frozenset(d for d in dtypes._ALL if d is not None and d.is_floating)
@@ -96,6 +97,8 @@ def host_float32(kernel):
         out = kernel(b, *[a.astype(_F32) if a.dtype == dt else a for a in arrays], **attrs)
         if type(out) is tuple:
             return tuple(o.astype(dt) if o.dtype == _F32 else o for o in out)
+        if type(out) is Residuals:  # float32 arrays saved for the gradient are not the op's dtype: dropped
+            return out.output.astype(dt)  # (the gradient recomputes them, e.g. _FusedConv2D's im2col columns)
         return out.astype(dt)
 
     run.__name__ = run.__qualname__ = kernel.__name__

@@ -12,6 +12,11 @@ Op contracts (TF's names and attributes):
   ``fused_ops``.
 Gradients are written with the unfused ops (``ReluGrad``, ``BiasAddGrad``, ``MatMul``, the conv
 backprops), so higher-order gradients work as for the separate ops.
+
+On the ``cuda`` kind, ``cuda_kernels/fused.py`` registers candidates that run each op as ONE kernel: the
+matmul / conv forward kernel with the bias and ReLU applied to its float32 accumulators before the single
+store (kernels/common.cuh's ``tfc_epilogue``), instead of the product kernel followed by the two in-place
+passes of :func:`_finish`. The generic kernels below run everything else (float64, grids past the limits).
 """
 
 from ..framework.errors import InvalidArgumentError

@@ -52,6 +52,39 @@ def contiguous(xp, a):
     return a if a.flags.c_contiguous else xp.ascontiguousarray(a)
 
 
+# The GEMM kernels' fused epilogue (common.cuh's tfc_epilogue: TFC_ACT_NONE, TFC_ACT_RELU; bias_add.cu's numbering).
+ACT_NONE = 0
+ACT_RELU = 1
+
+
+def epilogue_act(act):
+    """``act`` checked against the activations the GEMM epilogues implement."""
+    if act not in (ACT_NONE, ACT_RELU):
+        raise ValueError(f"the GEMM epilogues implement ACT_NONE (0) and ACT_RELU (1), not {act!r}")
+    return act
+
+
+def epilogue_bias(xp, bias, n, dtype):
+    """The bias argument of a GEMM epilogue: None (a null pointer: no bias) or ``n`` contiguous elements of the
+    output's ``dtype`` (the kernel reads them as C's element type)."""
+    if bias is None:
+        return None
+    if bias.shape != (n,) or bias.dtype != dtype:
+        raise ValueError(f"the epilogue bias must be ({n},) {np.dtype(dtype)}, got {bias.shape} {bias.dtype}")
+    return contiguous(xp, bias)
+
+
+def empty_product(xp, shape, dtype, bias=None, act=ACT_NONE):
+    """What a GEMM with an empty reduction (or an empty output) returns: act(0 + bias) broadcast to ``shape``
+    (zeros without a bias and activation)."""
+    out = xp.zeros(shape, dtype=dtype)
+    if bias is not None and out.size:
+        out += bias
+    if epilogue_act(act) == ACT_RELU:
+        xp.maximum(out, out.dtype.type(0), out=out)
+    return out
+
+
 def grid_1d(total, threads, cap=MAX_BLOCKS_1D):
     """Blocks for a grid-stride loop over ``total`` items (``TFCORE_KERNEL_MAX_BLOCKS`` caps them)."""
     return (grid_cap(ceil_div(total, threads), cap), 1, 1)

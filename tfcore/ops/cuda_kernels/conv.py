@@ -17,6 +17,9 @@ Tensor cores (``tensor_cores=True``; sm_80+): the same three GEMMs on the 128x12
 (``tfcore info --ops Conv2D``): ``*_tc_tf32`` when TF32 is enabled and the device is sm_80+ (the rule
 of matmul's TF32 candidate, :func:`._util.tf32_available`), ``*_tc_f16`` on sm_80+; the SIMT kernels
 run everything else (strict float32 with TF32 off, float16 before sm_80).
+
+The forward entries take the fused epilogue's ``bias`` (or null) and ``act`` (:func:`conv2d_forward`'s
+``bias=``/``act=``): ``_FusedConv2D``'s candidates (fused.py) write y = act(conv + bias) in one launch.
 """
 
 import math
@@ -25,11 +28,15 @@ import numpy as np
 
 from .. import conv_ops as _c
 from ._util import (
+    ACT_NONE,
     MAX_GRID_Y,
     PRIORITY,
     aligned,
     ceil_div,
     contiguous,
+    empty_product,
+    epilogue_act,
+    epilogue_bias,
     grid_1d,
     grid_cap,
     i32,
@@ -122,9 +129,11 @@ def _geom(x_shape, w_shape, co, strides, dilations, padding, explicit_paddings):
     return tuple(i32(v) for v in vals)
 
 
-def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *, tile=None, tensor_cores=False):
+def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *, tile=None, tensor_cores=False,
+                   bias=None, act=ACT_NONE):
     """Implicit-GEMM forward: NHWC ``x``, HWIO ``w`` (``tile``: see :func:`gemm_tile`; ``tensor_cores``:
-    the ``conv2d_fwd_tc_*`` entry, float16 or float32 as TF32, sm_80+ only)."""
+    the ``conv2d_fwd_tc_*`` entry, float16 or float32 as TF32, sm_80+ only). ``bias`` (CO elements of x's
+    dtype) and ``act`` (``ACT_NONE`` / ``ACT_RELU``): the kernel's fused epilogue y = act(conv + bias)."""
     xp = b.xp
     sfx = suffix(x.dtype)
     x, w = contiguous(xp, x), contiguous(xp, w)
@@ -134,20 +143,21 @@ def conv2d_forward(b, x, w, strides, dilations, padding, explicit_paddings=(), *
     if min(n, oh, ow, co) <= 0:
         return xp.zeros((max(n, 0), max(oh, 0), max(ow, 0), co), dtype=x.dtype)
     if w.size == 0:  # C == 0 or an empty window: every output is an empty sum
-        return xp.zeros((n, oh, ow, co), dtype=x.dtype)
+        return empty_product(xp, (n, oh, ow, co), x.dtype, bias, act)
+    epilogue = (epilogue_bias(xp, bias, co, x.dtype), i32(epilogue_act(act)))
     y = xp.empty((n, oh, ow, co), dtype=x.dtype)
     m = n * oh * ow
     if tensor_cores:
         tsfx, e, _ = _tc_entry(sfx)
         vec_x, vec_w = x.shape[3] % e == 0 and aligned(x), co % e == 0 and aligned(w)
         b.kernels.launch(f"conv2d_fwd_tc_{tsfx}", (ceil_div(co, BN), ceil_div(m, BM), 1), (THREADS, 1, 1),
-                         (x, w, y) + g + (i32(vec_x), i32(vec_w)), shared_mem=TC_SMEM_BYTES)
+                         (x, w, y) + g + (i32(vec_x), i32(vec_w)) + epilogue, shared_mem=TC_SMEM_BYTES)
         return y
     vec_x = sfx == "f32" and x.shape[3] % 4 == 0 and aligned(x)
     vec_w = sfx == "f32" and co % 4 == 0 and aligned(w)
     bn, infix, _ = gemm_tile(co, tile)
     b.kernels.launch(f"conv2d_fwd{infix}_{sfx}", (ceil_div(co, bn), ceil_div(m, BM), 1), (THREADS, 1, 1),
-                     (x, w, y) + g + (i32(vec_x), i32(vec_w)))
+                     (x, w, y) + g + (i32(vec_x), i32(vec_w)) + epilogue)
     return y
 
 

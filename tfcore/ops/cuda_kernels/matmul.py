@@ -13,6 +13,8 @@ Kernel choice is the op registry's (``tfcore info --ops MatMul`` lists the candi
   sm_80+ (emulated GPUs report 8.0);
 - ``tensor_cores_f16``: float16 on tensor cores (``matmul_f16``, multistage cp.async pipeline), sm_80+;
 - ``simt``: everything else: strict float32 (``matmul_f32``), float16 on CUDA cores (``matmul_f16_simt``).
+Every entry also takes the fused epilogue's ``bias`` (or null) and ``act``: ``_FusedMatMul``'s candidates
+(fused.py) run the same three choices with C = act(product + bias) written once.
 The CPU backend ignores TF32 (NumPy float32), as TF on CPU does. ``NVIDIA_TF32_OVERRIDE=0`` in the
 environment disables TF32 whatever the setting says, as NVIDIA's libraries do.
 """
@@ -21,11 +23,15 @@ import numpy as np
 
 from ..math_ops import MATMUL
 from ._util import (
+    ACT_NONE,
     MAX_GRID_Y,
     PRIORITY,
     aligned,
     ceil_div,
     contiguous,
+    empty_product,
+    epilogue_act,
+    epilogue_bias,
     grid_cap,
     i32,
     i64,
@@ -67,12 +73,13 @@ def _stored(x, transposed):
     return x, transposed
 
 
-def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
+def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None, bias=None, act=ACT_NONE):
     """C = op(a) @ op(w) with broadcasting batch dims, through our kernel.
 
     ``kernel`` names the entry (the registry's candidates and the tests pass one); by default float32
     runs the strict ``matmul_f32`` and float16 ``matmul_f16`` (tensor cores; ``matmul_f16_simt``
-    before sm_80).
+    before sm_80). ``bias`` (N elements of a's dtype) and ``act`` (``ACT_NONE`` / ``ACT_RELU``): the
+    kernel's fused epilogue C = act(op(a) @ op(w) + bias), one launch and one write of C.
     """
     xp = b.xp
     sfx = suffix(a.dtype)
@@ -83,7 +90,7 @@ def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
     batch = int(np.prod(batch_shape, dtype=np.int64))
     out_shape = tuple(batch_shape) + (m, n)
     if batch == 0 or m == 0 or n == 0 or k == 0:
-        return xp.zeros(out_shape, dtype=a.dtype)
+        return empty_product(xp, out_shape, a.dtype, bias, act)
     a, transpose_a = _stored(a, transpose_a)
     w, transpose_b = _stored(w, transpose_b)
     a, sa = _batch_operand(xp, a, batch_shape)
@@ -97,7 +104,8 @@ def launch_matmul(b, a, w, transpose_a=False, transpose_b=False, kernel=None):
                       "matmul_f16_simt" if sfx == "f16" else "matmul_f32")
     b.kernels.launch(name, grid, (THREADS, 1, 1),
                      (a, w, c, i32(m), i32(n), i32(k), i64(lda), i64(ldb), i64(n), i64(sa), i64(sb), i64(m * n),
-                      i32(batch), i32(transpose_a), i32(transpose_b), i32(vec)),
+                      i32(batch), i32(transpose_a), i32(transpose_b), i32(vec), epilogue_bias(xp, bias, n, a.dtype),
+                      i32(epilogue_act(act))),
                      shared_mem=TC_SMEM_BYTES if name in TENSOR_CORE_KERNELS else 0)
     return c
 
