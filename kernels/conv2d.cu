@@ -77,6 +77,27 @@ struct CvGeom {
   int N, H, W, C, OH, OW, KH, KW, CO, sh, sw, dh, dw, pt, pl;
 };
 
+// Tile tables filled by threads 0..CV_BM-1 (the SIMT and tensor-core kernels share them; the caller
+// synchronises before reading).
+// Forward, row r = m0 + tid of N*OH*OW: the padded window origin (oh*sh - pt, ow*sw - pl) and the offset
+// of its image in X (-1: past the last row).
+__device__ __forceinline__ void cv_forward_rows(int* row_h, int* row_w, long long* row_x, long long m0,
+                                                long long M, const CvGeom& g) {
+  const int tid = threadIdx.x;
+  if (tid >= CV_BM) return;
+  const long long m = m0 + tid;
+  if (m < M) {
+    const tfc_nhw_t o = tfc_unravel_nhw(m, g.OH, g.OW);
+    row_h[tid] = o.h * g.sh - g.pt;
+    row_w[tid] = o.w * g.sw - g.pl;
+    row_x[tid] = o.n * g.H * g.W * g.C;
+  } else {
+    row_h[tid] = row_w[tid] = 0;
+    row_x[tid] = -1;
+  }
+}
+
+
 // o with o * s == t and 0 <= o < lim (t = a padded input coordinate minus a tap offset);
 // false when there is none (t negative, not a multiple of the stride, or past the output).
 TFC_DEVICE_INLINE bool cv_out_index(int t, int s, int lim, int& o) {
@@ -105,18 +126,7 @@ __device__ __forceinline__ void cv_forward(const T* __restrict__ X, const T* __r
   // registers (the 128 x 64 tile must fit 80).
   __shared__ int row_h[CV_BM], row_w[CV_BM];
   __shared__ long long row_x[CV_BM];
-  if (tid < CV_BM) {
-    const long long m = m0 + tid;
-    if (m < M) {
-      const tfc_nhw_t o = tfc_unravel_nhw(m, g.OH, g.OW);
-      row_h[tid] = o.h * g.sh - g.pt;
-      row_w[tid] = o.w * g.sw - g.pl;
-      row_x[tid] = o.n * g.H * g.W * g.C;
-    } else {
-      row_h[tid] = row_w[tid] = 0;
-      row_x[tid] = -1;
-    }
-  }
+  cv_forward_rows(row_h, row_w, row_x, m0, M, g);
   __syncthreads();
   const int a_k = (tid & 1) << 2, a_r = tid >> 1;
   const int b_k = tid / (BN / 4), b_n = (tid % (BN / 4)) << 2;
@@ -188,6 +198,45 @@ struct CvPhase {
   int rh, rw, Hp, Wp, kh0, nkh, kh_step, oh_step, kw0, nkw, kw_step, ow_step;
 };
 
+// Input gradient, row r = m0 + tid of the stride phase's pixels: the output position its first tap
+// reads, the offset of its image in dY (-1: past the last row) and of its pixel in dX.
+__device__ __forceinline__ void cv_input_grad_rows(int* row_h, int* row_w, long long* row_y, long long* row_x,
+                                                   long long m0, long long M, const CvGeom& g, const CvPhase& ph) {
+  const int tid = threadIdx.x;
+  if (tid >= CV_BM) return;
+  const long long m = m0 + tid;
+  if (m < M) {
+    const tfc_nhw_t p = tfc_unravel_nhw(m, ph.Hp, ph.Wp);
+    const int ih = ph.rh + p.h * g.sh, iw = ph.rw + p.w * g.sw;
+    row_h[tid] = (ih + g.pt - ph.kh0 * g.dh) / g.sh;  // exact when the phase has taps
+    row_w[tid] = (iw + g.pl - ph.kw0 * g.dw) / g.sw;
+    row_y[tid] = p.n * g.OH * g.OW * g.CO;
+    row_x[tid] = ((p.n * g.H + ih) * g.W + iw) * g.C;
+  } else {
+    row_h[tid] = row_w[tid] = 0;
+    row_y[tid] = -1;
+    row_x[tid] = 0;
+  }
+}
+
+// Filter gradient, tap t = t0 + tid of KH*KW*C: its padded offsets (kh*dh - pt, kw*dw - pl) and input
+// channel (-1: past the last tap).
+__device__ __forceinline__ void cv_filter_grad_taps(int* tap_h, int* tap_w, int* tap_c, int t0, int T_,
+                                                    const CvGeom& g) {
+  const int tid = threadIdx.x;
+  if (tid >= CV_BM) return;
+  const int t = t0 + tid;
+  if (t < T_) {
+    const int r = t / g.C;
+    tap_h[tid] = (r / g.KW) * g.dh - g.pt;
+    tap_w[tid] = (r % g.KW) * g.dw - g.pl;
+    tap_c[tid] = t - r * g.C;
+  } else {
+    tap_h[tid] = tap_w[tid] = 0;
+    tap_c[tid] = -1;
+  }
+}
+
 // Input gradient of one stride phase as an implicit GEMM: dX_p[Mp, C] = dY'[Mp, Kp] @ W'[Kp, C],
 // Mp = N*Hp*Wp, Kp = nkh*nkw*CO over (jh, jw, co) (see the header). Thread tid gathers 4 consecutive
 // k (from kq) of row a_r of the dY' tile and of column a_r of the W' tile (a_r < BN); both share k,
@@ -207,21 +256,7 @@ __device__ __forceinline__ void cv_input_grad(const T* __restrict__ dY, const T*
   const int K = ph.nkh * ph.nkw * g.CO;
   const long long m0 = (long long)blockIdx.x * CV_BM;
   const int n0 = blockIdx.y * BN;
-  if (tid < CV_BM) {
-    const long long m = m0 + tid;
-    if (m < M) {
-      const tfc_nhw_t p = tfc_unravel_nhw(m, ph.Hp, ph.Wp);
-      const int ih = ph.rh + p.h * g.sh, iw = ph.rw + p.w * g.sw;
-      row_h[tid] = (ih + g.pt - ph.kh0 * g.dh) / g.sh;  // exact when the phase has taps
-      row_w[tid] = (iw + g.pl - ph.kw0 * g.dw) / g.sw;
-      row_y[tid] = p.n * g.OH * g.OW * g.CO;
-      row_x[tid] = ((p.n * g.H + ih) * g.W + iw) * g.C;
-    } else {
-      row_h[tid] = row_w[tid] = 0;
-      row_y[tid] = -1;
-      row_x[tid] = 0;
-    }
-  }
+  cv_input_grad_rows(row_h, row_w, row_y, row_x, m0, M, g, ph);
   __syncthreads();
   const int kq = (tid & 1) << 2, a_r = tid >> 1;
   const bool b_col = BN == CV_BN || a_r < BN;  // a_r is a column of the W' tile
@@ -309,18 +344,7 @@ __device__ __forceinline__ void cv_filter_grad(const T* __restrict__ X, const T*
   const bool vx = vec_x != 0, vdy = vec_dy != 0;
   const long long hwc = (long long)g.H * g.W * g.C;
   float* out = part + (long long)blockIdx.z * T_ * g.CO;
-  if (tid < CV_BM) {
-    const int t = t0 + tid;
-    if (t < T_) {
-      const int r = t / g.C;
-      tap_h[tid] = (r / g.KW) * g.dh - g.pt;
-      tap_w[tid] = (r % g.KW) * g.dw - g.pl;
-      tap_c[tid] = t - r * g.C;
-    } else {
-      tap_h[tid] = tap_w[tid] = 0;
-      tap_c[tid] = -1;
-    }
-  }
+  cv_filter_grad_taps(tap_h, tap_w, tap_c, t0, T_, g);
   __syncthreads();
   // Row r = m_begin + i of the slice for the next fetch: i (rows_left = slice rows - i), its
   // (oh, ow), image n of X, and dY's row r at columns n0 + q4.
@@ -618,18 +642,7 @@ __device__ __noinline__ void cv_forward_tc(const T* __restrict__ X, const T* __r
   const int K = g.KH * g.KW * g.C;
   const long long m0 = (long long)blockIdx.y * CV_BM;
   const int n0 = blockIdx.x * CV_BN;
-  if (tid < CV_BM) {  // as in cv_forward
-    const long long m = m0 + tid;
-    if (m < M) {
-      const tfc_nhw_t o = tfc_unravel_nhw(m, g.OH, g.OW);
-      row_h[tid] = o.h * g.sh - g.pt;
-      row_w[tid] = o.w * g.sw - g.pl;
-      row_x[tid] = o.n * g.H * g.W * g.C;
-    } else {
-      row_h[tid] = row_w[tid] = 0;
-      row_x[tid] = -1;
-    }
-  }
+  cv_forward_rows(row_h, row_w, row_x, m0, M, g);
   __syncthreads();
   const int a_row = tfc_tc_kc_row(tid), a_col = tfc_tc_kc_col<T>(tid);
   // (kh, kw, ci) of k = kt + a_col for the next k-tile; kh == KH once k >= K.
@@ -695,21 +708,7 @@ __device__ __noinline__ void cv_input_grad_tc(const T* __restrict__ dY, const T*
   const int K = ph.nkh * ph.nkw * g.CO;
   const long long m0 = (long long)blockIdx.x * CV_BM;
   const int n0 = blockIdx.y * CV_BN;
-  if (tid < CV_BM) {  // as in cv_input_grad
-    const long long m = m0 + tid;
-    if (m < M) {
-      const tfc_nhw_t p = tfc_unravel_nhw(m, ph.Hp, ph.Wp);
-      const int ih = ph.rh + p.h * g.sh, iw = ph.rw + p.w * g.sw;
-      row_h[tid] = (ih + g.pt - ph.kh0 * g.dh) / g.sh;
-      row_w[tid] = (iw + g.pl - ph.kw0 * g.dw) / g.sw;
-      row_y[tid] = p.n * g.OH * g.OW * g.CO;
-      row_x[tid] = ((p.n * g.H + ih) * g.W + iw) * g.C;
-    } else {
-      row_h[tid] = row_w[tid] = 0;
-      row_y[tid] = -1;
-      row_x[tid] = 0;
-    }
-  }
+  cv_input_grad_rows(row_h, row_w, row_y, row_x, m0, M, g, ph);
   __syncthreads();
   const int a_row = tfc_tc_kc_row(tid), a_col = tfc_tc_kc_col<T>(tid);
   // (jh, jw, co) of k = kt + a_col for the next k-tile (A's and B's chunks share it); jh == nkh once k >= Kp.
@@ -785,18 +784,7 @@ __device__ __noinline__ void cv_filter_grad_tc(const T* __restrict__ X, const T*
   const long long left = M - m_begin;
   const int slice_rows = left <= 0 ? 0 : (int)(left < rows_per_split ? left : rows_per_split);
   const long long hwc = (long long)g.H * g.W * g.C;
-  if (tid < CV_BM) {  // as in cv_filter_grad
-    const int t = t0 + tid;
-    if (t < T_) {
-      const int r = t / g.C;
-      tap_h[tid] = (r / g.KW) * g.dh - g.pt;
-      tap_w[tid] = (r % g.KW) * g.dw - g.pl;
-      tap_c[tid] = t - r * g.C;
-    } else {
-      tap_h[tid] = tap_w[tid] = 0;
-      tap_c[tid] = -1;
-    }
-  }
+  cv_filter_grad_taps(tap_h, tap_w, tap_c, t0, T_, g);
   __syncthreads();
   // This thread's k rows (output rows i and i + D of each k-tile) and mn column (taps col.., dY columns col..).
   const int k_row = tfc_tc_mn_row<T>(tid), col = tfc_tc_mn_col<T>(tid);
