@@ -38,7 +38,7 @@ def is_tracing():
 
 def inside_function():
     """``tf.inside_function()``: True while a tf.function is being traced (building its graph)."""
-    return bool(ACTIVE[0] and _state.graph is not None)
+    return bool(is_tracing())
 
 
 def executing_eagerly():
