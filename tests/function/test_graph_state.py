@@ -78,3 +78,78 @@ def test_summaries_inside_a_function_are_written_on_every_call(tmp_path):
     events = acc.Tensors("value")
     assert [e.step for e in events] == [0, 1, 2]
     assert [float(tensor_util.make_ndarray(e.tensor_proto)) for e in events] == [0.0, 0.5, 1.0]
+
+
+# -- residual edges: the forward conv's columns reach the filter gradient on every replay ---------------
+
+def _conv_grad_fn():
+    w = tf.Variable(np.random.default_rng(1).standard_normal((3, 3, 2, 4)).astype(np.float32))
+
+    @tf.function
+    def grad(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.nn.conv2d(x, w, 1, "SAME") ** 2)
+        return tape.gradient(loss, w)
+
+    return w, grad
+
+
+def test_replays_hand_each_calls_columns_to_the_filter_gradient(monkeypatch):
+    from tfcore.ops import conv_ops
+
+    w, grad = _conv_grad_fn()
+    rng = np.random.default_rng(2)
+    xs = [rng.standard_normal((2, 5, 5, 2)).astype(np.float32) for _ in range(3)]
+    grad(xs[0])
+    wn = w.numpy()
+    wants = [tf.nn.conv2d_backprop_filter(x, (3, 3, 2, 4), 2 * tf.nn.conv2d(x, wn, 1, "SAME"), 1, "SAME").numpy()
+             for x in xs[1:]]  # eager: no residual handed over
+    op = conv_ops.CONV2D_BACKPROP_FILTER
+    kernel = op._direct["cpu"]
+    seen = []
+
+    def spy(b, x, dy, **attrs):
+        seen.append(attrs.get("im2col"))
+        return kernel(b, x, dy, **attrs)
+
+    monkeypatch.setitem(op._direct, "cpu", spy)
+    for x, want in zip(xs[1:], wants):
+        np.testing.assert_allclose(grad(tf.constant(x)).numpy(), want, rtol=1e-5)
+    assert grad.experimental_get_tracing_count() == 1
+    assert len(seen) == 2 and all(c is not None for c in seen)
+    xpad = np.pad(xs[2], ((0, 0), (1, 1), (1, 1), (0, 0)))
+    want = conv_ops.windows(np, xpad, 5, 5, 3, 3, (1, 1, 1, 1), (1, 1, 1, 1)).reshape(50, 18)
+    np.testing.assert_array_equal(seen[1], want)  # this call's columns, not the trace's
+
+
+def test_residual_edges_are_not_graph_tensors_and_the_trace_arrays_are_released():
+    _, grad = _conv_grad_fn()
+    x = tf.constant(np.ones((1, 4, 4, 2), np.float32))
+    graph = grad.get_concrete_function(x).graph
+    nodes = {n.op.name: n for n in graph.nodes if n.kind == "op"}
+    conv, bpf = nodes["Conv2D"], nodes["Conv2DBackpropFilter"]
+    (name, slot), = conv.res_out
+    assert name == "im2col" and bpf.res_in == (("im2col", slot),)
+    assert slot not in conv.outputs and slot not in bpf.inputs and "im2col" not in (bpf.attrs or {})
+    assert graph.slot_values[slot] is None  # the trace's columns are not kept
+    assert [len(op.outputs) for op in graph.get_operations() if op.type == "Conv2D"] == [1]
+
+
+def test_a_function_with_residual_edges_saves_and_loads(tmp_path):
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(np.random.default_rng(4).standard_normal((3, 3, 1, 2)).astype(np.float32))
+
+        @tf.function(input_signature=[tf.TensorSpec([2, 5, 5, 1], tf.float32)])
+        def grad(self, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.nn.conv2d(x, self.w, 1, "SAME") ** 2)
+            return tape.gradient(loss, self.w)
+
+    m = M()
+    x = np.random.default_rng(5).standard_normal((2, 5, 5, 1)).astype(np.float32)
+    want = m.grad(x).numpy()
+    tf.saved_model.save(m, str(tmp_path / "m"))
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded.grad(tf.constant(x)).numpy(), want, rtol=1e-5)

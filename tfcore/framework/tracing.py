@@ -81,11 +81,12 @@ def suspended():
     return recording_into(None)
 
 
-def record_op(op, inputs, outputs, attrs):
-    """``execute`` ran ``op``: add a node to the current graph (called only when ACTIVE[0])."""
+def record_op(op, inputs, outputs, attrs, saved=None):
+    """``execute`` ran ``op``: add a node to the current graph (called only when ACTIVE[0]). ``saved``: the
+    arrays the kernel kept for the gradient (``Residuals``), or None."""
     g = _state.graph
     if g is not None:
-        g._record_op(op, inputs, outputs, attrs)
+        g._record_op(op, inputs, outputs, attrs, saved)
 
 
 def read_variable(var):

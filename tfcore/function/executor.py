@@ -126,8 +126,11 @@ def run_plan(plan, args, outer_env=None):
         env[s] = v
     effects = False
     for kind, fn, ins, outs, attrs, target in plan.steps:
-        if kind == 0:    # op
-            out = execute(fn, [env[i] for i in ins], attrs)
+        if kind == 0 or kind == 6:  # op (6: with residual edges, see _run_with_residuals)
+            if kind == 0:
+                out = execute(fn, [env[i] for i in ins], attrs)
+            else:
+                out = _run_with_residuals(env, fn, ins, attrs, target)
             if len(outs) == 1:
                 env[outs[0]] = out
             else:
@@ -155,6 +158,26 @@ def run_plan(plan, args, outer_env=None):
         else:            # kind 5: a value Python code read while tracing must not have changed
             _check_guard(env[ins[0]], attrs, effects)
     return [env[s] for s in plan.outputs]
+
+
+def _run_with_residuals(env, op, ins, attrs, residual_edges):
+    """Execute an op step with residual edges (``Node.res_in``/``res_out``): the arrays an earlier step's
+    kernel saved in this replay go in as attrs (left out when it saved none: the kernel recomputes), and
+    the arrays this kernel saves go into the environment for the steps that consume them."""
+    res_in, res_out = residual_edges
+    if res_in:
+        attrs = dict(attrs) if attrs else {}
+        for name, s in res_in:
+            if env[s] is not None:
+                attrs[name] = env[s]
+    if not res_out:
+        return execute(op, [env[i] for i in ins], attrs)
+    saved = []
+    out = execute(op, [env[i] for i in ins], attrs, saved)
+    saved = saved[0] or {}
+    for name, s in res_out:
+        env[s] = saved.get(name)
+    return out
 
 
 class ShapeChanged(Exception):  # noqa: N818 - a signal to the caller, not an error users see

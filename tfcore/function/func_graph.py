@@ -43,12 +43,20 @@ class Node:
     ``kind``: ``'op'`` (a registry op run through ``execute``), ``'read'`` (a variable read),
     ``'assign'`` (a variable assignment), ``'call'`` (a Python callable: tf.print,
     py_function, TensorArray updates, control flow) .
+
+    Residual edges (op nodes only): ``res_out`` lists ``(name, slot)`` for the arrays the op's kernel
+    saves for its gradient (``Residuals``: Conv2D's im2col columns), ``res_in`` lists ``(attr, slot)``
+    for the attrs of a gradient op that take them (``Op.residual_attrs``). They are not tensors: they
+    stay out of ``inputs``/``outputs`` (so ``get_operations`` and SavedModel export never see them),
+    and a replay passes each execution's arrays from the producer to the consumer (None when that
+    execution saved none: the consumer then recomputes, as without the edge).
     """
 
-    __slots__ = ("kind", "op", "inputs", "outputs", "attrs", "target", "stateful", "name", "device")
+    __slots__ = ("kind", "op", "inputs", "outputs", "attrs", "target", "stateful", "name", "device",
+                 "res_in", "res_out")
 
     def __init__(self, kind, op, inputs, outputs, attrs=None, target=None, stateful=False, name=None,
-                 device=None):
+                 device=None, res_in=(), res_out=()):
         self.kind = kind
         self.op = op            # Op (kind 'op') or callable (kind 'call')
         self.inputs = inputs    # slot indices
@@ -58,6 +66,8 @@ class Node:
         self.stateful = stateful
         self.name = name
         self.device = device
+        self.res_in = res_in    # ((attr name, slot), ...): residual arrays this op takes as attrs
+        self.res_out = res_out  # ((name, slot), ...): residual arrays this op's kernel saves
 
     @property
     def type(self):
@@ -126,6 +136,7 @@ class FuncGraph:
         self.slot_values = []           # trace-time value of each slot (kept alive: ids stay unique)
         self._ids = {}                  # id(value) -> slot
         self._aliases = []              # implicit device copies named by their source's slot (kept alive)
+        self._residual_ids = {}         # id(saved array) -> slot, for the residual edges (Node.res_out)
         self.placeholders = []          # input slots, in flat-argument order
         self.constants = {}             # slot -> value captured by value
         self.captures = []              # (outer slot, inner slot): values from the enclosing graph
@@ -145,7 +156,10 @@ class FuncGraph:
         for i, v in enumerate(self.slot_values):
             if isinstance(v, Tensor) and i not in self.constants:
                 self.slot_values[i] = _TraceSpec(v)
+        for s in self._residual_ids.values():
+            self.slot_values[s] = None  # the trace's saved arrays (no tensors: nothing to describe)
         self._ids = {}
+        self._residual_ids = {}
         self._aliases = []
         self._overlay = None
         for g in self.children:
@@ -201,13 +215,35 @@ class FuncGraph:
         return v
 
     # -- recording hooks (called through framework.tracing) ------------------------------------------
-    def _record_op(self, op, inputs, outputs, attrs):
+    def _record_op(self, op, inputs, outputs, attrs, saved=None):
         ins = [self.slot_of(x) for x in inputs]
         outs = outputs if type(outputs) is tuple else (outputs,)
         out_slots = [self._new_slot(o) for o in outs]
-        if attrs and op.residual_attrs:  # one execution's arrays (e.g. im2col columns): replays recompute them
-            attrs = {k: v for k, v in attrs.items() if k not in op.residual_attrs}
-        self.nodes.append(Node("op", op, ins, out_slots, dict(attrs) if attrs else None, stateful=op.stateful))
+        res_in = ()
+        if attrs and op.residual_attrs:
+            # One execution's arrays (e.g. im2col columns) are never kept in the graph: an array an earlier
+            # node of this graph saved becomes a residual edge (replays pass their own arrays); any other
+            # (from another graph, or made by hand) is dropped and replays recompute it.
+            kept = {}
+            for k, v in attrs.items():
+                if k in op.residual_attrs:
+                    s = self._residual_ids.get(id(v))
+                    if s is not None:
+                        res_in += ((k, s),)
+                else:
+                    kept[k] = v
+            attrs = kept
+        res_out = ()
+        if saved:
+            res_out = tuple((k, self._new_residual_slot(v)) for k, v in saved.items())
+        self.nodes.append(Node("op", op, ins, out_slots, dict(attrs) if attrs else None, stateful=op.stateful,
+                               res_in=res_in, res_out=res_out))
+
+    def _new_residual_slot(self, array):
+        s = len(self.slot_values)
+        self.slot_values.append(array)  # kept alive while tracing: the id stays unique
+        self._residual_ids[id(array)] = s
+        return s
 
     def _read_variable(self, var):
         g = self

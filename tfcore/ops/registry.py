@@ -151,7 +151,8 @@ class Op:
         ``execute`` keeps on the recorded :class:`Call`.
       residual_attrs: names of attrs through which a gradient hands this op another op's
         residuals (``Conv2DBackpropFilter``'s ``im2col``). They belong to one execution: a traced
-        graph drops them, so every replay recomputes instead of reusing the trace's arrays.
+        graph never keeps the trace's arrays; it records a *residual edge* from the producing node
+        instead (``FuncGraph._record_op``), so every replay passes that replay's arrays along.
       stateful: the op has effects beyond its outputs (TF's ``is_stateful``: writing a summary or a
         file); graphs keep such nodes, in program order, even when nothing reads their outputs.
 
@@ -337,10 +338,12 @@ def _check_device_policy(op, tensors, dev):
         warnings.warn(msg + "; copying it", RuntimeWarning, stacklevel=4)
 
 
-def execute(op, inputs, attrs=None):
+def execute(op, inputs, attrs=None, residuals_into=None):
     """Run ``op`` on ``inputs`` (tensors, variables or convertible values).
 
-    Returns a Tensor, or a tuple of Tensors for multi-output ops.
+    Returns a Tensor, or a tuple of Tensors for multi-output ops. ``residuals_into``: a list to which
+    the dict of arrays the kernel saved for the gradient (:class:`Residuals`), or None, is appended
+    (graph replays hand them to the gradient nodes that consume them).
 
     This is the per-op hot path: the common case (Tensor inputs on one device,
     CPU backend, one output) does no allocation beyond the result array and its
@@ -419,7 +422,9 @@ def execute(op, inputs, attrs=None):
             else:
                 tape._record(op, recorded, outs, attrs, saved)
     if _TRACING[0]:
-        _tracing.record_op(op, recorded, outputs, attrs)
+        _tracing.record_op(op, recorded, outputs, attrs, saved)
+    if residuals_into is not None:
+        residuals_into.append(saved)
     return outputs
 
 
