@@ -14,7 +14,7 @@ import pytest
 import tfcore as tf
 from tfcore.framework.context import context
 from tfcore.framework.errors import InvalidArgumentError
-from tfcore.ops import conv_ops, fused_ops, loss_ops, nn_ops, pool_ops, training_ops
+from tfcore.ops import _cpu_fast, conv_ops, fused_ops, loss_ops, nn_ops, pool_ops, training_ops
 from tfcore.ops.registry import Residuals, execute
 
 _rng = np.random.default_rng(7)
@@ -233,6 +233,20 @@ def test_residuals_live_on_the_tapes_call_record_only():
         want = np.einsum("nhwc,nhwo->co", xpad[:, 0:4, 0:4], 2 * out)  # tap (0, 0)
         np.testing.assert_allclose(g.numpy()[0, 0], want, rtol=1e-10)
         assert not isinstance(tf.nn.conv2d(x, wn, 1, "SAME"), Residuals)  # unwrapped without a tape too
+
+
+@pytest.mark.parametrize("shape", [(32, 28, 28, 8), (7, 5, 3), (13, 16), (4, 200), (0, 8), (6,)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_bias_add_is_numpys_broadcast_add(shape, dtype):
+    out = _rng.standard_normal(shape).astype(dtype)
+    bias = _rng.standard_normal(shape[-1]).astype(dtype)
+    want = out + bias
+    got = out.copy()
+    assert _cpu_fast.add_bias(got, bias) is got
+    np.testing.assert_array_equal(got, want)
+    strided = np.zeros(shape[:-1] + (2 * shape[-1],), dtype)[..., ::2]  # not C-contiguous: NumPy's add
+    _cpu_fast.add_bias(strided, bias)
+    np.testing.assert_array_equal(strided, np.zeros_like(want) + bias)
 
 
 # -- SparseSoftmaxCrossEntropyWithLogits, DivNoNan --------------------------------------------------
