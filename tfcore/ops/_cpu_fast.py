@@ -21,6 +21,7 @@ _MAX_ENTRIES = 32            # per table; emptied when full (shapes in a trainin
 _ZEROS_MAX_ELEMENTS = 1 << 20  # larger relu inputs use the scalar loop (no big shared buffers)
 _BLAS_MIN_ROWS = 128           # fewer rows: NumPy's own sum is as fast
 _BIAS_ROW = 256                # values per row of the tiled bias add
+_BIAS_MIN_ELEMENTS = 1 << 14   # smaller outputs: np.tile costs more than the short rows do
 _ones = {}
 _zeros = {}
 
@@ -65,7 +66,8 @@ def add_bias(out, bias):
     C-contiguous float32/float64 ``out`` is viewed as rows of ``reps * C`` values and gets the bias
     repeated ``reps`` times (the same element-wise sums)."""
     c = bias.shape[0] if bias.ndim == 1 else 0
-    if 0 < c <= _BIAS_ROW // 2 and out.dtype in _BLAS and bias.dtype == out.dtype and out.flags.c_contiguous:
+    if (0 < c <= _BIAS_ROW // 2 and out.size >= _BIAS_MIN_ELEMENTS and out.dtype in _BLAS
+            and bias.dtype == out.dtype and out.flags.c_contiguous):
         rows = out.size // c
         for reps in range(_BIAS_ROW // c, 1, -1):
             if rows % reps == 0:
