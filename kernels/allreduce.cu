@@ -25,26 +25,6 @@
 
 static_assert(AR_TILE == AR_THREADS * AR_VEC, "a tile is one vector per thread");
 
-struct __align__(8) ar_half4_t {
-  __half a, b, c, d;
-};
-
-__device__ __forceinline__ void ar_load4(const float* p, float v[4]) {
-  const float4 q = *reinterpret_cast<const float4*>(p);
-  v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
-}
-__device__ __forceinline__ void ar_load4(const __half* p, float v[4]) {
-  const ar_half4_t q = *reinterpret_cast<const ar_half4_t*>(p);
-  v[0] = __half2float(q.a); v[1] = __half2float(q.b); v[2] = __half2float(q.c); v[3] = __half2float(q.d);
-}
-__device__ __forceinline__ void ar_store4(float* p, const float v[4]) {
-  *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
-}
-__device__ __forceinline__ void ar_store4(__half* p, const float v[4]) {
-  ar_half4_t q;
-  q.a = __float2half(v[0]); q.b = __float2half(v[1]); q.c = __float2half(v[2]); q.d = __float2half(v[3]);
-  *reinterpret_cast<ar_half4_t*>(p) = q;
-}
 
 template <typename T>
 __device__ __forceinline__ void ar_buckets(const long long* __restrict__ table, int replicas, int buckets,
@@ -65,13 +45,13 @@ __device__ __forceinline__ void ar_buckets(const long long* __restrict__ table, 
     if (vec && valid == AR_VEC) {
       for (int r = 0; r < replicas; ++r) {
         float v[AR_VEC];
-        ar_load4(reinterpret_cast<const T*>(src[r * buckets + k]) + e, v);
+        tfc_vload4(reinterpret_cast<const T*>(src[r * buckets + k]) + e, v);
 #pragma unroll
         for (int i = 0; i < AR_VEC; ++i) s[i] += v[i];
       }
 #pragma unroll
       for (int i = 0; i < AR_VEC; ++i) s[i] = s[i] / divisor;
-      for (int r = 0; r < replicas; ++r) ar_store4(reinterpret_cast<T*>(dst[r * buckets + k]) + e, s);
+      for (int r = 0; r < replicas; ++r) tfc_vstore4(reinterpret_cast<T*>(dst[r * buckets + k]) + e, s);
     } else {  // a bucket's ragged end, or unaligned buffers
       for (int r = 0; r < replicas; ++r) {
         const T* p = reinterpret_cast<const T*>(src[r * buckets + k]) + e;

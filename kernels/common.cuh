@@ -153,6 +153,28 @@ TFC_DEVICE_INLINE void tfc_store(__half* p, float v) { *p = __float2half(v); }
 TFC_DEVICE_INLINE int tfc_imin(int a, int b) { return a < b ? a : b; }
 TFC_DEVICE_INLINE int tfc_imax(int a, int b) { return a > b ? a : b; }
 
+// Four consecutive elements as floats with ONE aligned access: 16 bytes (float4) or 8 bytes (4 halves).
+// p must be aligned to 4 elements. The bandwidth-bound kernels (reduce, softmax, allreduce) use these.
+struct __align__(8) tfc_half4_t {
+  __half a, b, c, d;
+};
+TFC_DEVICE_INLINE void tfc_vload4(const float* p, float v[4]) {
+  const float4 q = *reinterpret_cast<const float4*>(p);
+  v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+}
+TFC_DEVICE_INLINE void tfc_vload4(const __half* p, float v[4]) {
+  const tfc_half4_t q = *reinterpret_cast<const tfc_half4_t*>(p);
+  v[0] = __half2float(q.a); v[1] = __half2float(q.b); v[2] = __half2float(q.c); v[3] = __half2float(q.d);
+}
+TFC_DEVICE_INLINE void tfc_vstore4(float* p, const float v[4]) {
+  *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+}
+TFC_DEVICE_INLINE void tfc_vstore4(__half* p, const float v[4]) {
+  tfc_half4_t q;
+  q.a = __float2half(v[0]); q.b = __float2half(v[1]); q.c = __float2half(v[2]); q.d = __float2half(v[3]);
+  *reinterpret_cast<tfc_half4_t*>(p) = q;
+}
+
 // Four consecutive elements p[0..3] of which the first n_valid exist (n_valid may be <= 0), as floats;
 // the missing ones read as 0. float: one 16-byte load when `vec` (p is 16-byte aligned) and all 4 exist.
 TFC_DEVICE_INLINE void tfc_load4(const float* p, int n_valid, bool vec, float v[4]) {

@@ -31,7 +31,7 @@
 #define RD_COLS_X 32  // widest column block (reduce_cols_*), and argreduce_cols_*'s block x
 #define RD_COLS_Y 8   // argreduce_cols_*'s block y (reduce_cols_* uses RD_THREADS / bx)
 #define RD_UNROLL 4
-#define RD_VEC 4  // elements per vector load (rd_load4)
+#define RD_VEC 4  // elements per vector load (tfc_vload4)
 
 struct RdSum { static __device__ __forceinline__ float init() { return 0.0f; }
                static __device__ __forceinline__ float apply(float a, float b) { return a + b; } };
@@ -64,19 +64,6 @@ __device__ __forceinline__ float rd_block(float v, float* scratch) {
   return v;
 }
 
-struct __align__(8) rd_half4_t {
-  __half a, b, c, d;
-};
-
-// Four consecutive elements as floats: one 16-byte (float) or 8-byte (__half) load.
-__device__ __forceinline__ void rd_load4(const float* p, float v[4]) {
-  const float4 q = *reinterpret_cast<const float4*>(p);
-  v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
-}
-__device__ __forceinline__ void rd_load4(const __half* p, float v[4]) {
-  const rd_half4_t q = *reinterpret_cast<const rd_half4_t*>(p);
-  v[0] = __half2float(q.a); v[1] = __half2float(q.b); v[2] = __half2float(q.c); v[3] = __half2float(q.d);
-}
 
 template <class Op>
 __device__ __forceinline__ float rd_comb4(const float v[4]) {
@@ -98,13 +85,13 @@ __device__ __forceinline__ float rd_thread_chunk(const Tin* __restrict__ p, long
     for (; j + (RD_UNROLL - 1) * stride < hi; j += RD_UNROLL * stride) {
       float v[RD_UNROLL][4];
 #pragma unroll
-      for (int u = 0; u < RD_UNROLL; ++u) rd_load4(p + j + u * stride, v[u]);
+      for (int u = 0; u < RD_UNROLL; ++u) tfc_vload4(p + j + u * stride, v[u]);
 #pragma unroll
       for (int u = 0; u < RD_UNROLL; ++u) a[u] = Op::apply(a[u], rd_comb4<Op>(v[u]));
     }
     for (; j < hi; j += stride) {
       float v[4];
-      rd_load4(p + j, v);
+      tfc_vload4(p + j, v);
       acc = Op::apply(acc, rd_comb4<Op>(v));
     }
 #pragma unroll
@@ -190,7 +177,7 @@ __device__ __forceinline__ void rd_cols_chunk(const Tin* __restrict__ p, long lo
       float v[RD_UNROLL][V];
 #pragma unroll
       for (int u = 0; u < RD_UNROLL; ++u) {
-        if (V == 4) rd_load4(p + (r + u * by) * inner, v[u]);
+        if (V == 4) tfc_vload4(p + (r + u * by) * inner, v[u]);
         else v[u][0] = tfc_to_float(p[(r + u * by) * inner]);
       }
 #pragma unroll
@@ -200,7 +187,7 @@ __device__ __forceinline__ void rd_cols_chunk(const Tin* __restrict__ p, long lo
     }
     for (; r < hi; r += by) {
       float v[V];
-      if (V == 4) rd_load4(p + r * inner, v);
+      if (V == 4) tfc_vload4(p + r * inner, v);
       else v[0] = tfc_to_float(p[r * inner]);
 #pragma unroll
       for (int i = 0; i < V; ++i) a[0][i] = Op::apply(a[0][i], v[i]);

@@ -42,15 +42,10 @@ static_assert(SM_BLOCK_COLS_MAX == SM_THREADS * SM_VEC * SM_CACHE_VECS, "block r
 #define SM_MODE_LOG 1
 #define SM_MODE_XENT 2
 
-struct __align__(8) sm_half4_t {
-  __half a, b, c, d;
-};
-
 // Elements p[0..3] of which the first n exist; the missing ones read as -inf.
 __device__ __forceinline__ void sm_load4(const float* p, long long n, bool vec, float v[4]) {
   if (vec && n >= 4) {
-    const float4 q = *reinterpret_cast<const float4*>(p);
-    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+    tfc_vload4(p, v);
   } else if (vec) {  // vector rows: a vector is all there or all past the end
 #pragma unroll
     for (int k = 0; k < 4; ++k) v[k] = tfc_neg_inf();
@@ -61,8 +56,7 @@ __device__ __forceinline__ void sm_load4(const float* p, long long n, bool vec, 
 }
 __device__ __forceinline__ void sm_load4(const __half* p, long long n, bool vec, float v[4]) {
   if (vec && n >= 4) {
-    const sm_half4_t q = *reinterpret_cast<const sm_half4_t*>(p);
-    v[0] = __half2float(q.a); v[1] = __half2float(q.b); v[2] = __half2float(q.c); v[3] = __half2float(q.d);
+    tfc_vload4(p, v);
   } else if (vec) {  // vector rows: a vector is all there or all past the end
 #pragma unroll
     for (int k = 0; k < 4; ++k) v[k] = tfc_neg_inf();
@@ -74,7 +68,7 @@ __device__ __forceinline__ void sm_load4(const __half* p, long long n, bool vec,
 // p[k] = v[k] for the first n (of 4) elements.
 __device__ __forceinline__ void sm_store4(float* p, long long n, bool vec, const float v[4]) {
   if (vec && n >= 4) {
-    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    tfc_vstore4(p, v);
   } else {
 #pragma unroll
     for (int k = 0; k < 4; ++k)
@@ -83,9 +77,7 @@ __device__ __forceinline__ void sm_store4(float* p, long long n, bool vec, const
 }
 __device__ __forceinline__ void sm_store4(__half* p, long long n, bool vec, const float v[4]) {
   if (vec && n >= 4) {
-    sm_half4_t q;
-    q.a = __float2half(v[0]); q.b = __float2half(v[1]); q.c = __float2half(v[2]); q.d = __float2half(v[3]);
-    *reinterpret_cast<sm_half4_t*>(p) = q;
+    tfc_vstore4(p, v);
   } else {
 #pragma unroll
     for (int k = 0; k < 4; ++k)
