@@ -42,8 +42,9 @@ static_assert(SM_BLOCK_COLS_MAX == SM_THREADS * SM_VEC * SM_CACHE_VECS, "block r
 #define SM_MODE_LOG 1
 #define SM_MODE_XENT 2
 
-// Elements p[0..3] of which the first n exist; the missing ones read as -inf.
-__device__ __forceinline__ void sm_load4(const float* p, long long n, bool vec, float v[4]) {
+// Elements p[0..3] of which the first n exist, as floats; the missing ones read as -inf.
+template <typename T>
+__device__ __forceinline__ void sm_load4(const T* p, long long n, bool vec, float v[4]) {
   if (vec && n >= 4) {
     tfc_vload4(p, v);
   } else if (vec) {  // vector rows: a vector is all there or all past the end
@@ -51,37 +52,18 @@ __device__ __forceinline__ void sm_load4(const float* p, long long n, bool vec, 
     for (int k = 0; k < 4; ++k) v[k] = tfc_neg_inf();
   } else {
 #pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = k < n ? p[k] : tfc_neg_inf();
-  }
-}
-__device__ __forceinline__ void sm_load4(const __half* p, long long n, bool vec, float v[4]) {
-  if (vec && n >= 4) {
-    tfc_vload4(p, v);
-  } else if (vec) {  // vector rows: a vector is all there or all past the end
-#pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = tfc_neg_inf();
-  } else {
-#pragma unroll
-    for (int k = 0; k < 4; ++k) v[k] = k < n ? __half2float(p[k]) : tfc_neg_inf();
+    for (int k = 0; k < 4; ++k) v[k] = k < n ? tfc_to_float(p[k]) : tfc_neg_inf();
   }
 }
 // p[k] = v[k] for the first n (of 4) elements.
-__device__ __forceinline__ void sm_store4(float* p, long long n, bool vec, const float v[4]) {
+template <typename T>
+__device__ __forceinline__ void sm_store4(T* p, long long n, bool vec, const float v[4]) {
   if (vec && n >= 4) {
     tfc_vstore4(p, v);
   } else {
 #pragma unroll
     for (int k = 0; k < 4; ++k)
-      if (k < n) p[k] = v[k];
-  }
-}
-__device__ __forceinline__ void sm_store4(__half* p, long long n, bool vec, const float v[4]) {
-  if (vec && n >= 4) {
-    tfc_vstore4(p, v);
-  } else {
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      if (k < n) p[k] = __float2half(v[k]);
+      if (k < n) tfc_store(p + k, v[k]);
   }
 }
 

@@ -73,20 +73,27 @@ def _sub_grad(call, g):
     return [_to_input(call, 0, g), _to_input(call, 1, negative(g)) if call.needs_grad(1) else None]
 
 
+_COMPLEX64, _COMPLEX128 = dtypes.complex64, dtypes.complex128
+
+
 def conj_if_complex(t):
     """``conj(t)`` for complex tensors, ``t`` itself otherwise: TF's gradients of complex products use the
-    conjugates of the other factors (the gradient of a real loss L(z) is dL/dRe z + i dL/dIm z)."""
-    return conj(t) if t._dtype.is_complex else t
+    conjugates of the other factors (the gradient of a real loss L(z) is dL/dRe z + i dL/dIm z).
+    Identity checks: gradients of every product pay this, and ``DType.is_complex`` is a string test."""
+    d = t._dtype
+    return conj(t) if d is _COMPLEX64 or d is _COMPLEX128 else t
 
 
 def _mul_grad(call, g):
-    x, y = map(conj_if_complex, call.inputs)
+    x, y = call.inputs
+    x, y = conj_if_complex(x), conj_if_complex(y)
     return [_unbroadcast(multiply(g, y), x._array.shape) if call.needs_grad(0) else None,
             _unbroadcast(multiply(x, g), y._array.shape) if call.needs_grad(1) else None]
 
 
 def _div_grad(call, g):
-    x, y = map(conj_if_complex, call.inputs)
+    x, y = call.inputs
+    x, y = conj_if_complex(x), conj_if_complex(y)
     gx = _unbroadcast(divide(g, y), x._array.shape) if call.needs_grad(0) else None
     gy = (_unbroadcast(negative(multiply(g, divide(divide(x, y), y))), y._array.shape)
           if call.needs_grad(1) else None)
@@ -766,7 +773,8 @@ def _matmul_rule(op, ts, attrs):
 
 
 def _matmul_grad(call, g):
-    a, b = map(conj_if_complex, call.inputs)  # complex: dA = G B^H, dB = A^H G
+    a, b = call.inputs
+    a, b = conj_if_complex(a), conj_if_complex(b)  # complex: dA = G B^H, dB = A^H G
     ta, tb = call.attrs["transpose_a"], call.attrs["transpose_b"]
     if not ta and not tb:
         ga, gb = matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)
@@ -784,7 +792,8 @@ def _matmul_grad_needed(call, g):
     need_a, need_b = call.needs_grad(0), call.needs_grad(1)
     if need_a and need_b:
         return _matmul_grad(call, g)
-    a, b = map(conj_if_complex, call.inputs)
+    a, b = call.inputs
+    a, b = conj_if_complex(a), conj_if_complex(b)
     ta, tb = call.attrs["transpose_a"], call.attrs["transpose_b"]
     ga = gb = None
     if need_a:

@@ -60,7 +60,6 @@ KINDS = ("cpu", "cuda")  # device kinds a kernel may be registered for (Backend.
 # Tapes and gradients only concern floating and complex tensors; float32 is checked by identity
 # first because DType's hash is a Python call.
 _F32 = dtypes.float32
-_STRING = dtypes.string
 _DIFFERENTIABLE = dtypes.DIFFERENTIABLE_DTYPES
 
 
@@ -312,7 +311,7 @@ def _convert_inputs(inputs, op=None):
     if dev is None:
         dev = converted[0]._device if converted else _ctx.default_device()
     if dev.backend.kind != "cpu" and ((op is not None and dev.backend.kind not in op.candidates)
-                                      or any(t._dtype is _STRING for t in converted)):
+                                      or any(_ctx.placement_for(t._dtype, dev) is not dev for t in converted)):
         dev = _context.find("CPU", 0)
     caller = tuple(converted)
     for t in caller:
