@@ -64,10 +64,10 @@ def add_bias(out, bias):
 
     With few channels NumPy's broadcast loop runs C values at a time (~4x slower than long rows): a
     C-contiguous float32/float64 ``out`` is viewed as rows of ``reps * C`` values and gets the bias
-    repeated ``reps`` times (the same element-wise sums)."""
+    repeated ``reps`` times (the same element-wise sums). Other arrays (CuPy's) take ``out += bias``."""
     c = bias.shape[0] if bias.ndim == 1 else 0
-    if (0 < c <= _BIAS_ROW // 2 and out.size >= _BIAS_MIN_ELEMENTS and out.dtype in _BLAS
-            and bias.dtype == out.dtype and out.flags.c_contiguous):
+    if (0 < c <= _BIAS_ROW // 2 and out.size >= _BIAS_MIN_ELEMENTS and type(out) is np.ndarray
+            and out.dtype in _BLAS and bias.dtype == out.dtype and out.flags.c_contiguous):
         rows = out.size // c
         for reps in range(_BIAS_ROW // c, 1, -1):
             if rows % reps == 0:

@@ -44,10 +44,7 @@ def _bias_rule(op, product, bias, fused_ops):
 
 def _finish(b, out, bias, fused_ops):
     """Bias (and ReLU) applied in place on ``out``, the product's fresh result array."""
-    if b.kind == "cpu":
-        _cpu_fast.add_bias(out, bias)
-    else:
-        out += bias
+    _cpu_fast.add_bias(out, bias)
     if len(fused_ops) == 2:
         zeros = _cpu_fast.shared_zeros_like(out) if b.kind == "cpu" else None
         b.xp.maximum(out, zeros if zeros is not None else out.dtype.type(0), out=out)
