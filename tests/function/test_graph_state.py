@@ -83,7 +83,9 @@ def test_summaries_inside_a_function_are_written_on_every_call(tmp_path):
 # -- residual edges: the forward conv's columns reach the filter gradient on every replay ---------------
 
 def _conv_grad_fn():
-    w = tf.Variable(np.random.default_rng(1).standard_normal((3, 3, 2, 4)).astype(np.float32))
+    # 6 output channels: an im2col + GEMM convolution (the native direct kernels, which save no columns,
+    # take 4, 8 or 16)
+    w = tf.Variable(np.random.default_rng(1).standard_normal((3, 3, 2, 6)).astype(np.float32))
 
     @tf.function
     def grad(x):
@@ -102,7 +104,7 @@ def test_replays_hand_each_calls_columns_to_the_filter_gradient(monkeypatch):
     xs = [rng.standard_normal((2, 5, 5, 2)).astype(np.float32) for _ in range(3)]
     grad(xs[0])
     wn = w.numpy()
-    wants = [tf.nn.conv2d_backprop_filter(x, (3, 3, 2, 4), 2 * tf.nn.conv2d(x, wn, 1, "SAME"), 1, "SAME").numpy()
+    wants = [tf.nn.conv2d_backprop_filter(x, (3, 3, 2, 6), 2 * tf.nn.conv2d(x, wn, 1, "SAME"), 1, "SAME").numpy()
              for x in xs[1:]]  # eager: no residual handed over
     op = conv_ops.CONV2D_BACKPROP_FILTER
     kernel = op._direct["cpu"]

@@ -1,6 +1,7 @@
 """CPU fast paths of hot kernels give the same values as their general paths (or NumPy references).
 
-Covers: BiasAddGrad column sums through BLAS, ReLU against a cached zeros array, the tiled
+The native CPU kernels are switched off here (``TFCORE_NATIVE_CPU=0``): these are the paths that run
+without a C++ compiler. Covers: BiasAddGrad column sums through BLAS, ReLU against a cached zeros array, the tiled
 MaxPoolGrad, the stride-1 Conv2DBackpropInput as one flipped-kernel product, the one-channel
 im2col, the im2col columns reused by Conv2DBackpropFilter, the CPU SparseSoftmaxCrossEntropy
 kernel, DivNoNan, _MultiTensorApply (and its flat-buffer reuse) and the fused ops.
@@ -19,6 +20,12 @@ from tfcore.ops.registry import Residuals, execute
 
 _rng = np.random.default_rng(7)
 pytestmark = pytest.mark.usefixtures("on_cpu")  # CPU kernels, whatever the default device is
+
+
+@pytest.fixture(autouse=True)
+def numpy_paths(monkeypatch):
+    """These are the NumPy paths: the native kernels (tests/ops/test_native_cpu.py) would run first."""
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
 
 
 @pytest.fixture(scope="module")

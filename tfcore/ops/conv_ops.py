@@ -23,7 +23,7 @@ Use :func:`conv_geometry` to get output sizes and paddings with TF's exact arith
 
 import numpy as np
 
-from ..backend import xp_compat
+from ..backend import native_cpu, xp_compat
 from ..framework.errors import InvalidArgumentError
 from ._common import as_tensor, describe
 from .array_ops import reshape, transpose
@@ -282,6 +282,68 @@ def _im2col(xp, xpad, oh, ow, kh, kw, strides, dilations):
     return windows(xp, xpad, oh, ow, kh, kw, strides, dilations).reshape(n * oh * ow, kh * kw * c)
 
 
+def _columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw):
+    """im2col ``[N*OH*OW, KH*KW*C]`` of the unpadded NHWC input ``x`` with paddings ``ph``/``pw`` folded in:
+    the native kernel (one pass, no padded copy) when it can take ``x``, else :func:`_im2col` of the
+    padded input. Both give the same matrix; only the native one is always C-ordered."""
+    if xp is np and native_cpu.supports(x):
+        n, h, w, c = x.shape
+        out = np.empty((n * oh * ow, kh * kw * c), dtype=x.dtype)
+        native_cpu.library().fn("tfc_im2col", x.dtype)(
+            native_cpu.ptr(x), n, h, w, c, kh, kw, strides[1], strides[2], dilations[1], dilations[2], ph[0],
+            pw[0], oh, ow, native_cpu.ptr(out))
+        return out
+    return _im2col(xp, pad_spatial(xp, x, ph, pw), oh, ow, kh, kw, strides, dilations)
+
+
+def _direct_ready(xp, co, *arrays):
+    """Whether the native direct convolution kernels take these NumPy arrays with ``co`` output channels
+    (4 or 8, and 16 in float32: one SIMD vector of sums per pixel; wider outputs are GEMM-shaped enough
+    for BLAS)."""
+    if xp is not np or co not in (4, 8, 16) or (co == 16 and arrays[0].dtype != np.float32):
+        return False
+    return native_cpu.supports(*arrays)
+
+
+def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw):
+    """Conv2D of NHWC ``x`` with ``w`` ``[KH, KW, C, CO]`` by the native direct kernel (no im2col matrix:
+    for the few channels of small CNNs its memory traffic costs more than the product), or None when
+    the kernel does not take these arrays (see :func:`_direct_ready`)."""
+    if xp is not np:
+        return None
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    if not _direct_ready(xp, w.shape[3], x, w):
+        return None
+    xpad = pad_spatial(xp, x, ph, pw)
+    n, hp, wp, c = xpad.shape
+    kh, kw, _, co = w.shape
+    out = np.empty((n, oh, ow, co), dtype=x.dtype)
+    offsets = np.empty(kh * kw * c, np.int64)  # kernel scratch; a named reference keeps it alive during the call
+    native_cpu.library().fn("tfc_conv2d_direct", x.dtype)(
+        native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(w), kh, kw, co, strides[1], strides[2], dilations[1],
+        dilations[2], oh, ow, None, native_cpu.ptr(out), native_cpu.ptr(offsets))
+    return out
+
+
+def _direct_filter_grad(xp, x, dy, kh, kw, strides, dilations, ph, pw):
+    """Conv2DBackpropFilter ``[KH, KW, C, CO]`` by the native kernel (one pass over ``x`` and ``dy`` per
+    block of filter rows, no im2col matrix), or None when the kernel does not take these arrays."""
+    if xp is not np:
+        return None
+    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+    if not _direct_ready(xp, dy.shape[3], x, dy):
+        return None
+    xpad = pad_spatial(xp, x, ph, pw)
+    n, hp, wp, c = xpad.shape
+    _, oh, ow, co = dy.shape
+    out = np.empty((kh, kw, c, co), dtype=x.dtype)
+    offsets = np.empty(kh * kw * c, np.int64)
+    native_cpu.library().fn("tfc_conv2d_wgrad_direct", x.dtype)(
+        native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(dy), kh, kw, co, strides[1], strides[2], dilations[1],
+        dilations[2], oh, ow, native_cpu.ptr(out), native_cpu.ptr(offsets))
+    return out
+
+
 # im2col matrices larger than this are not kept for the filter gradient (memory over speed).
 MAX_SAVED_COLUMNS_BYTES = 8 << 20
 
@@ -293,18 +355,20 @@ def _conv2d(b, x, w, *, strides, padding, explicit_paddings, data_format, dilati
     n, _, _, c = x.shape
     kh, kw, _, co = w.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
+    direct = _direct(xp, x, w, oh, ow, strides, dilations, ph, pw)
+    if direct is not None:
+        return direct.astype(out_dtype, copy=False)
     wmat = w.reshape(kh * kw * c, co)
-    xpad = pad_spatial(xp, x, ph, pw)
     chunks = _batch_chunks(n, oh * ow * kh * kw * c)
     if len(chunks) == 1:
-        cols = _im2col(xp, xpad, oh, ow, kh, kw, strides, dilations)
+        cols = _columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw)
         out = cols @ wmat
         if cols.nbytes <= MAX_SAVED_COLUMNS_BYTES:  # the filter gradient needs exactly these columns
             return Residuals(out.reshape(n, oh, ow, co).astype(out_dtype, copy=False), im2col=cols)
     else:
         out = xp.empty((n * oh * ow, co), dtype=x.dtype)
         for s, e in chunks:
-            out[s * oh * ow:e * oh * ow] = _im2col(xp, xpad[s:e], oh, ow, kh, kw, strides, dilations) @ wmat
+            out[s * oh * ow:e * oh * ow] = _columns(xp, x[s:e], oh, ow, kh, kw, strides, dilations, ph, pw) @ wmat
     return out.reshape(n, oh, ow, co).astype(out_dtype, copy=False)
 
 
@@ -366,15 +430,19 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations):
     left, right = (kw - 1) * dw - pw[0], (kw - 1) * dw - pw[1]
     if min(top, bottom, left, right) < 0:
         return None
-    wflip = xp.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(kh * kw * co, c)
-    dypad = pad_spatial(xp, dy, (top, bottom), (left, right))
+    wflip = xp.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+    pads = (top, bottom), (left, right)
+    direct = _direct(xp, dy, wflip, h, wd, _UNIT_STRIDES, dilations, *pads)
+    if direct is not None:
+        return direct
+    wflip = wflip.reshape(kh * kw * co, c)
     chunks = _batch_chunks(n, h * wd * kh * kw * co)
     if len(chunks) == 1:
-        dx = _im2col(xp, dypad, h, wd, kh, kw, _UNIT_STRIDES, dilations) @ wflip
+        dx = _columns(xp, dy, h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads) @ wflip
     else:
         dx = xp.empty((n * h * wd, c), dtype=dy.dtype)
         for s, e in chunks:
-            dx[s * h * wd:e * h * wd] = _im2col(xp, dypad[s:e], h, wd, kh, kw, _UNIT_STRIDES, dilations) @ wflip
+            dx[s * h * wd:e * h * wd] = _columns(xp, dy[s:e], h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads) @ wflip
     return dx.reshape(n, h, wd, c)
 
 
@@ -416,10 +484,12 @@ def _conv2d_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, explici
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     if im2col is not None and im2col.dtype == x.dtype:
         return (im2col.T @ dy.reshape(n * oh * ow, co)).reshape(kh, kw, c, co).astype(out_dtype, copy=False)
-    xpad = pad_spatial(xp, x, ph, pw)
+    direct = _direct_filter_grad(xp, x, dy, kh, kw, strides, dilations, ph, pw)
+    if direct is not None:
+        return direct.astype(out_dtype, copy=False)
     dw = None
     for s, e in _batch_chunks(n, oh * ow * kh * kw * c):
-        cols = _im2col(xp, xpad[s:e], oh, ow, kh, kw, strides, dilations)
+        cols = _columns(xp, x[s:e], oh, ow, kh, kw, strides, dilations, ph, pw)
         part = cols.T @ dy[s:e].reshape((e - s) * oh * ow, co)
         dw = part if dw is None else dw + part
     return dw.reshape(kh, kw, c, co).astype(out_dtype, copy=False)

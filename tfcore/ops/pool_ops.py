@@ -15,6 +15,7 @@ Inputs: ``MaxPool(x)``, ``MaxPoolGrad(orig_input, orig_output, grad)``,
 
 import numpy as np
 
+from ..backend import native_cpu
 from ..framework.errors import InvalidArgumentError
 from ._common import as_tensor, describe, host_float32
 from .array_ops import reshape, transpose
@@ -141,6 +142,26 @@ def _max_pool_tiled(b, x, *, ksize, strides, padding, explicit_paddings, data_fo
     return np.array(out, copy=kh == 1 and kw == 1).reshape(n, oh, ow, c)
 
 
+def _native_pool(x, *arrays, ksize, strides, padding, explicit_paddings=(), **_):
+    return x.ndim == 4 and native_cpu.supports(x, *arrays)
+
+
+def _native_geometry(x, ksize, strides, padding, explicit_paddings):
+    n, h, w, c = x.shape
+    oh, ow, ph, pw = pool_geometry(x.shape, ksize, strides, padding, explicit_paddings)
+    return (n, h, w, c, ksize[1], ksize[2], strides[1], strides[2], ph[0], pw[0], oh, ow)
+
+
+@MAX_POOL.kernel("cpu", dtypes=_FLOATS, supports=_native_pool, priority=2, name="max_pool_native")
+def _max_pool_native(b, x, *, ksize, strides, padding, explicit_paddings, data_format):
+    """MaxPool as one C loop (``kernels/cpu_kernels.cc``): any window, stride and padding; the same
+    values as the NumPy candidates (padding never wins, NaN propagates)."""
+    geo = _native_geometry(x, ksize, strides, padding, explicit_paddings)
+    y = np.empty((geo[0], geo[-2], geo[-1], geo[3]), dtype=x.dtype)
+    native_cpu.library().fn("tfc_max_pool", x.dtype)(native_cpu.ptr(x), *geo, native_cpu.ptr(y))
+    return y
+
+
 def _max_pool_grad_grad(call, gg):
     x, y, _ = call.inputs
     return [None, None, execute(MAX_POOL_GRAD_GRAD, (x, y, gg), _pool_attrs(call.attrs))]
@@ -221,6 +242,18 @@ def _max_pool_grad_tiled(b, x, y, dy, *, ksize, strides, padding, explicit_paddi
                     found = found | hit
             np.multiply(dy, hit, out=dx[:, :, i, :, j])
     return dx.reshape(n, h, w, c)
+
+
+@MAX_POOL_GRAD.kernel("cpu", dtypes=_FLOATS, supports=_native_pool, priority=2, name="max_pool_grad_native")
+def _max_pool_grad_native(b, x, y, dy, *, ksize, strides, padding, explicit_paddings, data_format):
+    """MaxPoolGrad as one C loop: each gradient goes to its window's first maximum in row-major tap
+    order, as the NumPy candidates (any window, overlap, padding, ties, NaN and non-finite ``dy``)."""
+    geo = _native_geometry(x, ksize, strides, padding, explicit_paddings)
+    dx = np.empty(x.shape, dtype=dy.dtype)
+    scratch = np.empty(max(x.shape[3], 1), dtype=dy.dtype)
+    native_cpu.library().fn("tfc_max_pool_grad", x.dtype)(
+        native_cpu.ptr(x), native_cpu.ptr(y), native_cpu.ptr(dy), *geo, native_cpu.ptr(dx), native_cpu.ptr(scratch))
+    return dx
 
 
 MAX_POOL_GRAD_GRAD = Op("MaxPoolGradGrad", rule=_grad_rule, grad=lambda call, g: [

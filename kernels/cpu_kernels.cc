@@ -1,0 +1,360 @@
+// Native CPU kernels: the loops NumPy can only express as many passes over strided views.
+//
+// Built on the user's machine by tfcore/backend/native_cpu.py (g++ -O3 -march=native, cached) and
+// called through ctypes as candidates of the CPU ops (conv_ops.py, pool_ops.py); without a compiler the
+// NumPy candidates run instead. All arrays are C-contiguous NHWC; sizes are int64. Semantics are exactly
+// those of the NumPy candidates they replace (tests compare them), so no fast-math: NaN must propagate.
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace {
+
+using i64 = std::int64_t;
+
+// Copies n values (short runs: a plain loop beats a memcpy call for the few values of one tap).
+template <typename T>
+inline void copy_run(T* __restrict__ dst, const T* __restrict__ src, i64 n) {
+    for (i64 k = 0; k < n; ++k) dst[k] = src[k];
+}
+
+template <typename T>
+inline void zero_run(T* __restrict__ dst, i64 n) {
+    for (i64 k = 0; k < n; ++k) dst[k] = T(0);
+}
+
+// im2col of an NHWC input: out[(n, oy, ox), (i, j, c)] = x[n, oy*sh + i*dh - pt, ox*sw + j*dw - pl, c],
+// zero outside the input (the convolution's padding, folded in: no padded copy of x is made).
+template <typename T>
+void im2col(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh,
+            i64 dw, i64 pt, i64 pl, i64 oh, i64 ow, T* __restrict__ out) {
+    const i64 tap_row = kw * c;
+    for (i64 b = 0; b < n; ++b) {
+        const T* xb = x + b * h * w * c;
+        for (i64 oy = 0; oy < oh; ++oy) {
+            for (i64 ox = 0; ox < ow; ++ox) {
+                T* dst = out + ((b * oh + oy) * ow + ox) * kh * tap_row;
+                const i64 x0 = ox * sw - pl;
+                const bool row_inside = dw == 1 && x0 >= 0 && x0 + kw <= w;
+                for (i64 i = 0; i < kh; ++i, dst += tap_row) {
+                    const i64 y = oy * sh + i * dh - pt;
+                    if (y < 0 || y >= h) {
+                        zero_run(dst, tap_row);
+                        continue;
+                    }
+                    const T* src = xb + y * w * c;
+                    if (row_inside) {  // the window's row is one contiguous run of kw*c values
+                        copy_run(dst, src + x0 * c, tap_row);
+                        continue;
+                    }
+                    for (i64 j = 0; j < kw; ++j) {
+                        const i64 xx = x0 + j * dw;
+                        if (xx < 0 || xx >= w)
+                            zero_run(dst + j * c, c);
+                        else
+                            copy_run(dst + j * c, src + xx * c, c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// C values of T as one GCC vector (C a power of two): the fixed-channel paths below use it so that every
+// tap is a few SIMD instructions whatever the auto-vectoriser decides.
+template <typename T, int C>
+struct Lanes {
+    typedef T vec __attribute__((vector_size(sizeof(T) * C)));
+    static vec load(const T* p) {
+        vec v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+    static void store(T* p, vec v) { std::memcpy(p, &v, sizeof v); }
+    static vec splat(T x) {
+        vec v;
+        for (int k = 0; k < C; ++k) v[k] = x;
+        return v;
+    }
+};
+
+// Max pooling: y[n, oy, ox, c] = max over the window's taps inside the input (padding never wins, as
+// in the NumPy candidate's -inf padded copy); NaN propagates. C > 0: the channel count as a constant
+// (vector path); C == 0: any channel count (scalar loops).
+template <typename T, int C>
+void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt,
+              i64 pl, i64 oh, i64 ow, T* __restrict__ y) {
+    using L = Lanes<T, (C > 0 ? C : 1)>;
+    using V = typename L::vec;
+    const i64 c = C > 0 ? C : c_dyn;
+    const T lowest = -std::numeric_limits<T>::infinity();
+    for (i64 b = 0; b < n; ++b) {
+        const T* xb = x + b * h * w * c;
+        for (i64 oy = 0; oy < oh; ++oy) {
+            const i64 y0 = oy * sh - pt;
+            const i64 i_lo = y0 < 0 ? -y0 : 0, i_hi = y0 + kh > h ? h - y0 : kh;
+            for (i64 ox = 0; ox < ow; ++ox) {
+                const i64 x0 = ox * sw - pl;
+                const i64 j_lo = x0 < 0 ? -x0 : 0, j_hi = x0 + kw > w ? w - x0 : kw;
+                T* out = y + ((b * oh + oy) * ow + ox) * c;
+                if constexpr (C > 0) {
+                    V m = L::splat(lowest), nan = L::splat(T(0));
+                    for (i64 i = i_lo; i < i_hi; ++i) {
+                        for (i64 j = j_lo; j < j_hi; ++j) {
+                            const V v = L::load(xb + ((y0 + i) * w + x0 + j) * c);
+                            m = v > m ? v : m;
+                            nan = v != v ? v : nan;  // the (last) NaN of each channel, if any
+                        }
+                    }
+                    L::store(out, nan != nan ? nan : m);
+                } else {
+                    for (i64 k = 0; k < c; ++k) out[k] = lowest;
+                    for (i64 i = i_lo; i < i_hi; ++i) {
+                        for (i64 j = j_lo; j < j_hi; ++j) {
+                            const T* v = xb + ((y0 + i) * w + x0 + j) * c;
+                            for (i64 k = 0; k < c; ++k) out[k] = (v[k] > out[k] || v[k] != v[k]) ? v[k] : out[k];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// MaxPoolGrad: each dy goes to the first tap (row-major) of its window whose value equals y, added into
+// dx (windows may overlap). Padding taps hold `lowest`: a window whose maximum is -inf and whose first
+// match is a padding tap sends its gradient nowhere, as the NumPy candidate. `left` holds the gradient
+// each channel has still to place: selected (never multiplied) into dx at the first match and zeroed
+// there, so later equal values (ties) add zero and a non-finite dy lands exactly once.
+template <typename T, int C>
+void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ dy, i64 n, i64 h,
+                   i64 w, i64 c_dyn, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl, i64 oh, i64 ow,
+                   T* __restrict__ dx, T* __restrict__ scratch) {
+    using L = Lanes<T, (C > 0 ? C : 1)>;
+    using V = typename L::vec;
+    const i64 c = C > 0 ? C : c_dyn;
+    const T lowest = -std::numeric_limits<T>::infinity();
+    std::memset(dx, 0, sizeof(T) * n * h * w * c);
+    for (i64 b = 0; b < n; ++b) {
+        const T* xb = x + b * h * w * c;
+        T* dxb = dx + b * h * w * c;
+        for (i64 oy = 0; oy < oh; ++oy) {
+            for (i64 ox = 0; ox < ow; ++ox) {
+                const i64 o = ((b * oh + oy) * ow + ox) * c;
+                if constexpr (C > 0) {
+                    const V yv = L::load(y + o), zero = L::splat(T(0)), low = L::splat(lowest);
+                    V left = L::load(dy + o);
+                    for (i64 i = 0; i < kh; ++i) {
+                        const i64 yy = oy * sh + i - pt;
+                        for (i64 j = 0; j < kw; ++j) {
+                            const i64 xx = ox * sw + j - pl;
+                            if (yy < 0 || yy >= h || xx < 0 || xx >= w) {
+                                left = yv == low ? zero : left;
+                                continue;
+                            }
+                            const i64 at = (yy * w + xx) * c;
+                            const auto hit = L::load(xb + at) == yv;
+                            L::store(dxb + at, L::load(dxb + at) + (hit ? left : zero));
+                            left = hit ? zero : left;
+                        }
+                    }
+                } else {
+                    T* left = scratch;
+                    for (i64 k = 0; k < c; ++k) left[k] = dy[o + k];
+                    for (i64 i = 0; i < kh; ++i) {
+                        const i64 yy = oy * sh + i - pt;
+                        for (i64 j = 0; j < kw; ++j) {
+                            const i64 xx = ox * sw + j - pl;
+                            if (yy < 0 || yy >= h || xx < 0 || xx >= w) {
+                                for (i64 k = 0; k < c; ++k) left[k] = y[o + k] == lowest ? T(0) : left[k];
+                                continue;
+                            }
+                            const T* v = xb + (yy * w + xx) * c;
+                            T* d = dxb + (yy * w + xx) * c;
+                            for (i64 k = 0; k < c; ++k) {
+                                const bool hit = v[k] == y[o + k];
+                                d[k] += hit ? left[k] : T(0);
+                                left[k] = hit ? T(0) : left[k];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Accumulator budget of the direct convolution: 12 vector registers of sums (measured on AVX-512 and
+// AVX2 machines alike: more pixels per block run out of address registers).
+#define TFC_VEC_BYTES 32
+#define TFC_ACC_REGS 12
+
+// PB output pixels of one row, CO channels each: acc[q] = bias + sum_k w[k, :] * x[q * step + off[k]], k
+// over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
+template <typename T, int CO, int PB>
+inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
+                       const T* __restrict__ w, typename Lanes<T, CO>::vec b0, T* __restrict__ out) {
+    using L = Lanes<T, CO>;
+    using V = typename L::vec;
+    V acc[PB];
+#pragma GCC unroll 16
+    for (int q = 0; q < PB; ++q) acc[q] = b0;
+    for (i64 k = 0; k < K; ++k) {
+        const V wv = L::load(w + k * CO);
+        const T* xk = x + off[k];
+#pragma GCC unroll 16
+        for (int q = 0; q < PB; ++q) acc[q] += wv * xk[q * step];
+    }
+#pragma GCC unroll 16
+    for (int q = 0; q < PB; ++q) L::store(out + q * CO, acc[q]);
+}
+
+// Direct convolution of a padded NHWC input with CO (a compile-time constant) output channels:
+// out[b, oy, ox, :] = bias + sum over taps (i, j) and input channels ci of
+//     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :].
+// Each output pixel's CO channels are vector accumulators; PB pixels of a row share every weight-vector
+// load and keep enough independent FMA chains in flight (PB * CO values fill about 16 vector registers).
+// No im2col matrix is written: for the few channels of small CNNs that traffic cost more than the GEMM.
+// `off` is scratch for kh*kw*c offsets.
+template <typename T, int CO>
+void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ w, i64 kh,
+                   i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, const T* __restrict__ bias,
+                   T* __restrict__ out, i64* __restrict__ off) {
+    using L = Lanes<T, CO>;
+    constexpr int PER_PIXEL = (CO * int(sizeof(T)) + TFC_VEC_BYTES - 1) / TFC_VEC_BYTES;
+    constexpr int PB = PER_PIXEL >= TFC_ACC_REGS ? 1 : TFC_ACC_REGS / PER_PIXEL;
+    const typename L::vec b0 = bias ? L::load(bias) : L::splat(T(0));
+    const i64 K = kh * kw * c;
+    for (i64 i = 0, k = 0; i < kh; ++i)
+        for (i64 j = 0; j < kw; ++j)
+            for (i64 ci = 0; ci < c; ++ci) off[k++] = (i * dh * wp + j * dw) * c + ci;
+    const i64 step = sw * c;
+    for (i64 b = 0; b < n; ++b) {
+        for (i64 oy = 0; oy < oh; ++oy) {
+            T* orow = out + (b * oh + oy) * ow * CO;
+            const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
+            i64 ox = 0;
+            for (; ox + PB <= ow; ox += PB) conv_block<T, CO, PB>(xrow + ox * step, step, off, K, w, b0, orow + ox * CO);
+            for (; ox < ow; ++ox) conv_block<T, CO, 1>(xrow + ox * step, step, off, K, w, b0, orow + ox * CO);
+        }
+    }
+}
+
+// KB rows of the filter gradient: dw[k, :] = sum over output pixels p of x[p's window + off[k]] * dy[p, :]
+// for the KB (tap, input channel) pairs k of `off`; one pass over dy and x for all KB rows.
+template <typename T, int CO, int KB>
+inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, i64 sh, i64 sw, i64 oh,
+                             i64 ow, const T* __restrict__ dy, const i64* __restrict__ off, T* __restrict__ dw) {
+    using L = Lanes<T, CO>;
+    using V = typename L::vec;
+    V acc[KB];
+    i64 o[KB];
+#pragma GCC unroll 16
+    for (int k = 0; k < KB; ++k) {
+        acc[k] = L::splat(T(0));
+        o[k] = off[k];
+    }
+    for (i64 b = 0; b < n; ++b) {
+        for (i64 oy = 0; oy < oh; ++oy) {
+            const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
+            const T* g = dy + (b * oh + oy) * ow * CO;
+            for (i64 ox = 0; ox < ow; ++ox) {
+                const V gv = L::load(g + ox * CO);
+                const T* xp = xrow + ox * sw * c;
+#pragma GCC unroll 16
+                for (int k = 0; k < KB; ++k) acc[k] += gv * xp[o[k]];
+            }
+        }
+    }
+#pragma GCC unroll 16
+    for (int k = 0; k < KB; ++k) L::store(dw + k * CO, acc[k]);
+}
+
+// Conv2DBackpropFilter without an im2col matrix: dw[i, j, ci, :] = sum over (b, oy, ox) of
+// xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * dy[b, oy, ox, :], KB filter rows per pass over the data.
+template <typename T, int CO>
+void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ dy,
+                         i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out,
+                         i64* __restrict__ off) {
+    constexpr int PER_ROW = (CO * int(sizeof(T)) + TFC_VEC_BYTES - 1) / TFC_VEC_BYTES;
+    constexpr int KB = PER_ROW >= TFC_ACC_REGS ? 1 : TFC_ACC_REGS / PER_ROW;
+    const i64 K = kh * kw * c;
+    for (i64 i = 0, k = 0; i < kh; ++i)
+        for (i64 j = 0; j < kw; ++j)
+            for (i64 ci = 0; ci < c; ++ci) off[k++] = (i * dh * wp + j * dw) * c + ci;
+    i64 k = 0;
+    for (; k + KB <= K; k += KB)
+        conv_wgrad_block<T, CO, KB>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * CO);
+    for (; k < K; ++k) conv_wgrad_block<T, CO, 1>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * CO);
+}
+
+// Calls KERNEL<T, C> with the channel count as a constant for the common small counts.
+#define TFC_CHANNEL_DISPATCH(KERNEL, T, c, ...)               \
+    switch (c) {                                              \
+        case 1: KERNEL<T, 1>(__VA_ARGS__); break;             \
+        case 2: KERNEL<T, 2>(__VA_ARGS__); break;             \
+        case 4: KERNEL<T, 4>(__VA_ARGS__); break;             \
+        case 8: KERNEL<T, 8>(__VA_ARGS__); break;             \
+        case 16: KERNEL<T, 16>(__VA_ARGS__); break;           \
+        case 32: KERNEL<T, 32>(__VA_ARGS__); break;           \
+        case 64: KERNEL<T, 64>(__VA_ARGS__); break;           \
+        default: KERNEL<T, 0>(__VA_ARGS__); break;            \
+    }
+
+}  // namespace
+
+#define TFC_EXPORT extern "C" __attribute__((visibility("default")))
+
+#define TFC_INSTANTIATE(T, SUFFIX)                                                                          \
+    TFC_EXPORT void tfc_im2col_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 kh, i64 kw, i64 sh,    \
+                                        i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 oh, i64 ow, T* out) {  \
+        im2col<T>(x, n, h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, out);                              \
+    }                                                                                                       \
+    TFC_EXPORT void tfc_max_pool_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 kh, i64 kw, i64 sh,  \
+                                          i64 sw, i64 pt, i64 pl, i64 oh, i64 ow, T* y) {                   \
+        TFC_CHANNEL_DISPATCH(max_pool, T, c, x, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, y)                                     \
+    }                                                                                                       \
+    TFC_EXPORT void tfc_max_pool_grad_##SUFFIX(const T* x, const T* y, const T* dy, i64 n, i64 h, i64 w,   \
+                                               i64 c, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl,      \
+                                               i64 oh, i64 ow, T* dx, T* scratch) {                         \
+        TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, dx,  \
+                             scratch)                                                                       \
+    }
+
+// The output-channel counts with a direct-convolution instance: vectors of at most 64 bytes (GCC lowers
+// wider generic vectors through memory). Returns 0 for others (the caller then uses im2col + GEMM).
+#define TFC_DIRECT_CASES(KERNEL, T, ...)                                                \
+    switch (co) {                                                                       \
+        case 4: KERNEL<T, 4>(__VA_ARGS__); return 1;                                    \
+        case 8: KERNEL<T, 8>(__VA_ARGS__); return 1;                                    \
+        case 16:                                                                        \
+            if constexpr (sizeof(T) == 4) {                                             \
+                KERNEL<T, 16>(__VA_ARGS__);                                             \
+                return 1;                                                               \
+            }                                                                           \
+            return 0;                                                                   \
+        default: return 0;                                                              \
+    }
+
+#define TFC_INSTANTIATE_DIRECT(T, SUFFIX)                                                                     \
+    TFC_EXPORT int tfc_conv2d_direct_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* w, i64 kh, \
+                                              i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, \
+                                              const T* bias, T* out, i64* off) {                              \
+        TFC_DIRECT_CASES(conv2d_direct, T, xpad, n, hp, wp, c, w, kh, kw, sh, sw, dh, dw, oh, ow, bias, out,  \
+                         off)                                                                                 \
+    }                                                                                                         \
+    TFC_EXPORT int tfc_conv2d_wgrad_direct_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* dy, \
+                                                    i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw,   \
+                                                    i64 oh, i64 ow, T* out, i64* off) {                       \
+        TFC_DIRECT_CASES(conv2d_wgrad_direct, T, xpad, n, hp, wp, c, dy, kh, kw, sh, sw, dh, dw, oh, ow, out, \
+                         off)                                                                                 \
+    }
+
+TFC_INSTANTIATE(float, f32)
+TFC_INSTANTIATE(double, f64)
+TFC_INSTANTIATE_DIRECT(float, f32)
+TFC_INSTANTIATE_DIRECT(double, f64)
+
+// The ABI version Python checks after loading (bump when a signature above changes).
+TFC_EXPORT int tfc_native_abi_version() { return 4; }

@@ -1,0 +1,282 @@
+"""The native CPU kernels (``kernels/cpu_kernels.cc``) against float64 references and the NumPy paths.
+
+Covers the build (cached, keyed by source and CPU; a missing compiler falls back with a warning), im2col,
+MaxPool and MaxPoolGrad (ragged shapes, overlapping windows, padding, ties, NaN, infinities), the direct
+convolution forward, stride-1 input gradient and filter gradient (4, 8 and 16 output channels, strides,
+dilations, SAME/VALID/EXPLICIT padding), and which candidates the ops choose with and without the kernels.
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import tfcore as tf
+from tfcore.backend import native_cpu
+from tfcore.framework.context import context
+from tfcore.ops import conv_ops, pool_ops
+
+pytestmark = pytest.mark.usefixtures("on_cpu")
+_rng = np.random.default_rng(11)
+
+needs_native = pytest.mark.skipif(native_cpu.library() is None, reason="no C++ compiler: NumPy paths only")
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    return context.find("CPU", 0).backend
+
+
+def _pool_attrs(k, s, padding, explicit=()):
+    return dict(ksize=(1, k, k, 1), strides=(1, s, s, 1), padding=padding, explicit_paddings=explicit,
+                data_format="NHWC")
+
+
+def _conv_attrs(stride, dilation, padding, explicit=()):
+    return dict(strides=(1, stride, stride, 1), padding=padding, explicit_paddings=explicit, data_format="NHWC",
+                dilations=(1, dilation, dilation, 1))
+
+
+def _reference_conv(x, w, stride, dilation, pads):
+    """float64 convolution by explicit loops over taps, padding computed here (not by conv_geometry)."""
+    (pt, pb), (pl, pr) = pads
+    x = np.pad(x.astype(np.float64), ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    kh, kw, _, co = w.shape
+    oh = (x.shape[1] - (kh - 1) * dilation - 1) // stride + 1
+    ow = (x.shape[2] - (kw - 1) * dilation - 1) // stride + 1
+    out = np.zeros((x.shape[0], oh, ow, co))
+    for i, j in itertools.product(range(kh), range(kw)):
+        patch = x[:, i * dilation:i * dilation + stride * (oh - 1) + 1:stride,
+                  j * dilation:j * dilation + stride * (ow - 1) + 1:stride, :]
+        out += patch @ w[i, j].astype(np.float64)
+    return out
+
+
+def _same_pads(size, k, stride, dilation):
+    eff = (k - 1) * dilation + 1
+    out = -(-size // stride)
+    total = max((out - 1) * stride + eff - size, 0)
+    return total // 2, total - total // 2
+
+
+# -- build -------------------------------------------------------------------------------------------
+
+@needs_native
+def test_the_library_is_built_once_and_cached_by_source_and_cpu(tmp_path, monkeypatch):
+    monkeypatch.setenv("TFCORE_EMULATOR_CACHE", str(tmp_path / "emulator"))
+    path = native_cpu._build(native_cpu._source_path(), native_cpu.compiler())
+    assert path.exists() and path.parent.parent == tmp_path / "native"
+    mtime = path.stat().st_mtime_ns
+    assert native_cpu._build(native_cpu._source_path(), native_cpu.compiler()) == path
+    assert path.stat().st_mtime_ns == mtime  # the cached library, not a rebuild
+    lib = native_cpu.NativeLibrary(path)
+    assert lib.fn("tfc_im2col", np.float32) is not lib.fn("tfc_im2col", np.float64)
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_without_a_working_compiler_the_numpy_paths_run(tmp_path, monkeypatch, broken):
+    """No compiler: quietly the NumPy paths. A compiler that fails: a RuntimeWarning, then the same."""
+    monkeypatch.setenv("TFCORE_EMULATOR_CACHE", str(tmp_path / "emulator"))
+    monkeypatch.setenv("CXX", "false" if broken else str(tmp_path / "no-such-compiler"))
+    native_cpu._load.cache_clear()
+    try:
+        if broken:
+            with pytest.warns(RuntimeWarning, match="native CPU kernels unavailable"):
+                assert native_cpu.library() is None
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert native_cpu.library() is None
+        x = _rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+        assert not native_cpu.supports(x)
+        y = tf.nn.max_pool2d(x, 2, 2, "SAME").numpy()
+        np.testing.assert_array_equal(y, x.reshape(2, 3, 2, 3, 2, 3).max(axis=(2, 4)))
+    finally:
+        native_cpu._load.cache_clear()
+
+
+def test_the_switch_turns_the_kernels_off(monkeypatch):
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+    assert native_cpu.library() is None
+    x = np.ones((1, 4, 4, 2), np.float32)
+    assert pool_ops.MAX_POOL.select("cpu", (x,), _pool_attrs(2, 2, "SAME")).name == "max_pool_tiled"
+
+
+@needs_native
+def test_supports_only_contiguous_float_numpy_arrays_of_one_dtype():
+    a = np.ones((2, 3), np.float32)
+    assert native_cpu.supports(a, a)
+    assert not native_cpu.supports(a, a.astype(np.float64))
+    assert not native_cpu.supports(a.T)
+    assert not native_cpu.supports(a.astype(np.float16))
+    assert not native_cpu.supports(a.astype(np.int32))
+
+
+# -- im2col ------------------------------------------------------------------------------------------
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n,h,w,c,k,stride,dilation,padding", [
+    (2, 7, 5, 1, 4, 1, 1, "SAME"), (3, 9, 9, 3, 3, 2, 1, "SAME"), (1, 8, 6, 2, 2, 1, 2, "VALID"),
+    (2, 5, 7, 5, 3, 3, 2, "SAME"), (1, 1, 1, 4, 3, 1, 1, "SAME"), (2, 6, 6, 3, 3, 2, 1, "VALID")])
+def test_native_im2col_equals_the_numpy_columns(n, h, w, c, k, stride, dilation, padding, dtype):
+    x = _rng.standard_normal((n, h, w, c)).astype(dtype)
+    strides, dilations = (1, stride, stride, 1), (1, dilation, dilation, 1)
+    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, k, k, strides, dilations, padding, ())
+    got = conv_ops._columns(np, x, oh, ow, k, k, strides, dilations, ph, pw)
+    want = conv_ops._im2col(np, conv_ops.pad_spatial(np, x, ph, pw), oh, ow, k, k, strides, dilations)
+    assert got.flags.c_contiguous and got.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+
+
+# -- pooling -----------------------------------------------------------------------------------------
+
+def _pool_inputs(shape, dtype, specials):
+    x = _rng.standard_normal(shape).astype(dtype)
+    if specials:
+        x[0, 0, :2, 0] = 1.5          # a tie inside the first window
+        x[-1, -1, -1, -1] = np.nan    # a NaN window
+        x[0, -1, 0, -1] = -np.inf
+        x[-1, 0, -1, 0] = np.inf
+    return x
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,k,s,padding", [
+    ((2, 28, 28, 8), 2, 2, "SAME"), ((3, 7, 9, 2), 2, 2, "SAME"), ((2, 7, 9, 5), 3, 2, "SAME"),
+    ((2, 8, 8, 16), 3, 1, "VALID"), ((1, 6, 6, 1), 3, 3, "SAME"), ((2, 5, 5, 3), 3, 2, "VALID"),
+    ((1, 5, 4, 64), 2, 1, "SAME"), ((1, 4, 4, 7), 1, 1, "VALID")])
+@pytest.mark.parametrize("specials", [False, True])
+def test_native_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, shape, k, s, padding, dtype,
+                                                                       specials):
+    attrs = _pool_attrs(k, s, padding)
+    x = _pool_inputs(shape, dtype, specials)
+    want = pool_ops._max_pool(cpu, x, **attrs)
+    got = pool_ops._max_pool_native(cpu, x, **attrs)
+    np.testing.assert_array_equal(got, want)
+    dy = _rng.standard_normal(want.shape).astype(dtype)
+    if specials:
+        dy[0, 0, 0, 0], dy[-1, -1, -1, 0] = np.inf, np.nan
+    got = pool_ops._max_pool_grad_native(cpu, x, want, dy, **attrs)
+    expected = pool_ops._max_pool_grad(cpu, x, want, dy, **attrs)
+    if s >= k:  # each input in one window: the same single values
+        np.testing.assert_array_equal(got, expected)
+    else:  # overlapping windows add in another order (window by window, not tap by tap)
+        rtol = 1e-6 if dtype == np.float32 else 1e-14
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol)
+
+
+@needs_native
+def test_native_max_pool_with_explicit_padding_and_minus_infinity_windows(cpu):
+    attrs = _pool_attrs(3, 2, "EXPLICIT", (0, 0, 2, 1, 1, 2, 0, 0))
+    x = np.full((1, 5, 5, 4), -np.inf, np.float32)
+    x[0, 2:, 2:, :2] = _rng.standard_normal((3, 3, 2))
+    y = pool_ops._max_pool(cpu, x, **attrs)
+    np.testing.assert_array_equal(pool_ops._max_pool_native(cpu, x, **attrs), y)
+    dy = _rng.standard_normal(y.shape).astype(np.float32)
+    np.testing.assert_array_equal(pool_ops._max_pool_grad_native(cpu, x, y, dy, **attrs),
+                                  pool_ops._max_pool_grad(cpu, x, y, dy, **attrs))
+
+
+@needs_native
+def test_pools_choose_the_native_candidates_for_float32_and_float64_only():
+    attrs = _pool_attrs(2, 2, "SAME")
+    for dt in (np.float32, np.float64):
+        x = np.ones((1, 4, 4, 3), dt)
+        y = np.ones((1, 2, 2, 3), dt)
+        assert pool_ops.MAX_POOL.select("cpu", (x,), attrs).name == "max_pool_native"
+        assert pool_ops.MAX_POOL_GRAD.select("cpu", (x, y, y), attrs).name == "max_pool_grad_native"
+    assert pool_ops.MAX_POOL.select("cpu", (np.ones((1, 4, 4, 3), np.int32),), attrs).name != "max_pool_native"
+    half = np.ones((1, 4, 4, 3), np.float16)
+    assert pool_ops.MAX_POOL.select("cpu", (half,), attrs).name != "max_pool_native"
+
+
+# -- direct convolution -----------------------------------------------------------------------------
+
+_CONV_CASES = [  # (n, h, w, c, kh, kw, co, stride, dilation, padding)
+    (32, 28, 28, 1, 4, 4, 8, 1, 1, "SAME"), (4, 14, 14, 8, 4, 4, 16, 1, 1, "SAME"),
+    (2, 9, 7, 3, 3, 3, 4, 2, 1, "SAME"), (3, 8, 11, 5, 3, 2, 8, 1, 2, "VALID"),
+    (1, 13, 13, 2, 5, 5, 16, 3, 1, "VALID"), (2, 1, 1, 6, 3, 3, 4, 1, 1, "SAME"),
+    (1, 6, 19, 16, 1, 1, 8, 1, 1, "VALID"), (2, 10, 10, 4, 3, 3, 8, 2, 2, "SAME")]
+
+
+def _geometry(case):
+    n, h, w, c, kh, kw, co, stride, dilation, padding = case
+    if padding == "SAME":
+        pads = _same_pads(h, kh, stride, dilation), _same_pads(w, kw, stride, dilation)
+    else:
+        pads = (0, 0), (0, 0)
+    return pads
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", _CONV_CASES)
+def test_direct_convolution_and_its_filter_gradient_match_float64_references(cpu, case, dtype):
+    n, h, w, c, kh, kw, co, stride, dilation, padding = case
+    if dtype == np.float64 and co == 16:
+        co = 8  # float64 vectors stop at 8 lanes (64 bytes)
+    x = _rng.standard_normal((n, h, w, c)).astype(dtype)
+    wt = _rng.standard_normal((kh, kw, c, co)).astype(dtype)
+    pads = _geometry(case)
+    want = _reference_conv(x, wt, stride, dilation, pads)
+    attrs = _conv_attrs(stride, dilation, padding)
+    assert conv_ops._direct_ready(np, co, x, wt)
+    got = conv_ops._conv2d(cpu, x, wt, **attrs)
+    assert type(got) is np.ndarray and got.dtype == dtype  # the direct kernel saves no columns
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(kh * kw * c))
+    dy = _rng.standard_normal(want.shape).astype(dtype)
+    xpad = np.pad(x.astype(np.float64), ((0, 0), pads[0], pads[1], (0, 0)))
+    dw_want = np.zeros((kh, kw, c, co))
+    oh, ow = want.shape[1:3]
+    for i, j in itertools.product(range(kh), range(kw)):
+        patch = xpad[:, i * dilation:i * dilation + stride * (oh - 1) + 1:stride,
+                     j * dilation:j * dilation + stride * (ow - 1) + 1:stride, :]
+        dw_want[i, j] = patch.reshape(-1, c).T @ dy.reshape(-1, co).astype(np.float64)
+    dw = conv_ops._conv2d_backprop_filter(cpu, x, dy, filter_sizes=(kh, kw, c, co), **attrs)
+    np.testing.assert_allclose(dw, dw_want, rtol=tol, atol=tol * np.sqrt(n * oh * ow))
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("c,co,k,dilation,padding", [(8, 16, 4, 1, "SAME"), (4, 3, 3, 1, "SAME"),
+                                                     (16, 5, 3, 2, "VALID"), (4, 8, 2, 1, "SAME")])
+def test_direct_stride1_input_gradient_matches_the_numpy_path(cpu, monkeypatch, c, co, k, dilation, padding,
+                                                              dtype):
+    """The input gradient's direct kernel has ``c`` (the forward's input channels) outputs."""
+    x_shape = (3, 9, 8, c)
+    wt = _rng.standard_normal((k, k, c, co)).astype(dtype)
+    attrs = _conv_attrs(1, dilation, padding)
+    oh, ow, _, _ = conv_ops.conv_geometry(x_shape, k, k, attrs["strides"], attrs["dilations"], padding, ())
+    dy = _rng.standard_normal((3, oh, ow, co)).astype(dtype)
+    got = conv_ops._conv2d_backprop_input(cpu, wt, dy, input_sizes=x_shape, **attrs)
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+    want = conv_ops._conv2d_backprop_input(cpu, wt.astype(np.float64), dy.astype(np.float64),
+                                           input_sizes=x_shape, **attrs)
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k * k * co))
+
+
+@needs_native
+def test_conv_ops_train_the_same_with_and_without_the_native_kernels(monkeypatch):
+    """seed 001's CNN step: the gradients agree whichever kernels run."""
+    rng = np.random.default_rng(3)
+    x = rng.random((4, 28, 28, 1)).astype(np.float32)
+    w1 = rng.standard_normal((4, 4, 1, 8)).astype(np.float32)
+    w2 = rng.standard_normal((4, 4, 8, 16)).astype(np.float32)
+
+    def grads():
+        a, b = tf.Variable(w1), tf.Variable(w2)
+        with tf.GradientTape() as tape:
+            h = tf.nn.max_pool2d(tf.nn.conv2d(x, a, 1, "SAME"), 2, 2, "SAME")
+            y = tf.nn.max_pool2d(tf.nn.conv2d(h, b, 1, "SAME"), 2, 2, "SAME")
+            loss = tf.reduce_sum(y * y)
+        return [g.numpy() for g in tape.gradient(loss, [a, b])]
+
+    native = grads()
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+    for got, want in zip(native, grads()):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)

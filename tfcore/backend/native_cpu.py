@@ -1,0 +1,153 @@
+"""Native CPU kernels (``kernels/cpu_kernels.cc``): built here with the C++ compiler, loaded with ctypes.
+
+NumPy runs every CPU op, but some loops it can only express as several passes over strided views
+(im2col of a convolution with few channels, max pooling and its gradient): the CPU candidates of
+those ops call these kernels instead when they are available, one C loop per op.
+
+The library is compiled on first use with ``g++ -O3 -march=native`` (``$CXX`` if set) and cached
+under ``~/.cache/tfcore/native/<sha256>/`` (the hash covers the source, compiler, flags and this CPU's
+model and feature flags, so a cache shared between machines never loads code built for another CPU).
+Without a compiler, or with ``TFCORE_NATIVE_CPU=0``, :func:`library` is None and the NumPy candidates
+run (a compiler that fails to build the file is reported once with a RuntimeWarning): results agree
+either way to rounding (the tests compare both).
+"""
+
+import ctypes
+import functools
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .emulator.build import cache_root, compiler, compiler_version
+
+SOURCE_NAME = "cpu_kernels.cc"
+ABI_VERSION = 4
+FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
+         "-Wno-psabi")
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_LOCK = threading.Lock()
+
+_i64 = ctypes.c_int64
+_ptr = ctypes.c_void_p
+# Parameter lists of the exported functions (before the dtype suffix).
+_SIGNATURES = {
+    "tfc_im2col": [_ptr] + [_i64] * 14 + [_ptr],
+    "tfc_max_pool": [_ptr] + [_i64] * 12 + [_ptr],
+    "tfc_max_pool_grad": [_ptr] * 3 + [_i64] * 12 + [_ptr, _ptr],
+    "tfc_conv2d_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr] * 3,
+    "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr] * 2,
+}
+# Functions returning a value (the others return nothing).
+_RESTYPES = {"tfc_conv2d_direct": ctypes.c_int, "tfc_conv2d_wgrad_direct": ctypes.c_int}
+
+
+def enabled():
+    """False when ``TFCORE_NATIVE_CPU`` is ``0``/``false``/``off`` (the NumPy candidates then run)."""
+    return os.environ.get("TFCORE_NATIVE_CPU", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def _source_path():
+    import importlib.resources
+
+    return Path(str(importlib.resources.files("tfcore.kernels"))) / SOURCE_NAME
+
+
+def _cpu_identity():
+    """The CPU model and feature flags (``-march=native`` code is only valid on such a CPU)."""
+    text = platform.machine() + platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("model name", "flags", "Features")):
+                    text += line
+                if line.strip() == "":
+                    break
+    except OSError:
+        pass
+    return text
+
+
+def _build(source, cxx):
+    h = hashlib.sha256()
+    for part in (source.read_bytes(), compiler_version(cxx).encode(), " ".join(FLAGS).encode(),
+                 _cpu_identity().encode()):
+        h.update(part)
+    out_dir = cache_root().parent / "native" / h.hexdigest()[:32]
+    lib = out_dir / "cpu_kernels.so"
+    if lib.exists():
+        return lib
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+        tmp_lib = Path(tmp) / "cpu_kernels.so"
+        proc = subprocess.run([cxx, *FLAGS, "-o", str(tmp_lib), str(source)], capture_output=True, text=True,
+                              check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{cxx} failed on {source.name}:\n{proc.stderr[-2000:]}")
+        os.replace(tmp_lib, lib)  # atomic: a concurrent build of the same hash writes the same file
+    return lib
+
+
+class NativeLibrary:
+    """The loaded kernels; :meth:`fn` returns the ctypes function for a name and dtype."""
+
+    def __init__(self, path):
+        self.path = path
+        self._dll = ctypes.CDLL(str(path))
+        if self._dll.tfc_native_abi_version() != ABI_VERSION:
+            raise RuntimeError(f"{path}: ABI version {self._dll.tfc_native_abi_version()}, expected {ABI_VERSION}")
+        self._fns = {}
+        for base, argtypes in _SIGNATURES.items():
+            for suffix in _SUFFIX.values():
+                f = getattr(self._dll, f"{base}_{suffix}")
+                f.argtypes, f.restype = argtypes, _RESTYPES.get(base)
+                self._fns[(base, suffix)] = f
+
+    def fn(self, base, dtype):
+        """The kernel ``base`` for ``dtype`` (float32 or float64)."""
+        return self._fns[(base, _SUFFIX[np.dtype(dtype)])]
+
+
+@functools.cache
+def _load():
+    cxx = compiler()
+    if shutil.which(cxx) is None:  # no C++ compiler installed: the NumPy candidates run, quietly
+        return None
+    try:
+        return NativeLibrary(_build(_source_path(), cxx))
+    except Exception as e:  # noqa: BLE001 - a compiler that fails: say so once, then the NumPy candidates run
+        warnings.warn(f"tfcore: native CPU kernels unavailable ({e}); using the NumPy implementations",
+                      RuntimeWarning, stacklevel=3)
+        return None
+
+
+def library():
+    """The :class:`NativeLibrary`, or None (disabled, or no compiler). Built once per process."""
+    if not enabled():
+        return None
+    with _LOCK:
+        return _load()
+
+
+def supports(*arrays):
+    """True when the native kernels can take these arrays: the library is there, and every array is a
+    C-contiguous float32/float64 NumPy array of one dtype."""
+    dt = arrays[0].dtype
+    if dt not in _SUFFIX:
+        return False
+    for a in arrays:
+        if type(a) is not np.ndarray or a.dtype != dt or not a.flags.c_contiguous:
+            return False
+    return library() is not None
+
+
+def ptr(a):
+    """The data address of a NumPy array, for a ctypes call."""
+    return a.ctypes.data
