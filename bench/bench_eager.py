@@ -5,7 +5,10 @@ Workloads (the same math in every framework, float32, CPU):
 - ``mm+relu+CE fwd/bwd``: matmul, relu, sparse softmax cross-entropy and the gradient;
 - ``MLP step``: 64-128-10 tanh MLP, GradientTape (autograd) + manual SGD, batch 32;
 - ``CNN step``: the digits CNN (8x8x1 -> conv3x3x32 -> pool -> conv3x3x64 -> pool -> dense 64 -> 10),
-  GradientTape + manual SGD, batch 32.
+  GradientTape + manual SGD, batch 32;
+- ``GPU a + b``: two 8-element tensors on the first real CUDA GPU (the per-op launch cost: entering the
+  device, allocation, the kernel launch), tfcore next to PyTorch on CUDA; only when a real GPU is
+  present (not with emulated GPUs). Each timed batch of calls ends with a device synchronisation.
 
 ``python bench/bench_eager.py`` prints a table (microseconds, best of interleaved rounds so that
 machine load hits every framework alike) with tfcore/PyTorch ratios; PyTorch and TensorFlow are
@@ -109,9 +112,39 @@ def tfcore_cnn_setup():
     return step
 
 
+def _real_gpu_backend():
+    """The backend of GPU:0 when it is a real CUDA GPU, else None (no GPU, or emulated ones)."""
+    if not tf.config.list_logical_devices("GPU"):
+        return None
+    from tfcore.framework.context import context
+
+    b = context.find("GPU", 0).backend
+    return None if getattr(b, "emulated", True) else b
+
+
+def tfcore_gpu_add_setup():
+    """``a + b`` of 8 float32 values on the first real GPU, or None without one; ``fn.sync`` waits for it."""
+    b = _real_gpu_backend()
+    if b is None:
+        return None
+    with tf.device("/GPU:0"):
+        x = tf.constant(np.arange(8, dtype=np.float32))
+        y = tf.constant(np.ones(8, np.float32))
+
+    def gpu_add():
+        return x + y  # placed by its inputs: GPU:0
+
+    gpu_add.sync = b.synchronize
+    return gpu_add
+
+
 def tfcore_setups():
-    return {"add": tfcore_add_setup(), "ce": tfcore_ce_setup(), "mlp": tfcore_mlp_setup(),
-            "cnn": tfcore_cnn_setup()}
+    setups = {"add": tfcore_add_setup(), "ce": tfcore_ce_setup(), "mlp": tfcore_mlp_setup(),
+              "cnn": tfcore_cnn_setup()}
+    gpu_add = tfcore_gpu_add_setup()
+    if gpu_add is not None:
+        setups["gpu_add"] = gpu_add
+    return setups
 
 
 # -- pytest-benchmark entry points -----------------------------------------------------------------
@@ -120,6 +153,17 @@ def test_bench_tfcore_add_scalar(benchmark):
     fn = tfcore_add_setup()
     out = benchmark(fn)
     assert out.numpy()[0] == 3.0
+
+
+def test_bench_tfcore_gpu_add(benchmark):
+    import pytest
+
+    fn = tfcore_gpu_add_setup()
+    if fn is None:
+        pytest.skip("needs a real CUDA GPU")
+    out = benchmark(fn)
+    fn.sync()
+    assert out.numpy().tolist() == [float(i + 1) for i in range(8)]
 
 
 def test_bench_tfcore_ce_fwd_bwd(benchmark):
@@ -189,7 +233,17 @@ def torch_setups():
                 p.sub_(LR * g)
         return loss
 
-    return {"add": lambda: a + b, "ce": ce, "mlp": mlp, "cnn": cnn}
+    setups = {"add": lambda: a + b, "ce": ce, "mlp": mlp, "cnn": cnn}
+    if torch.cuda.is_available():
+        ga = torch.arange(8, dtype=torch.float32, device="cuda")
+        gb = torch.ones(8, dtype=torch.float32, device="cuda")
+
+        def gpu_add():
+            return ga + gb
+
+        gpu_add.sync = torch.cuda.synchronize
+        setups["gpu_add"] = gpu_add
+    return setups
 
 
 def tensorflow_setups():
@@ -216,7 +270,7 @@ def tensorflow_setups():
 # -- side-by-side script -----------------------------------------------------------------------------
 
 WORKLOADS = [("add", "a + b (1 elem)", 0.3), ("ce", "mm+relu+CE fwd/bwd", 0.3),
-             ("mlp", "MLP step", 0.5), ("cnn", "CNN step", 0.8)]
+             ("mlp", "MLP step", 0.5), ("cnn", "CNN step", 0.8), ("gpu_add", "GPU a + b (8 elem)", 0.3)]
 
 
 def _calibrate(fn, min_time):
@@ -224,18 +278,21 @@ def _calibrate(fn, min_time):
         fn()
     n = 1
     while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 > min_time:
+        if _time_us(fn, n) * n / 1e6 > min_time:
             return n
         n *= 2
 
 
 def _time_us(fn, n):
+    """Microseconds per call of ``fn`` over ``n`` calls (then ``fn.sync()``, if any: GPU work included)."""
+    sync = getattr(fn, "sync", None)
+    if sync is not None:
+        sync()
     t0 = time.perf_counter()
     for _ in range(n):
         fn()
+    if sync is not None:
+        sync()
     return (time.perf_counter() - t0) / n * 1e6
 
 
@@ -292,6 +349,8 @@ def main(argv=None):
         header += f"{'tfcore/torch':>14}"
     print(header)
     for w, label, _ in WORKLOADS:
+        if not any(w in best[n] for n in names):
+            continue  # e.g. the GPU workload without a real GPU
         row = f"{label:<22}" + "".join(f"{best[n][w]:>12.2f}" if w in best[n] else f"{'-':>12}" for n in names)
         if "torch" in names and w in best["torch"]:
             row += f"{best['tfcore'][w] / best['torch'][w]:>14.2f}"

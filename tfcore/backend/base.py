@@ -46,7 +46,7 @@ class Backend:
         """Make an op's result array belong to this device (its allocator's memory).
 
         Called by ``execute`` for scoped backends only. CuPy arrays already come
-        from the allocator (``cupy.cuda.using_allocator``); an emulated GPU copies
+        from the allocator (CuPy's thread-local allocator, set by ``activate``); an emulated GPU copies
         NumPy results into allocator-backed host memory here.
         """
         return array

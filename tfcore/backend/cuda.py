@@ -1,7 +1,8 @@
 """The CUDA backend: one object per logical GPU of a real card (DESIGN.md §4, §5).
 
-``xp = cupy``; arrays come from the logical device's BFC allocator
-(``cupy.cuda.using_allocator``), ops run on the logical device's stream, and our
+``xp = cupy``; arrays come from the logical device's BFC allocator (CuPy's thread-local
+allocator), ops run on the logical device's stream (both entered by ``activate()``, see
+:mod:`tfcore.backend.activation`: once per op, no allocation), and our
 kernels (kernels/*.cu) are launched through :class:`CupyKernelLibrary`. Its sibling
 for ``TFCORE_EMULATED_GPUS`` is :class:`tfcore.backend.emulator.backend.EmulatedGPUBackend`;
 both implement :class:`tfcore.backend.base.GPUBackend`.
@@ -9,6 +10,7 @@ both implement :class:`tfcore.backend.base.GPUBackend`.
 
 import warnings
 
+from .activation import Activation
 from .base import GPUBackend, PhysicalGPUInfo
 
 
@@ -79,29 +81,6 @@ def default_memory_limit(device_id):
     return int((free + retired_reserved_bytes(device_id)) * 0.9)
 
 
-class _Activation:
-    """Enters a real GPU's device, stream and allocator (one object per ``activate()``)."""
-
-    __slots__ = ("_backend", "_ctxs")
-
-    def __init__(self, backend):
-        self._backend = backend
-
-    def __enter__(self):
-        b = self._backend
-        cupy = b.xp
-        ctxs = [cupy.cuda.Device(b.device_id), b.stream, cupy.cuda.using_allocator(b._cupy_alloc)]
-        for c in ctxs:
-            c.__enter__()
-        self._ctxs = ctxs
-        return b
-
-    def __exit__(self, *exc):
-        for c in reversed(self._ctxs):
-            c.__exit__(*exc)
-        return False
-
-
 class CudaBackend(GPUBackend):
     """One logical GPU of a physical CUDA GPU: a memory limit, an allocator, a stream.
 
@@ -133,10 +112,12 @@ class CudaBackend(GPUBackend):
             self.device_id), memory_limit_bytes, memory_growth)
         self._cupy_alloc = alloc_mod.cupy_allocator(self.allocator, self.device_id)
         self.memory_limit_bytes = memory_limit_bytes
+        self._activation = Activation(self, cupy)
 
     # -- scope -------------------------------------------------------------------
     def activate(self):
-        return _Activation(self)
+        """This logical GPU's device, stream and allocator (a no-op when already active on this thread)."""
+        return self._activation
 
     # -- arrays ------------------------------------------------------------------
     def asarray(self, value, dtype=None):

@@ -23,6 +23,8 @@ import re
 import threading
 from pathlib import Path
 
+import numpy as np
+
 _INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$', re.M)
 _DIRECT_KERNEL_RE = re.compile(r'(?:extern\s+"C"\s+__global__|TFC_KERNEL)\s+void\s+'
                                r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(")
@@ -200,6 +202,62 @@ def compile_family_ptx(family, arch):
     return path, ptx
 
 
+# -- kernel arguments on real GPUs ---------------------------------------------------------------------
+# Scalars are typed from the PTX entry's parameter list; arrays (device pointers) pass as they are.
+# Per PTX type: the NumPy scalar type a value of which passes unchanged (converting it would give an
+# equal value of the same type), and the converter for anything else.
+
+def _int32_or_uint32(a):
+    return np.int32(a) if -(1 << 31) <= int(a) < (1 << 31) else np.uint32(a)
+
+
+def _half_or_int16(a):
+    return np.float16(a) if isinstance(a, float | np.floating) else np.int16(a)
+
+
+_SCALAR_ARGS = {"f32": (np.float32, np.float32), "f64": (np.float64, np.float64)}
+_SCALAR_ARGS.update(dict.fromkeys(("u32", "s32", "b32"), (np.int32, _int32_or_uint32)))
+_SCALAR_ARGS.update(dict.fromkeys(("u64", "s64", "b64"), (np.int64, np.int64)))
+_SCALAR_ARGS.update(dict.fromkeys(("u16", "s16", "b16", "b8[2]"), (np.float16, _half_or_int16)))
+_SCALAR_ARGS.update(dict.fromkeys(("u8", "s8", "b8", "b8[1]"), (np.int8, np.int8)))
+
+
+def arg_converters(name, params):
+    """One ``(unchanged type, converter)`` per PTX parameter type of kernel ``name`` (built once per kernel).
+
+    A parameter of a type we cannot pass gets a converter that raises TypeError when a scalar reaches
+    it (an array there still passes, as before)."""
+    out = []
+    for i, ty in enumerate(params):
+        conv = _SCALAR_ARGS.get(ty)
+        if conv is None:
+            conv = (None, functools.partial(_unsupported_arg, name, i, ty))
+        out.append(conv)
+    return tuple(out)
+
+
+def _unsupported_arg(name, i, ty, _a):
+    raise TypeError(f"kernel {name}: unsupported parameter {i} of PTX type {ty}")
+
+
+def pack_args(name, converters, args, ndarray):
+    """The argument tuple for a launch: ``ndarray`` (CuPy) arrays as they are, None as a null pointer,
+    scalars through their parameter's converter; a host NumPy array is refused (TypeError)."""
+    out = []
+    for (keep, conv), a in zip(converters, args):
+        t = type(a)
+        if t is ndarray or t is keep or isinstance(a, ndarray):
+            out.append(a)
+        elif a is None:
+            out.append(np.uint64(0))
+        elif isinstance(a, np.ndarray):
+            i = len(out)
+            raise TypeError(f"kernel {name}: argument {i} is a host NumPy array; pass a CuPy array")
+        else:
+            out.append(conv(a))
+    return tuple(out)
+
+
 class CupyKernelLibrary(KernelLibrary):
     """Kernels on a real GPU: NVRTC PTX for the device's arch, ``cupy.RawModule``, current stream."""
 
@@ -213,7 +271,9 @@ class CupyKernelLibrary(KernelLibrary):
         self.device_id = int(device_id)
         with cupy.cuda.Device(self.device_id) as dev:
             self.arch = int(dev.compute_capability)
-        self._kernels = {}
+        self._ndarray = cupy.ndarray
+        self._kernels = {}  # name -> cupy RawKernel function
+        self._plans = {}  # name -> (function, converters): see plan()
 
     def _load(self, family):
         from .nvrtc import ptx_entries
@@ -224,44 +284,39 @@ class CupyKernelLibrary(KernelLibrary):
         entries = ptx_entries(ptx)
         return (mod, entries), set(entries)
 
-    def _convert(self, name, params, args):
-        import numpy as np
+    def plan(self, name):
+        """``(kernel function, converters)`` for kernel ``name``, built on its first launch and cached.
 
-        cp = self.cupy
-        out = []
-        for i, (ty, a) in enumerate(zip(params, args)):
-            if isinstance(a, cp.ndarray) or a is None:
-                out.append(a if a is not None else np.uint64(0))
-            elif isinstance(a, np.ndarray):
-                raise TypeError(f"kernel {name}: argument {i} is a host NumPy array; pass a CuPy array")
-            elif ty in ("f32",):
-                out.append(np.float32(a))
-            elif ty in ("f64",):
-                out.append(np.float64(a))
-            elif ty in ("u32", "s32", "b32"):
-                out.append(np.int32(a) if -(1 << 31) <= int(a) < (1 << 31) else np.uint32(a))
-            elif ty in ("u64", "s64", "b64"):
-                out.append(np.int64(a))
-            elif ty in ("u16", "s16", "b16", "b8[2]"):
-                out.append(np.float16(a) if isinstance(a, float | np.floating) else np.int16(a))
-            elif ty in ("u8", "s8", "b8", "b8[1]"):
-                out.append(np.int8(a))
-            else:
-                raise TypeError(f"kernel {name}: unsupported parameter {i} of PTX type {ty}")
-        return out
+        The converters (:func:`arg_converters`) come from the PTX entry's parameter list, so a launch
+        only maps its arguments through them (:func:`pack_args`) instead of re-reading PTX types.
+        """
+        entry = self._plans.get(name)
+        if entry is None:
+            fam = self._where.get(name) or self.family_of(name)
+            mod, entries = self._modules[fam][0]
+            k = self._kernels.get(name)
+            if k is None:
+                k = self._kernels[name] = mod.get_function(name)
+            entry = self._plans[name] = (k, arg_converters(name, entries[name]))
+        return entry
 
-    def _launch(self, module, name, grid, block, args, shared_mem):
-        mod, entries = module
-        params = entries[name]
-        if len(params) != len(args):
-            raise TypeError(f"kernel {name} takes {len(params)} arguments, got {len(args)}")
-        k = self._kernels.get(name)
-        if k is None:
-            k = self._kernels[name] = mod.get_function(name)
+    def launch(self, name, grid, block, args, shared_mem=0):
+        """:meth:`KernelLibrary.launch` without the per-call family lookup (the plan is cached per name)."""
+        k, convs = self._plans.get(name) or self.plan(name)
+        if type(args) is not tuple:
+            args = tuple(args)
+        if len(convs) != len(args):
+            raise TypeError(f"kernel {name} takes {len(convs)} arguments, got {len(args)}")
+        shared_mem = int(shared_mem)
         if shared_mem > 48 * 1024 and k.max_dynamic_shared_size_bytes < shared_mem:
             k.max_dynamic_shared_size_bytes = shared_mem
-        grid = (grid,) if isinstance(grid, int) else tuple(grid)
-        block = (block,) if isinstance(block, int) else tuple(block)
+        if type(grid) is not tuple:
+            grid = (grid,) if isinstance(grid, int) else tuple(grid)
+        if type(block) is not tuple:
+            block = (block,) if isinstance(block, int) else tuple(block)
         if not all(grid) or not all(block):
             return  # empty launch: nothing to do (CUDA rejects zero-sized grids)
-        k(grid, block, tuple(self._convert(name, params, args)), shared_mem=shared_mem)
+        k(grid, block, pack_args(name, convs, args, self._ndarray), shared_mem=shared_mem)
+
+    def _launch(self, module, name, grid, block, args, shared_mem):
+        self.launch(name, grid, block, args, shared_mem)
