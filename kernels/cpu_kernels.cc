@@ -190,21 +190,26 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
 #define TFC_VEC_BYTES 32
 #define TFC_ACC_REGS 12
 
-// PB output pixels of one row, CO channels each: acc[q] = bias + sum_k w[k, :] * x[q * step + off[k]], k
+// PB output pixels of one row, CO channels each: out[q] = (sum_k w[k, :] * x[q * step + off[k]]) + bias, k
 // over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
 template <typename T, int CO, int PB>
 inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
-                       const T* __restrict__ w, typename Lanes<T, CO>::vec b0, T* __restrict__ out) {
+                       const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[PB];
 #pragma GCC unroll 16
-    for (int q = 0; q < PB; ++q) acc[q] = b0;
+    for (int q = 0; q < PB; ++q) acc[q] = L::splat(T(0));
     for (i64 k = 0; k < K; ++k) {
         const V wv = L::load(w + k * CO);
         const T* xk = x + off[k];
 #pragma GCC unroll 16
         for (int q = 0; q < PB; ++q) acc[q] += wv * xk[q * step];
+    }
+    if (bias) {  // added to the finished sums, as a separate BiasAdd would (the same rounding)
+        const V b0 = L::load(bias);
+#pragma GCC unroll 16
+        for (int q = 0; q < PB; ++q) acc[q] += b0;
     }
 #pragma GCC unroll 16
     for (int q = 0; q < PB; ++q) L::store(out + q * CO, acc[q]);
@@ -221,10 +226,8 @@ template <typename T, int CO>
 void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ w, i64 kh,
                    i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, const T* __restrict__ bias,
                    T* __restrict__ out, i64* __restrict__ off) {
-    using L = Lanes<T, CO>;
     constexpr int PER_PIXEL = (CO * int(sizeof(T)) + TFC_VEC_BYTES - 1) / TFC_VEC_BYTES;
     constexpr int PB = PER_PIXEL >= TFC_ACC_REGS ? 1 : TFC_ACC_REGS / PER_PIXEL;
-    const typename L::vec b0 = bias ? L::load(bias) : L::splat(T(0));
     const i64 K = kh * kw * c;
     for (i64 i = 0, k = 0; i < kh; ++i)
         for (i64 j = 0; j < kw; ++j)
@@ -235,8 +238,8 @@ void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, con
             T* orow = out + (b * oh + oy) * ow * CO;
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
             i64 ox = 0;
-            for (; ox + PB <= ow; ox += PB) conv_block<T, CO, PB>(xrow + ox * step, step, off, K, w, b0, orow + ox * CO);
-            for (; ox < ow; ++ox) conv_block<T, CO, 1>(xrow + ox * step, step, off, K, w, b0, orow + ox * CO);
+            for (; ox + PB <= ow; ox += PB) conv_block<T, CO, PB>(xrow + ox * step, step, off, K, w, bias, orow + ox * CO);
+            for (; ox < ow; ++ox) conv_block<T, CO, 1>(xrow + ox * step, step, off, K, w, bias, orow + ox * CO);
         }
     }
 }

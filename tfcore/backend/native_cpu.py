@@ -136,14 +136,15 @@ def library():
         return _load()
 
 
-def supports(*arrays):
+def supports(*arrays, contiguous=True):
     """True when the native kernels can take these arrays: the library is there, and every array is a
-    C-contiguous float32/float64 NumPy array of one dtype."""
+    float32/float64 NumPy array of one dtype, C-contiguous (unless ``contiguous=False``: the caller
+    makes contiguous copies)."""
     dt = arrays[0].dtype
     if dt not in _SUFFIX:
         return False
     for a in arrays:
-        if type(a) is not np.ndarray or a.dtype != dt or not a.flags.c_contiguous:
+        if type(a) is not np.ndarray or a.dtype != dt or (contiguous and not a.flags.c_contiguous):
             return False
     return library() is not None
 

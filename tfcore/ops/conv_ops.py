@@ -286,7 +286,7 @@ def _columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw):
     """im2col ``[N*OH*OW, KH*KW*C]`` of the unpadded NHWC input ``x`` with paddings ``ph``/``pw`` folded in:
     the native kernel (one pass, no padded copy) when it can take ``x``, else :func:`_im2col` of the
     padded input. Both give the same matrix; only the native one is always C-ordered."""
-    if xp is np and native_cpu.supports(x):
+    if xp is np and x.shape[3] > 1 and native_cpu.supports(x):  # one channel: _im2col's tap-major copy is faster
         n, h, w, c = x.shape
         out = np.empty((n * oh * ow, kh * kw * c), dtype=x.dtype)
         native_cpu.library().fn("tfc_im2col", x.dtype)(
@@ -296,23 +296,39 @@ def _columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw):
     return _im2col(xp, pad_spatial(xp, x, ph, pw), oh, ow, kh, kw, strides, dilations)
 
 
-def _direct_ready(xp, co, *arrays):
+def _direct_ready(xp, co, *arrays, contiguous=True):
     """Whether the native direct convolution kernels take these NumPy arrays with ``co`` output channels
     (4 or 8, and 16 in float32: one SIMD vector of sums per pixel; wider outputs are GEMM-shaped enough
     for BLAS)."""
     if xp is not np or co not in (4, 8, 16) or (co == 16 and arrays[0].dtype != np.float32):
         return False
-    return native_cpu.supports(*arrays)
+    return native_cpu.supports(*arrays, contiguous=contiguous)
 
 
-def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw):
-    """Conv2D of NHWC ``x`` with ``w`` ``[KH, KW, C, CO]`` by the native direct kernel (no im2col matrix:
-    for the few channels of small CNNs its memory traffic costs more than the product), or None when
-    the kernel does not take these arrays (see :func:`_direct_ready`)."""
+def direct_conv2d_applies(x, w, bias=None):
+    """Whether :func:`direct_conv2d` takes these arrays (a kernel-candidate predicate: no copies made)."""
+    arrays = (x, w) if bias is None else (x, w, bias)
+    return w.ndim == 4 and _direct_ready(np if type(x) is np.ndarray else None, w.shape[3], *arrays,
+                                         contiguous=False)
+
+
+def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, **_):
+    """``conv2d(x, w) + bias`` (``bias`` may be None) by the native direct kernel, the bias added into the
+    sums' starting values; Conv2D's attrs. Call only where :func:`direct_conv2d_applies`."""
+    kh, kw = w.shape[0], w.shape[1]
+    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
+    return _direct(np, x, w, oh, ow, strides, dilations, ph, pw, bias)
+
+
+def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw, bias=None):
+    """Conv2D of NHWC ``x`` with ``w`` ``[KH, KW, C, CO]`` (plus ``bias``) by the native direct kernel (no
+    im2col matrix: for the few channels of small CNNs its memory traffic costs more than the product), or
+    None when the kernel does not take these arrays (see :func:`_direct_ready`)."""
     if xp is not np:
         return None
     x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-    if not _direct_ready(xp, w.shape[3], x, w):
+    bias = None if bias is None else np.ascontiguousarray(bias)
+    if not _direct_ready(xp, w.shape[3], x, w, *(() if bias is None else (bias,))):
         return None
     xpad = pad_spatial(xp, x, ph, pw)
     n, hp, wp, c = xpad.shape
@@ -321,7 +337,8 @@ def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw):
     offsets = np.empty(kh * kw * c, np.int64)  # kernel scratch; a named reference keeps it alive during the call
     native_cpu.library().fn("tfc_conv2d_direct", x.dtype)(
         native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(w), kh, kw, co, strides[1], strides[2], dilations[1],
-        dilations[2], oh, ow, None, native_cpu.ptr(out), native_cpu.ptr(offsets))
+        dilations[2], oh, ow, None if bias is None else native_cpu.ptr(bias), native_cpu.ptr(out),
+        native_cpu.ptr(offsets))
     return out
 
 

@@ -22,7 +22,15 @@ passes of :func:`_finish`. The generic kernels below run everything else (float6
 from ..framework.errors import InvalidArgumentError
 from . import _cpu_fast
 from ._common import describe, host_float32
-from .conv_ops import CONV2D, CONV2D_BACKPROP_FILTER, CONV2D_BACKPROP_INPUT, _conv2d_rule, _conv_attrs
+from .conv_ops import (
+    CONV2D,
+    CONV2D_BACKPROP_FILTER,
+    CONV2D_BACKPROP_INPUT,
+    _conv2d_rule,
+    _conv_attrs,
+    direct_conv2d,
+    direct_conv2d_applies,
+)
 from .math_ops import MATMUL, _matmul_grad_needed, _matmul_rule
 from .nn_ops import BIAS_ADD_GRAD, RELU_GRAD
 from .registry import Call, Op, Residuals, execute
@@ -131,6 +139,21 @@ def _fused_conv2d(b, x, w, bias, *, fused_ops, **attrs):
     if type(out) is Residuals:  # Conv2D's saved columns become this op's (its gradient runs the filter backprop)
         return Residuals(_finish(b, out.output, bias, fused_ops), **out.saved)
     return _finish(b, out, bias, fused_ops)
+
+
+def _direct_applies(x, w, bias, **_):
+    return direct_conv2d_applies(x, w, bias)
+
+
+@FUSED_CONV2D.kernel("cpu", supports=_direct_applies, priority=1, name="fused_conv2d_direct")
+def _fused_conv2d_direct(b, x, w, bias, *, fused_ops, **attrs):
+    """The native direct convolution with the bias added to its finished sums in the kernel (the values of
+    Conv2D + BiasAdd when Conv2D runs the same kernel, as it does for these shapes), then the ReLU."""
+    out = direct_conv2d(x, w, bias, **attrs)
+    if len(fused_ops) == 2:
+        zeros = _cpu_fast.shared_zeros_like(out)
+        b.xp.maximum(out, zeros if zeros is not None else out.dtype.type(0), out=out)
+    return out
 
 
 def fused_conv2d(x, filters, bias, attrs, relu=False):
