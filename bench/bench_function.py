@@ -5,6 +5,9 @@ Workloads (float32, CPU, Adam, the same math in every framework):
 - ``CNN step``: seed 001's CNN (28x28x1 -> conv4x4x8 same -> pool2 -> conv4x4x16 same ->
   pool2 -> dense 10 softmax), categorical cross-entropy, batch 32.
 
+On a real CUDA GPU the tfcore tf.function steps also run on GPU:0 with CUDA graphs on and off
+(``TFCORE_CUDA_GRAPHS``; tfcore.function.cuda_graph); without one nothing GPU-specific is printed.
+
 ``python bench/bench_function.py [--threads N]`` prints milliseconds per step (best of rounds) and the
 ratios to tfcore's tf.function. ``--threads`` (default 1) caps tfcore's BLAS threads (threadpoolctl)
 and TensorFlow's intra- and inter-op thread pools to the same number. TensorFlow runs in a separate
@@ -126,6 +129,44 @@ def _limit_blas(n):
     return threadpool_limits(n)
 
 
+def _real_gpu():
+    from tfcore.backend import cuda, emulated_gpu_count
+
+    return not emulated_gpu_count() and bool(cuda.list_physical_gpus())
+
+
+def _gpu_graph_rows(args):
+    """On a real GPU: ms per tf.function step on GPU:0 with CUDA graphs on and off (each step syncs)."""
+    import tfcore
+    from tfcore.function import cuda_graph
+
+    def variant(kind, graphs):
+        os.environ[cuda_graph.ENV_SWITCH] = "1" if graphs else "0"
+        with tfcore.device("/GPU:0"):
+            step = make_step(tfcore, kind, True)
+
+        def run():
+            os.environ[cuda_graph.ENV_SWITCH] = "1" if graphs else "0"
+            with tfcore.device("/GPU:0"):  # the device scope is part of the function's cache key
+                return step().numpy()
+        for _ in range(4):  # trace, warm-up, capture
+            run()
+        return run
+
+    saved = os.environ.get(cuda_graph.ENV_SWITCH)
+    try:
+        print(f"{'GPU:0 (ms/step)':20s}{'graphs on':>18s}{'graphs off':>18s}   off/on")
+        for kind, label in WORKLOADS:
+            steps = {"on": variant(kind, True), "off": variant(kind, False)}
+            best = _best(steps, args.rounds, args.steps)
+            print(f"{label:20s}{best['on'] * 1e3:18.3f}{best['off'] * 1e3:18.3f}   {best['off'] / best['on']:.2f}")
+    finally:
+        if saved is None:
+            os.environ.pop(cuda_graph.ENV_SWITCH, None)
+        else:
+            os.environ[cuda_graph.ENV_SWITCH] = saved
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -158,6 +199,8 @@ def main(argv=None):
         base = best["tfcore function"]
         ratios = "  ".join(f"{name}/fn={best[name] / base:.2f}" for name in best if name != "tfcore function")
         print(f"{label:20s}" + "".join(f"{best[n] * 1e3:18.3f}" for n in names) + "   " + ratios)
+    if _real_gpu():
+        _gpu_graph_rows(args)
 
 
 if __name__ == "__main__":

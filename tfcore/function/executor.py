@@ -17,7 +17,7 @@ from . import passes
 class Plan:
     """The steps of a graph after the passes; ``constants`` prefill the slot environment."""
 
-    __slots__ = ("graph", "steps", "constants", "n_slots", "outputs", "stats")
+    __slots__ = ("graph", "steps", "constants", "n_slots", "outputs", "stats", "cuda_graph")
 
     def __init__(self, graph, steps, constants, outputs, stats):
         self.graph = graph
@@ -26,6 +26,7 @@ class Plan:
         self.n_slots = len(graph.slot_values)
         self.outputs = outputs
         self.stats = stats
+        self.cuda_graph = None  # cuda_graph.GraphRunner once decided; False: never captured (see cuda_graph)
 
 
 def compile_plan(graph, fuse=False):
@@ -115,6 +116,13 @@ def compile_runner(plan, returns="list", shapes=None):
 
 def run_plan(plan, args, outer_env=None):
     """Run ``plan`` on flat placeholder values ``args``; returns the flat output values."""
+    env = new_env(plan, args, outer_env)
+    run_steps(env, plan.steps)
+    return [env[s] for s in plan.outputs]
+
+
+def new_env(plan, args, outer_env=None):
+    """The slot environment of one run: constants, captures from ``outer_env`` and the placeholders."""
     graph = plan.graph
     env = [None] * plan.n_slots
     for s, v in plan.constants:
@@ -124,8 +132,14 @@ def run_plan(plan, args, outer_env=None):
             env[s] = outer_env[outer_slot]
     for s, v in zip(graph.placeholders, args):
         env[s] = v
-    effects = False
-    for kind, fn, ins, outs, attrs, target in plan.steps:
+    return env
+
+
+def run_steps(env, steps, effects=False):
+    """Run plan ``steps`` in order on the slot environment ``env``; returns the effects flag (True once a
+    variable assignment or an effectful call ran: guards report it). ``run_plan`` runs a whole plan
+    through it; ``cuda_graph`` runs the steps it does not capture through it one at a time."""
+    for kind, fn, ins, outs, attrs, target in steps:
         if kind == 0 or kind == 6:  # op (6: with residual edges, see _run_with_residuals)
             if kind == 0:
                 out = execute(fn, [env[i] for i in ins], attrs)
@@ -157,7 +171,7 @@ def run_plan(plan, args, outer_env=None):
                 env[s] = v
         else:            # kind 5: a value Python code read while tracing must not have changed
             _check_guard(env[ins[0]], attrs, effects)
-    return [env[s] for s in plan.outputs]
+    return effects
 
 
 def _run_with_residuals(env, op, ins, attrs, residual_edges):

@@ -28,7 +28,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..framework.variables import Variable
-from . import executor
+from . import cuda_graph, executor
 from .func_graph import FuncGraph
 
 _logger = logging.getLogger("tfcore")
@@ -171,10 +171,28 @@ class ConcreteFunction:
         if self._jit_compile and not recording.active_tapes():  # fused steps: no tape may need the ops
             if self._fused_plan is None:
                 self._fused_plan = executor.compile_plan(self.graph, fuse=True)
-            return executor.run_plan(self._fused_plan, flat_tensors)
+            return cuda_graph.run(self._fused_plan, flat_tensors)
         if self._plan is None:
             self._plan = executor.compile_plan(self.graph)
-        return executor.run_plan(self._plan, flat_tensors)
+        return cuda_graph.run(self._plan, flat_tensors)
+
+    def experimental_cuda_graph_stats(self):
+        """Whether this function replays CUDA graphs: ``{'status', 'reason', 'segments', 'replays', ...}``.
+
+        ``status``: ``'not run'``, ``'off'`` (``TFCORE_CUDA_GRAPHS=0``), ``'warm-up'``, ``'capturing'``,
+        ``'replaying'`` or ``'not capturable: <why>'`` (see ``tfcore.function.cuda_graph``); for the plan
+        the last calls used (the fused one with ``jit_compile`` when no tape records).
+        """
+        plan = self._fused_plan if self._fused_plan is not None and self._jit_compile else self._plan
+        if not cuda_graph.enabled():
+            return {"status": "off", "reason": f"{cuda_graph.ENV_SWITCH}=0", "replays": 0}
+        if plan is None or plan.cuda_graph is None:
+            return {"status": "not run", "reason": None, "replays": 0}
+        if plan.cuda_graph is False:
+            return {"status": plan.stats.get("cuda_graph", "not capturable"),
+                    "reason": plan.stats.get("cuda_graph", "")[len("not capturable: "):] or None,
+                    "replays": plan.stats.get("cuda_graph_replays", 0)}
+        return plan.cuda_graph.stats()
 
     def _call_flat(self, flat_tensors):
         outs = self._run_flat(flat_tensors)
