@@ -190,6 +190,24 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
 #define TFC_VEC_BYTES 32
 #define TFC_ACC_REGS 12
 
+// How many pixels (direct convolution) or filter rows (its gradient) one block keeps in accumulator
+// registers: TFC_ACC_REGS vectors, each of CO values of T taking one or more registers.
+template <typename T, int CO>
+constexpr int block_size() {
+    constexpr int regs_each = (CO * int(sizeof(T)) + TFC_VEC_BYTES - 1) / TFC_VEC_BYTES;
+    return regs_each >= TFC_ACC_REGS ? 1 : TFC_ACC_REGS / regs_each;
+}
+
+// off[k] for the K = kh*kw*c (tap, input channel) pairs in (i, j, ci) order: the offset of that tap's
+// input value from the window's top-left value in a padded NHWC image row-major (wp columns).
+inline i64 tap_offsets(i64 kh, i64 kw, i64 c, i64 dh, i64 dw, i64 wp, i64* __restrict__ off) {
+    i64 k = 0;
+    for (i64 i = 0; i < kh; ++i)
+        for (i64 j = 0; j < kw; ++j)
+            for (i64 ci = 0; ci < c; ++ci) off[k++] = (i * dh * wp + j * dw) * c + ci;
+    return k;
+}
+
 // PB output pixels of one row, CO channels each: out[q] = (sum_k w[k, :] * x[q * step + off[k]]) + bias, k
 // over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
 template <typename T, int CO, int PB>
@@ -226,12 +244,8 @@ template <typename T, int CO>
 void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ w, i64 kh,
                    i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, const T* __restrict__ bias,
                    T* __restrict__ out, i64* __restrict__ off) {
-    constexpr int PER_PIXEL = (CO * int(sizeof(T)) + TFC_VEC_BYTES - 1) / TFC_VEC_BYTES;
-    constexpr int PB = PER_PIXEL >= TFC_ACC_REGS ? 1 : TFC_ACC_REGS / PER_PIXEL;
-    const i64 K = kh * kw * c;
-    for (i64 i = 0, k = 0; i < kh; ++i)
-        for (i64 j = 0; j < kw; ++j)
-            for (i64 ci = 0; ci < c; ++ci) off[k++] = (i * dh * wp + j * dw) * c + ci;
+    constexpr int PB = block_size<T, CO>();
+    const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     const i64 step = sw * c;
     for (i64 b = 0; b < n; ++b) {
         for (i64 oy = 0; oy < oh; ++oy) {
@@ -280,12 +294,8 @@ template <typename T, int CO>
 void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ dy,
                          i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out,
                          i64* __restrict__ off) {
-    constexpr int PER_ROW = (CO * int(sizeof(T)) + TFC_VEC_BYTES - 1) / TFC_VEC_BYTES;
-    constexpr int KB = PER_ROW >= TFC_ACC_REGS ? 1 : TFC_ACC_REGS / PER_ROW;
-    const i64 K = kh * kw * c;
-    for (i64 i = 0, k = 0; i < kh; ++i)
-        for (i64 j = 0; j < kw; ++j)
-            for (i64 ci = 0; ci < c; ++ci) off[k++] = (i * dh * wp + j * dw) * c + ci;
+    constexpr int KB = block_size<T, CO>();
+    const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     i64 k = 0;
     for (; k + KB <= K; k += KB)
         conv_wgrad_block<T, CO, KB>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * CO);

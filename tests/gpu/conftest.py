@@ -24,3 +24,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.gpu)
             if emulated_gpu_count() or not real_gpus():
                 item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def real_gpu0():
+    """GPU:0, skipping the module unless it is a real CUDA GPU in this process (modules use it autouse)."""
+    from tfcore.framework.context import context
+
+    gpu = context.find("GPU", 0)
+    if gpu is None or getattr(gpu.backend, "emulated", True):
+        pytest.skip("GPU:0 is not a real CUDA GPU in this process")
+    return gpu

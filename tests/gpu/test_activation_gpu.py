@@ -17,14 +17,7 @@ import tfcore as tf
 from tfcore.backend import activation
 
 
-@pytest.fixture(scope="module", autouse=True)
-def real_gpu0():
-    from tfcore.framework.context import context
-
-    gpu = context.find("GPU", 0)
-    if gpu is None or getattr(gpu.backend, "emulated", True):
-        pytest.skip("GPU:0 is not a real CUDA GPU in this process")
-    return gpu
+pytestmark = pytest.mark.usefixtures("real_gpu0")  # tests/gpu/conftest.py: skip unless GPU:0 is real
 
 
 def _cupy_state():

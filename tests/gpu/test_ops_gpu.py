@@ -20,14 +20,7 @@ from gpu_op_cases import CASES, assert_same, run_case  # noqa: E402
 GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def real_gpu0():
-    from tfcore.framework.context import context
-
-    gpu = context.find("GPU", 0)
-    if gpu is None or getattr(gpu.backend, "emulated", True):
-        pytest.skip("GPU:0 is not a real CUDA GPU in this process")
-    return gpu
+pytestmark = pytest.mark.usefixtures("real_gpu0")  # tests/gpu/conftest.py: skip unless GPU:0 is real
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
