@@ -16,7 +16,6 @@ import pytest
 import tfcore as tf
 from tfcore.backend import activation
 
-
 pytestmark = pytest.mark.usefixtures("real_gpu0")  # tests/gpu/conftest.py: skip unless GPU:0 is real
 
 
