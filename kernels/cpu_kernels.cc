@@ -208,6 +208,24 @@ inline i64 tap_offsets(i64 kh, i64 kw, i64 c, i64 dh, i64 dw, i64 wp, i64* __res
     return k;
 }
 
+// Calls body.template operator()<B>(start) over [0, count): blocks of B = BIG items (register-blocked
+// work) while they fit, then blocks of 4; a last remainder shorter than 4 is done as one block of 4 that
+// ends at `count` and overlaps the previous one. An item's result does not depend on its block (each
+// sum runs over the same terms in the same order), so the overlap rewrites identical values, and no item
+// is left to the one-chain, latency-bound single path unless `count` < 4.
+template <int BIG, typename Body>
+inline void for_blocks(i64 count, const Body& body) {
+    constexpr int SMALL = BIG >= 4 ? 4 : 1;
+    i64 at = 0;
+    for (; at + BIG <= count; at += BIG) body.template operator()<BIG>(at);
+    for (; at + SMALL <= count; at += SMALL) body.template operator()<SMALL>(at);
+    if (at < count && count >= SMALL) {
+        body.template operator()<SMALL>(count - SMALL);
+        return;
+    }
+    for (; at < count; ++at) body.template operator()<1>(at);
+}
+
 // PB output pixels of one row, CO channels each: out[q] = (sum_k w[k, :] * x[q * step + off[k]]) + bias, k
 // over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
 template <typename T, int CO, int PB>
@@ -233,6 +251,22 @@ inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict_
     for (int q = 0; q < PB; ++q) L::store(out + q * CO, acc[q]);
 }
 
+// for_blocks body of one output row of the direct convolution: pixels [ox, ox + B).
+template <typename T, int CO>
+struct ConvRow {
+    const T* xrow;
+    i64 step;
+    const i64* off;
+    i64 K;
+    const T* w;
+    const T* bias;
+    T* orow;
+    template <int B>
+    void operator()(i64 ox) const {
+        conv_block<T, CO, B>(xrow + ox * step, step, off, K, w, bias, orow + ox * CO);
+    }
+};
+
 // Direct convolution of a padded NHWC input with CO (a compile-time constant) output channels:
 // out[b, oy, ox, :] = bias + sum over taps (i, j) and input channels ci of
 //     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :].
@@ -251,9 +285,7 @@ void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, con
         for (i64 oy = 0; oy < oh; ++oy) {
             T* orow = out + (b * oh + oy) * ow * CO;
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
-            i64 ox = 0;
-            for (; ox + PB <= ow; ox += PB) conv_block<T, CO, PB>(xrow + ox * step, step, off, K, w, bias, orow + ox * CO);
-            for (; ox < ow; ++ox) conv_block<T, CO, 1>(xrow + ox * step, step, off, K, w, bias, orow + ox * CO);
+            for_blocks<PB>(ow, ConvRow<T, CO>{xrow, step, off, K, w, bias, orow});
         }
     }
 }
@@ -288,6 +320,20 @@ inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, 
     for (int k = 0; k < KB; ++k) L::store(dw + k * CO, acc[k]);
 }
 
+// for_blocks body of the filter gradient: filter rows [k, k + B).
+template <typename T, int CO>
+struct WgradRows {
+    const T* xpad;
+    i64 n, hp, wp, c, sh, sw, oh, ow;
+    const T* dy;
+    const i64* off;
+    T* out;
+    template <int B>
+    void operator()(i64 k) const {
+        conv_wgrad_block<T, CO, B>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * CO);
+    }
+};
+
 // Conv2DBackpropFilter without an im2col matrix: dw[i, j, ci, :] = sum over (b, oy, ox) of
 // xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * dy[b, oy, ox, :], KB filter rows per pass over the data.
 template <typename T, int CO>
@@ -296,10 +342,7 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
                          i64* __restrict__ off) {
     constexpr int KB = block_size<T, CO>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
-    i64 k = 0;
-    for (; k + KB <= K; k += KB)
-        conv_wgrad_block<T, CO, KB>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * CO);
-    for (; k < K; ++k) conv_wgrad_block<T, CO, 1>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * CO);
+    for_blocks<KB>(K, WgradRows<T, CO>{xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off, out});
 }
 
 // Calls KERNEL<T, C> with the channel count as a constant for the common small counts.
