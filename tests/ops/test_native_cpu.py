@@ -79,7 +79,7 @@ def test_without_a_working_compiler_the_numpy_paths_run(tmp_path, monkeypatch, b
     """No compiler: quietly the NumPy paths. A compiler that fails: a RuntimeWarning, then the same."""
     monkeypatch.setenv("TFCORE_EMULATOR_CACHE", str(tmp_path / "emulator"))
     monkeypatch.setenv("CXX", "false" if broken else str(tmp_path / "no-such-compiler"))
-    native_cpu._load.cache_clear()
+    native_cpu.reset()
     try:
         if broken:
             with pytest.warns(RuntimeWarning, match="native CPU kernels unavailable"):
@@ -93,7 +93,7 @@ def test_without_a_working_compiler_the_numpy_paths_run(tmp_path, monkeypatch, b
         y = tf.nn.max_pool2d(x, 2, 2, "SAME").numpy()
         np.testing.assert_array_equal(y, x.reshape(2, 3, 2, 3, 2, 3).max(axis=(2, 4)))
     finally:
-        native_cpu._load.cache_clear()
+        native_cpu.reset()
 
 
 def test_the_switch_turns_the_kernels_off(monkeypatch):

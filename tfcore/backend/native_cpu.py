@@ -13,7 +13,6 @@ either way to rounding (the tests compare both).
 """
 
 import ctypes
-import functools
 import hashlib
 import os
 import platform
@@ -115,7 +114,6 @@ class NativeLibrary:
         return self._fns[(base, _SUFFIX[np.dtype(dtype)])]
 
 
-@functools.cache
 def _load():
     cxx = compiler()
     if shutil.which(cxx) is None:  # no C++ compiler installed: the NumPy candidates run, quietly
@@ -128,12 +126,30 @@ def _load():
         return None
 
 
+_UNLOADED = object()
+_loaded = _UNLOADED  # the NativeLibrary or None once _load ran (read without the lock: ops call this per launch)
+
+
 def library():
     """The :class:`NativeLibrary`, or None (disabled, or no compiler). Built once per process."""
+    global _loaded
     if not enabled():
         return None
+    lib = _loaded
+    if lib is _UNLOADED:
+        with _LOCK:
+            if _loaded is _UNLOADED:
+                _loaded = _load()
+            lib = _loaded
+    return lib
+
+
+def reset():
+    """Forget the loaded library: the next :func:`library` builds or loads it again (tests switch the
+    compiler or the cache directory)."""
+    global _loaded
     with _LOCK:
-        return _load()
+        _loaded = _UNLOADED
 
 
 def supports(*arrays, contiguous=True):
