@@ -226,18 +226,19 @@ inline void for_blocks(i64 count, const Body& body) {
     for (; at < count; ++at) body.template operator()<1>(at);
 }
 
-// PB output pixels of one row, CO channels each: out[q] = (sum_k w[k, :] * x[q * step + off[k]]) + bias, k
-// over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
+// PB output pixels of one row, CO channels each (one chunk of the ldo output channels: w's rows and the
+// output pixels are ldo apart): out[q] = (sum_k w[k, :] * x[q * step + off[k]]) + bias, k over the K
+// (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
 template <typename T, int CO, int PB>
 inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
-                       const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out) {
+                       const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out, i64 ldo) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[PB];
 #pragma GCC unroll 16
     for (int q = 0; q < PB; ++q) acc[q] = L::splat(T(0));
     for (i64 k = 0; k < K; ++k) {
-        const V wv = L::load(w + k * CO);
+        const V wv = L::load(w + k * ldo);
         const T* xk = x + off[k];
 #pragma GCC unroll 16
         for (int q = 0; q < PB; ++q) acc[q] += wv * xk[q * step];
@@ -248,7 +249,7 @@ inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict_
         for (int q = 0; q < PB; ++q) acc[q] += b0;
     }
 #pragma GCC unroll 16
-    for (int q = 0; q < PB; ++q) L::store(out + q * CO, acc[q]);
+    for (int q = 0; q < PB; ++q) L::store(out + q * ldo, acc[q]);
 }
 
 // for_blocks body of one output row of the direct convolution: pixels [ox, ox + B).
@@ -261,13 +262,14 @@ struct ConvRow {
     const T* w;
     const T* bias;
     T* orow;
+    i64 ldo;
     template <int B>
     void operator()(i64 ox) const {
-        conv_block<T, CO, B>(xrow + ox * step, step, off, K, w, bias, orow + ox * CO);
+        conv_block<T, CO, B>(xrow + ox * step, step, off, K, w, bias, orow + ox * ldo, ldo);
     }
 };
 
-// Direct convolution of a padded NHWC input with CO (a compile-time constant) output channels:
+// Direct convolution of a padded NHWC input with co output channels, CO (a compile-time constant) at a time:
 // out[b, oy, ox, :] = bias + sum over taps (i, j) and input channels ci of
 //     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :].
 // Each output pixel's CO channels are vector accumulators; PB pixels of a row share every weight-vector
@@ -276,16 +278,17 @@ struct ConvRow {
 // `off` is scratch for kh*kw*c offsets.
 template <typename T, int CO>
 void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ w, i64 kh,
-                   i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, const T* __restrict__ bias,
+                   i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, const T* __restrict__ bias,
                    T* __restrict__ out, i64* __restrict__ off) {
     constexpr int PB = block_size<T, CO>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     const i64 step = sw * c;
     for (i64 b = 0; b < n; ++b) {
         for (i64 oy = 0; oy < oh; ++oy) {
-            T* orow = out + (b * oh + oy) * ow * CO;
+            T* orow = out + (b * oh + oy) * ow * co;
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
-            for_blocks<PB>(ow, ConvRow<T, CO>{xrow, step, off, K, w, bias, orow});
+            for (i64 j = 0; j < co; j += CO)  // output-channel chunks; the input row stays in cache
+                for_blocks<PB>(ow, ConvRow<T, CO>{xrow, step, off, K, w + j, bias ? bias + j : nullptr, orow + j, co});
         }
     }
 }
@@ -294,7 +297,8 @@ void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, con
 // for the KB (tap, input channel) pairs k of `off`; one pass over dy and x for all KB rows.
 template <typename T, int CO, int KB>
 inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, i64 sh, i64 sw, i64 oh,
-                             i64 ow, const T* __restrict__ dy, const i64* __restrict__ off, T* __restrict__ dw) {
+                             i64 ow, const T* __restrict__ dy, const i64* __restrict__ off, T* __restrict__ dw,
+                             i64 ldo) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[KB];
@@ -307,9 +311,9 @@ inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, 
     for (i64 b = 0; b < n; ++b) {
         for (i64 oy = 0; oy < oh; ++oy) {
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
-            const T* g = dy + (b * oh + oy) * ow * CO;
+            const T* g = dy + (b * oh + oy) * ow * ldo;
             for (i64 ox = 0; ox < ow; ++ox) {
-                const V gv = L::load(g + ox * CO);
+                const V gv = L::load(g + ox * ldo);
                 const T* xp = xrow + ox * sw * c;
 #pragma GCC unroll 16
                 for (int k = 0; k < KB; ++k) acc[k] += gv * xp[o[k]];
@@ -317,7 +321,7 @@ inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, 
         }
     }
 #pragma GCC unroll 16
-    for (int k = 0; k < KB; ++k) L::store(dw + k * CO, acc[k]);
+    for (int k = 0; k < KB; ++k) L::store(dw + k * ldo, acc[k]);
 }
 
 // for_blocks body of the filter gradient: filter rows [k, k + B).
@@ -328,9 +332,10 @@ struct WgradRows {
     const T* dy;
     const i64* off;
     T* out;
+    i64 ldo;
     template <int B>
     void operator()(i64 k) const {
-        conv_wgrad_block<T, CO, B>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * CO);
+        conv_wgrad_block<T, CO, B>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * ldo, ldo);
     }
 };
 
@@ -338,11 +343,12 @@ struct WgradRows {
 // xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * dy[b, oy, ox, :], KB filter rows per pass over the data.
 template <typename T, int CO>
 void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ dy,
-                         i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out,
+                         i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out,
                          i64* __restrict__ off) {
     constexpr int KB = block_size<T, CO>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
-    for_blocks<KB>(K, WgradRows<T, CO>{xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off, out});
+    for (i64 j = 0; j < co; j += CO)  // output-channel chunks
+        for_blocks<KB>(K, WgradRows<T, CO>{xpad, n, hp, wp, c, sh, sw, oh, ow, dy + j, off, out + j, co});
 }
 
 // Calls KERNEL<T, C> with the channel count as a constant for the common small counts.
@@ -378,33 +384,36 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
                              scratch)                                                                       \
     }
 
-// The output-channel counts with a direct-convolution instance: vectors of at most 64 bytes (GCC lowers
-// wider generic vectors through memory). Returns 0 for others (the caller then uses im2col + GEMM).
+// The chunk width of the direct convolution for co output channels (0: no instance, the caller uses
+// im2col + GEMM): one vector of at most 64 bytes (GCC lowers wider generic vectors through memory), the
+// widest that divides co.
 #define TFC_DIRECT_CASES(KERNEL, T, ...)                                                \
-    switch (co) {                                                                       \
-        case 4: KERNEL<T, 4>(__VA_ARGS__); return 1;                                    \
-        case 8: KERNEL<T, 8>(__VA_ARGS__); return 1;                                    \
-        case 16:                                                                        \
-            if constexpr (sizeof(T) == 4) {                                             \
-                KERNEL<T, 16>(__VA_ARGS__);                                             \
-                return 1;                                                               \
-            }                                                                           \
-            return 0;                                                                   \
-        default: return 0;                                                              \
-    }
+    if (co == 4) {                                                                      \
+        KERNEL<T, 4>(__VA_ARGS__);                                                      \
+        return 1;                                                                       \
+    }                                                                                   \
+    if (sizeof(T) == 4 && co % 16 == 0) {                                               \
+        KERNEL<T, 64 / sizeof(T)>(__VA_ARGS__);                                         \
+        return 1;                                                                       \
+    }                                                                                   \
+    if (co % 8 == 0) {                                                                  \
+        KERNEL<T, 8>(__VA_ARGS__);                                                      \
+        return 1;                                                                       \
+    }                                                                                   \
+    return 0;
 
 #define TFC_INSTANTIATE_DIRECT(T, SUFFIX)                                                                     \
     TFC_EXPORT int tfc_conv2d_direct_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* w, i64 kh, \
                                               i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, \
                                               const T* bias, T* out, i64* off) {                              \
-        TFC_DIRECT_CASES(conv2d_direct, T, xpad, n, hp, wp, c, w, kh, kw, sh, sw, dh, dw, oh, ow, bias, out,  \
-                         off)                                                                                 \
+        TFC_DIRECT_CASES(conv2d_direct, T, xpad, n, hp, wp, c, w, kh, kw, co, sh, sw, dh, dw, oh, ow, bias,   \
+                         out, off)                                                                            \
     }                                                                                                         \
     TFC_EXPORT int tfc_conv2d_wgrad_direct_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* dy, \
                                                     i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw,   \
                                                     i64 oh, i64 ow, T* out, i64* off) {                       \
-        TFC_DIRECT_CASES(conv2d_wgrad_direct, T, xpad, n, hp, wp, c, dy, kh, kw, sh, sw, dh, dw, oh, ow, out, \
-                         off)                                                                                 \
+        TFC_DIRECT_CASES(conv2d_wgrad_direct, T, xpad, n, hp, wp, c, dy, kh, kw, co, sh, sw, dh, dw, oh, ow,  \
+                         out, off)                                                                            \
     }
 
 TFC_INSTANTIATE(float, f32)

@@ -199,7 +199,9 @@ _CONV_CASES = [  # (n, h, w, c, kh, kw, co, stride, dilation, padding)
     (32, 28, 28, 1, 4, 4, 8, 1, 1, "SAME"), (4, 14, 14, 8, 4, 4, 16, 1, 1, "SAME"),
     (2, 9, 7, 3, 3, 3, 4, 2, 1, "SAME"), (3, 8, 11, 5, 3, 2, 8, 1, 2, "VALID"),
     (1, 13, 13, 2, 5, 5, 16, 3, 1, "VALID"), (2, 1, 1, 6, 3, 3, 4, 1, 1, "SAME"),
-    (1, 6, 19, 16, 1, 1, 8, 1, 1, "VALID"), (2, 10, 10, 4, 3, 3, 8, 2, 2, "SAME")]
+    (1, 6, 19, 16, 1, 1, 8, 1, 1, "VALID"), (2, 10, 10, 4, 3, 3, 8, 2, 2, "SAME"),
+    (2, 9, 9, 3, 3, 3, 24, 1, 1, "SAME"), (2, 8, 8, 16, 3, 3, 32, 1, 1, "SAME"),  # several channel chunks
+    (1, 7, 6, 2, 3, 3, 64, 2, 1, "VALID")]
 
 
 def _geometry(case):
@@ -216,14 +218,12 @@ def _geometry(case):
 @pytest.mark.parametrize("case", _CONV_CASES)
 def test_direct_convolution_and_its_filter_gradient_match_float64_references(cpu, case, dtype):
     n, h, w, c, kh, kw, co, stride, dilation, padding = case
-    if dtype == np.float64 and co == 16:
-        co = 8  # float64 vectors stop at 8 lanes (64 bytes)
     x = _rng.standard_normal((n, h, w, c)).astype(dtype)
     wt = _rng.standard_normal((kh, kw, c, co)).astype(dtype)
     pads = _geometry(case)
     want = _reference_conv(x, wt, stride, dilation, pads)
     attrs = _conv_attrs(stride, dilation, padding)
-    assert conv_ops._direct_ready(np, co, x, wt)
+    assert conv_ops._direct_ready(np, co, kh * kw * c, x, wt)
     got = conv_ops._conv2d(cpu, x, wt, **attrs)
     assert type(got) is np.ndarray and got.dtype == dtype  # the direct kernel saves no columns
     tol = 2e-5 if dtype == np.float32 else 1e-12
@@ -238,6 +238,17 @@ def test_direct_convolution_and_its_filter_gradient_match_float64_references(cpu
         dw_want[i, j] = patch.reshape(-1, c).T @ dy.reshape(-1, co).astype(np.float64)
     dw = conv_ops._conv2d_backprop_filter(cpu, x, dy, filter_sizes=(kh, kw, c, co), **attrs)
     np.testing.assert_allclose(dw, dw_want, rtol=tol, atol=tol * np.sqrt(n * oh * ow))
+
+
+@needs_native
+def test_direct_kernels_take_the_channel_counts_and_sizes_they_are_fast_for():
+    x = np.ones((1, 5, 5, 8), np.float32)
+    for co, c, k, want in ((4, 8, 3, True), (8, 8, 3, True), (24, 8, 3, True), (64, 16, 4, True),
+                           (12, 8, 3, False), (6, 8, 3, False),     # not 4 or a multiple of 8
+                           (16, 64, 3, True), (32, 64, 3, False)):  # wide output and over 256 terms: BLAS
+        w = np.ones((k, k, c, co), np.float32)
+        assert conv_ops._direct_ready(np, co, k * k * c, x, w) is want, (co, c, k)
+    assert not conv_ops._direct_ready(np, 8, 9, x.astype(np.float16), np.ones((3, 3, 8, 8), np.float16))
 
 
 @needs_native

@@ -296,11 +296,17 @@ def _columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw):
     return _im2col(xp, pad_spatial(xp, x, ph, pw), oh, ow, kh, kw, strides, dilations)
 
 
-def _direct_ready(xp, co, *arrays, contiguous=True):
-    """Whether the native direct convolution kernels take these NumPy arrays with ``co`` output channels
-    (4 or 8, and 16 in float32: one SIMD vector of sums per pixel; wider outputs are GEMM-shaped enough
-    for BLAS)."""
-    if xp is not np or co not in (4, 8, 16) or (co == 16 and arrays[0].dtype != np.float32):
+# The direct kernels' reach (measured on one core against im2col + OpenBLAS): any output-channel count
+# of 4 or a multiple of 8 while a pixel's sum has at most this many (tap, input channel) terms; with 16
+# or fewer output channels always (skinny GEMMs are where BLAS is weakest).
+_DIRECT_MAX_TERMS = 256
+
+
+def _direct_ready(xp, co, terms, *arrays, contiguous=True):
+    """Whether the native direct convolution kernels take these NumPy arrays: ``co`` output channels
+    (4 or a multiple of 8, in chunks of one SIMD vector) and ``terms`` (tap, input channel) pairs per sum
+    (see ``_DIRECT_MAX_TERMS``)."""
+    if xp is not np or not (co == 4 or co % 8 == 0) or (co > 16 and terms > _DIRECT_MAX_TERMS):
         return False
     return native_cpu.supports(*arrays, contiguous=contiguous)
 
@@ -308,8 +314,8 @@ def _direct_ready(xp, co, *arrays, contiguous=True):
 def direct_conv2d_applies(x, w, bias=None):
     """Whether :func:`direct_conv2d` takes these arrays (a kernel-candidate predicate: no copies made)."""
     arrays = (x, w) if bias is None else (x, w, bias)
-    return w.ndim == 4 and _direct_ready(np if type(x) is np.ndarray else None, w.shape[3], *arrays,
-                                         contiguous=False)
+    return w.ndim == 4 and _direct_ready(np if type(x) is np.ndarray else None, w.shape[3],
+                                         w.shape[0] * w.shape[1] * w.shape[2], *arrays, contiguous=False)
 
 
 def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, **_):
@@ -328,7 +334,8 @@ def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw, bias=None):
         return None
     x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
     bias = None if bias is None else np.ascontiguousarray(bias)
-    if not _direct_ready(xp, w.shape[3], x, w, *(() if bias is None else (bias,))):
+    if not _direct_ready(xp, w.shape[3], w.shape[0] * w.shape[1] * w.shape[2], x, w,
+                         *(() if bias is None else (bias,))):
         return None
     xpad = pad_spatial(xp, x, ph, pw)
     n, hp, wp, c = xpad.shape
@@ -348,7 +355,7 @@ def _direct_filter_grad(xp, x, dy, kh, kw, strides, dilations, ph, pw):
     if xp is not np:
         return None
     x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
-    if not _direct_ready(xp, dy.shape[3], x, dy):
+    if not _direct_ready(xp, dy.shape[3], kh * kw * x.shape[3], x, dy):
         return None
     xpad = pad_spatial(xp, x, ph, pw)
     n, hp, wp, c = xpad.shape
