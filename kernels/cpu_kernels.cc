@@ -80,14 +80,14 @@ struct Lanes {
 };
 
 // Max pooling: y[n, oy, ox, c] = max over the window's taps inside the input (padding never wins, as
-// in the NumPy candidate's -inf padded copy); NaN propagates. C > 0: the channel count as a constant
-// (vector path); C == 0: any channel count (scalar loops).
-template <typename T, int C>
+// in the NumPy candidate's -inf padded copy); NaN propagates. The c channels go C at a time (C divides c;
+// a vector of at most 64 bytes), so every tap is a few SIMD instructions.
+template <typename T, int C, bool ONE_CHUNK>
 void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt,
               i64 pl, i64 oh, i64 ow, T* __restrict__ y) {
-    using L = Lanes<T, (C > 0 ? C : 1)>;
+    const i64 c = ONE_CHUNK ? C : c_dyn;  // a constant when one vector holds every channel
+    using L = Lanes<T, C>;
     using V = typename L::vec;
-    const i64 c = C > 0 ? C : c_dyn;
     const T lowest = -std::numeric_limits<T>::infinity();
     for (i64 b = 0; b < n; ++b) {
         const T* xb = x + b * h * w * c;
@@ -98,24 +98,16 @@ void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i
                 const i64 x0 = ox * sw - pl;
                 const i64 j_lo = x0 < 0 ? -x0 : 0, j_hi = x0 + kw > w ? w - x0 : kw;
                 T* out = y + ((b * oh + oy) * ow + ox) * c;
-                if constexpr (C > 0) {
+                for (i64 k = 0; k < c; k += C) {
                     V m = L::splat(lowest), nan = L::splat(T(0));
                     for (i64 i = i_lo; i < i_hi; ++i) {
                         for (i64 j = j_lo; j < j_hi; ++j) {
-                            const V v = L::load(xb + ((y0 + i) * w + x0 + j) * c);
+                            const V v = L::load(xb + ((y0 + i) * w + x0 + j) * c + k);
                             m = v > m ? v : m;
                             nan = v != v ? v : nan;  // the (last) NaN of each channel, if any
                         }
                     }
-                    L::store(out, nan != nan ? nan : m);
-                } else {
-                    for (i64 k = 0; k < c; ++k) out[k] = lowest;
-                    for (i64 i = i_lo; i < i_hi; ++i) {
-                        for (i64 j = j_lo; j < j_hi; ++j) {
-                            const T* v = xb + ((y0 + i) * w + x0 + j) * c;
-                            for (i64 k = 0; k < c; ++k) out[k] = (v[k] > out[k] || v[k] != v[k]) ? v[k] : out[k];
-                        }
-                    }
+                    L::store(out + k, nan != nan ? nan : m);
                 }
             }
         }
@@ -126,15 +118,17 @@ void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i
 // dx (windows may overlap). Padding taps hold `lowest`: a window whose maximum is -inf and whose first
 // match is a padding tap sends its gradient nowhere, as the NumPy candidate. `left` holds the gradient
 // each channel has still to place: selected (never multiplied) into dx at the first match and zeroed
-// there, so later equal values (ties) add zero and a non-finite dy lands exactly once.
-template <typename T, int C>
+// there, so later equal values (ties) add zero and a non-finite dy lands exactly once. C channels at a
+// time, as max_pool.
+template <typename T, int C, bool ONE_CHUNK>
 void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ dy, i64 n, i64 h,
                    i64 w, i64 c_dyn, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl, i64 oh, i64 ow,
-                   T* __restrict__ dx, T* __restrict__ scratch) {
-    using L = Lanes<T, (C > 0 ? C : 1)>;
+                   T* __restrict__ dx) {
+    const i64 c = ONE_CHUNK ? C : c_dyn;
+    using L = Lanes<T, C>;
     using V = typename L::vec;
-    const i64 c = C > 0 ? C : c_dyn;
     const T lowest = -std::numeric_limits<T>::infinity();
+    const V zero = L::splat(T(0)), low = L::splat(lowest);
     std::memset(dx, 0, sizeof(T) * n * h * w * c);
     for (i64 b = 0; b < n; ++b) {
         const T* xb = x + b * h * w * c;
@@ -142,9 +136,9 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
         for (i64 oy = 0; oy < oh; ++oy) {
             for (i64 ox = 0; ox < ow; ++ox) {
                 const i64 o = ((b * oh + oy) * ow + ox) * c;
-                if constexpr (C > 0) {
-                    const V yv = L::load(y + o), zero = L::splat(T(0)), low = L::splat(lowest);
-                    V left = L::load(dy + o);
+                for (i64 k = 0; k < c; k += C) {
+                    const V yv = L::load(y + o + k);
+                    V left = L::load(dy + o + k);
                     for (i64 i = 0; i < kh; ++i) {
                         const i64 yy = oy * sh + i - pt;
                         for (i64 j = 0; j < kw; ++j) {
@@ -153,30 +147,10 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
                                 left = yv == low ? zero : left;
                                 continue;
                             }
-                            const i64 at = (yy * w + xx) * c;
+                            const i64 at = (yy * w + xx) * c + k;
                             const auto hit = L::load(xb + at) == yv;
                             L::store(dxb + at, L::load(dxb + at) + (hit ? left : zero));
                             left = hit ? zero : left;
-                        }
-                    }
-                } else {
-                    T* left = scratch;
-                    for (i64 k = 0; k < c; ++k) left[k] = dy[o + k];
-                    for (i64 i = 0; i < kh; ++i) {
-                        const i64 yy = oy * sh + i - pt;
-                        for (i64 j = 0; j < kw; ++j) {
-                            const i64 xx = ox * sw + j - pl;
-                            if (yy < 0 || yy >= h || xx < 0 || xx >= w) {
-                                for (i64 k = 0; k < c; ++k) left[k] = y[o + k] == lowest ? T(0) : left[k];
-                                continue;
-                            }
-                            const T* v = xb + (yy * w + xx) * c;
-                            T* d = dxb + (yy * w + xx) * c;
-                            for (i64 k = 0; k < c; ++k) {
-                                const bool hit = v[k] == y[o + k];
-                                d[k] += hit ? left[k] : T(0);
-                                left[k] = hit ? T(0) : left[k];
-                            }
                         }
                     }
                 }
@@ -351,18 +325,21 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
         for_blocks<KB>(K, WgradRows<T, CO>{xpad, n, hp, wp, c, sh, sw, oh, ow, dy + j, off, out + j, co});
 }
 
-// Calls KERNEL<T, C> with the channel count as a constant for the common small counts.
-#define TFC_CHANNEL_DISPATCH(KERNEL, T, c, ...)               \
-    switch (c) {                                              \
-        case 1: KERNEL<T, 1>(__VA_ARGS__); break;             \
-        case 2: KERNEL<T, 2>(__VA_ARGS__); break;             \
-        case 4: KERNEL<T, 4>(__VA_ARGS__); break;             \
-        case 8: KERNEL<T, 8>(__VA_ARGS__); break;             \
-        case 16: KERNEL<T, 16>(__VA_ARGS__); break;           \
-        case 32: KERNEL<T, 32>(__VA_ARGS__); break;           \
-        case 64: KERNEL<T, 64>(__VA_ARGS__); break;           \
-        default: KERNEL<T, 0>(__VA_ARGS__); break;            \
-    }
+// Calls KERNEL<T, C, ONE_CHUNK> with C the widest vector (at most 64 bytes) whose lane count divides c,
+// and ONE_CHUNK when c == C (the channel count is then a compile-time constant).
+#define TFC_CHANNEL_CALL(KERNEL, T, C, c, ...) \
+    ((c) == (C) ? KERNEL<T, C, true>(__VA_ARGS__) : KERNEL<T, C, false>(__VA_ARGS__))
+#define TFC_CHANNEL_DISPATCH(KERNEL, T, c, ...)                                                 \
+    if (sizeof(T) == 4 && (c) % 16 == 0)                                                        \
+        TFC_CHANNEL_CALL(KERNEL, T, 64 / sizeof(T), c, __VA_ARGS__);                            \
+    else if ((c) % 8 == 0)                                                                      \
+        TFC_CHANNEL_CALL(KERNEL, T, 8, c, __VA_ARGS__);                                         \
+    else if ((c) % 4 == 0)                                                                      \
+        TFC_CHANNEL_CALL(KERNEL, T, 4, c, __VA_ARGS__);                                         \
+    else if ((c) % 2 == 0)                                                                      \
+        TFC_CHANNEL_CALL(KERNEL, T, 2, c, __VA_ARGS__);                                         \
+    else                                                                                        \
+        TFC_CHANNEL_CALL(KERNEL, T, 1, c, __VA_ARGS__);
 
 }  // namespace
 
@@ -375,13 +352,12 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
     }                                                                                                       \
     TFC_EXPORT void tfc_max_pool_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 kh, i64 kw, i64 sh,  \
                                           i64 sw, i64 pt, i64 pl, i64 oh, i64 ow, T* y) {                   \
-        TFC_CHANNEL_DISPATCH(max_pool, T, c, x, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, y)                                     \
+        TFC_CHANNEL_DISPATCH(max_pool, T, c, x, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, y)              \
     }                                                                                                       \
     TFC_EXPORT void tfc_max_pool_grad_##SUFFIX(const T* x, const T* y, const T* dy, i64 n, i64 h, i64 w,   \
                                                i64 c, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl,      \
-                                               i64 oh, i64 ow, T* dx, T* scratch) {                         \
-        TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, dx,  \
-                             scratch)                                                                       \
+                                               i64 oh, i64 ow, T* dx) {                                    \
+        TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, dx)  \
     }
 
 // The chunk width of the direct convolution for co output channels (0: no instance, the caller uses
@@ -422,4 +398,4 @@ TFC_INSTANTIATE_DIRECT(float, f32)
 TFC_INSTANTIATE_DIRECT(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 4; }
+TFC_EXPORT int tfc_native_abi_version() { return 5; }

@@ -250,9 +250,8 @@ def _max_pool_grad_native(b, x, y, dy, *, ksize, strides, padding, explicit_padd
     order, as the NumPy candidates (any window, overlap, padding, ties, NaN and non-finite ``dy``)."""
     geo = _native_geometry(x, ksize, strides, padding, explicit_paddings)
     dx = np.empty(x.shape, dtype=dy.dtype)
-    scratch = np.empty(max(x.shape[3], 1), dtype=dy.dtype)
     native_cpu.library().fn("tfc_max_pool_grad", x.dtype)(
-        native_cpu.ptr(x), native_cpu.ptr(y), native_cpu.ptr(dy), *geo, native_cpu.ptr(dx), native_cpu.ptr(scratch))
+        native_cpu.ptr(x), native_cpu.ptr(y), native_cpu.ptr(dy), *geo, native_cpu.ptr(dx))
     return dx
 
 
