@@ -47,8 +47,10 @@ def discover_gpus():
 
 
 def make_cpu_backend():
+    from . import host_malloc
     from .cpu import CPUBackend
 
+    host_malloc.tune()  # steady reuse of host memory for NumPy buffers (see host_malloc)
     return CPUBackend()
 
 
