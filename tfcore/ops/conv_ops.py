@@ -10,6 +10,11 @@ padded ``dy``'s columns with the flipped filter, other strides do one matmul per
 slice-add it into the padded input gradient (loops over taps, never over pixels). Everything is
 written against ``b.xp``: the same code is the generic candidate on CuPy, after our CUDA kernels.
 
+When the native CPU kernels are built (``backend/native_cpu``, ``kernels/cpu_kernels.cc``), NumPy
+float32/float64 convolutions with 4 or a multiple of 8 output channels (up to 256 terms per sum above
+16 channels) run a direct convolution instead -- forward, stride-1 input gradient (flipped filter)
+and filter gradient -- with no im2col matrix, and the remaining im2col copies run in C.
+
 Op attributes (TF names; the CUDA kernels read the same ones):
   ``strides``, ``dilations``: 4-tuples in NHWC order, ``(1, sh, sw, 1)``.
   ``padding``: ``'SAME'``, ``'VALID'`` or ``'EXPLICIT'``.
@@ -319,8 +324,9 @@ def direct_conv2d_applies(x, w, bias=None):
 
 
 def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, **_):
-    """``conv2d(x, w) + bias`` (``bias`` may be None) by the native direct kernel, the bias added into the
-    sums' starting values; Conv2D's attrs. Call only where :func:`direct_conv2d_applies`."""
+    """``conv2d(x, w) + bias`` (``bias`` may be None) by the native direct kernel, the bias added to the
+    finished sums (Conv2D + BiasAdd's rounding); Conv2D's attrs. Call only where
+    :func:`direct_conv2d_applies`."""
     kh, kw = w.shape[0], w.shape[1]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     return _direct(np, x, w, oh, ow, strides, dilations, ph, pw, bias)

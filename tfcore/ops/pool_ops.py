@@ -1,6 +1,8 @@
 """2-D max and average pooling (NHWC) with their gradients, and the public ``tf.nn`` pooling functions.
 
-Vectorised as one whole-array operation per window tap (``kh * kw`` of them, never per pixel).
+Vectorised as one whole-array operation per window tap (``kh * kw`` of them, never per pixel); with the
+native CPU kernels built (``backend/native_cpu``), float32/float64 MaxPool and MaxPoolGrad run as one C
+loop each instead.
 TF semantics: SAME padding never contributes to a maximum (padded with -inf) and an average
 divides by the number of valid (unpadded) elements in its window; the max-pool gradient goes to
 the first maximum of each window in row-major order, as TF's CPU kernel.
