@@ -34,11 +34,12 @@ def _info(args):
     from tfcore.framework.context import context
 
     print(f"tfcore {tf.__version__}  (Python {platform.python_version()}, NumPy {numpy.__version__})")
-    from .backend import cuda, cuda_stack
+    from .backend import cuda, cuda_stack, native_cpu
 
     print(f"CuPy: {cuda.cupy_version() or 'not available'}")
     for line in cuda_stack.report_lines():  # CUDA runtime, NVRTC, NCCL
         print(line)
+    print(native_cpu.report_line())
     print("Physical devices:")
     for d in tf.config.list_physical_devices() if hasattr(tf, "config") else context.physical_devices():
         info = context.gpu_info(d)

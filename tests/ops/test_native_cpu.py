@@ -291,3 +291,13 @@ def test_conv_ops_train_the_same_with_and_without_the_native_kernels(monkeypatch
     monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
     for got, want in zip(native, grads()):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_tfcore_info_reports_the_native_kernels(monkeypatch, capsys):
+    from tfcore.cli import main
+
+    assert main(["info"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Native CPU kernels:"))
+    assert ("built" in line) == (native_cpu.library() is not None)
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+    assert native_cpu.report_line() == "Native CPU kernels: off (TFCORE_NATIVE_CPU=0)"

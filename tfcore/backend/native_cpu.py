@@ -168,3 +168,13 @@ def supports(*arrays, contiguous=True):
 def ptr(a):
     """The data address of a NumPy array, for a ctypes call."""
     return a.ctypes.data
+
+
+def report_line():
+    """``tfcore info``'s line: whether the native CPU kernels run, and where the library is."""
+    if not enabled():
+        return "Native CPU kernels: off (TFCORE_NATIVE_CPU=0)"
+    lib = library()
+    if lib is None:
+        return f"Native CPU kernels: not available (no working C++ compiler: {compiler()}); NumPy paths run"
+    return f"Native CPU kernels: built ({lib.path})"
