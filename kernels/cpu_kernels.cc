@@ -6,6 +6,7 @@
 // those of the NumPy candidates they replace (tests compare them), so no fast-math: NaN must propagate.
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -158,6 +159,38 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
         }
     }
 }
+
+// Adam's update of n values in one pass, each operation in the NumPy kernel's order and precision
+// (training_ops._adam) and no multiply-add contraction, so the results are the same bits:
+//   m' = (g - m) * (1 - beta_1) + m;  v' = (g * g - v) * (1 - beta_2) + v;
+//   var' = (m' / (sqrt(v') + eps)) * -alpha + var.
+// The scalars arrive as doubles that hold values of T exactly (the caller rounds them to T first).
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+template <typename T>
+void adam(const T* __restrict__ var, const T* __restrict__ m, const T* __restrict__ v, const T* __restrict__ g,
+          i64 n, double neg_alpha_d, double one_minus_b1_d, double one_minus_b2_d, double eps_d,
+          T* __restrict__ var_out, T* __restrict__ m_out, T* __restrict__ v_out) {
+    const T neg_alpha = T(neg_alpha_d), c1 = T(one_minus_b1_d), c2 = T(one_minus_b2_d), eps = T(eps_d);
+    for (i64 i = 0; i < n; ++i) {
+        const T gi = g[i];
+        T mi = gi - m[i];
+        mi = mi * c1;
+        mi = mi + m[i];
+        T vi = gi * gi;
+        vi = vi - v[i];
+        vi = vi * c2;
+        vi = vi + v[i];
+        T d = std::sqrt(vi);
+        d = d + eps;
+        d = mi / d;
+        d = d * neg_alpha;
+        var_out[i] = d + var[i];
+        m_out[i] = mi;
+        v_out[i] = vi;
+    }
+}
+#pragma GCC pop_options
 
 // Accumulator budget of the direct convolution: 12 vector registers of sums (measured on AVX-512 and
 // AVX2 machines alike: more pixels per block run out of address registers).
@@ -392,10 +425,19 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
                          out, off)                                                                            \
     }
 
+#define TFC_INSTANTIATE_ADAM(T, SUFFIX)                                                                       \
+    TFC_EXPORT void tfc_adam_##SUFFIX(const T* var, const T* m, const T* v, const T* g, i64 n, double neg_alpha, \
+                                      double one_minus_b1, double one_minus_b2, double eps, T* var_out,         \
+                                      T* m_out, T* v_out) {                                                    \
+        adam<T>(var, m, v, g, n, neg_alpha, one_minus_b1, one_minus_b2, eps, var_out, m_out, v_out);          \
+    }
+
+TFC_INSTANTIATE_ADAM(float, f32)
+TFC_INSTANTIATE_ADAM(double, f64)
 TFC_INSTANTIATE(float, f32)
 TFC_INSTANTIATE(double, f64)
 TFC_INSTANTIATE_DIRECT(float, f32)
 TFC_INSTANTIATE_DIRECT(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 5; }
+TFC_EXPORT int tfc_native_abi_version() { return 6; }

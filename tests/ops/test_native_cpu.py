@@ -1,6 +1,6 @@
 """The native CPU kernels (``kernels/cpu_kernels.cc``) against float64 references and the NumPy paths.
 
-Covers the build (cached, keyed by source and CPU; a missing compiler falls back with a warning), im2col,
+Covers the build (cached, keyed by source and CPU; a missing compiler falls back), im2col, Adam,
 MaxPool and MaxPoolGrad (ragged shapes, overlapping windows, padding, ties, NaN, infinities), the direct
 convolution forward, stride-1 input gradient and filter gradient (4, 8 and 16 output channels, strides,
 dilations, SAME/VALID/EXPLICIT padding), and which candidates the ops choose with and without the kernels.
@@ -15,7 +15,7 @@ import pytest
 import tfcore as tf
 from tfcore.backend import native_cpu
 from tfcore.framework.context import context
-from tfcore.ops import conv_ops, pool_ops
+from tfcore.ops import conv_ops, pool_ops, training_ops
 
 pytestmark = pytest.mark.usefixtures("on_cpu")
 _rng = np.random.default_rng(11)
@@ -301,3 +301,49 @@ def test_tfcore_info_reports_the_native_kernels(monkeypatch, capsys):
     assert ("built" in line) == (native_cpu.library() is not None)
     monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
     assert native_cpu.report_line() == "Native CPU kernels: off (TFCORE_NATIVE_CPU=0)"
+
+
+# -- Adam -------------------------------------------------------------------------------------------------
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 7, 8192, 100_003])
+def test_native_adam_gives_the_numpy_kernels_bits(cpu, dtype, n):
+    rng = np.random.default_rng(n)
+    var, m, g = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+    v = np.abs(rng.standard_normal(n)).astype(dtype)
+    g[:1] = 0.0
+    attrs = dict(alpha=0.00097, beta_1=0.9, beta_2=0.999, epsilon=1e-7)
+    got = training_ops._adam_native(cpu, var, m, v, g, **attrs)
+    want = training_ops._adam(cpu, var, m, v, g, **attrs)
+    for a, b in zip(got, want):
+        assert a.dtype == dtype and np.array_equal(a, b)
+
+
+@needs_native
+def test_adam_runs_natively_for_large_flat_updates_only():
+    big = np.ones(training_ops.NATIVE_ADAM_MIN_SIZE, np.float32)
+    small = big[:100]
+    assert training_ops.ADAM.select("cpu", (big,) * 4).name == "adam_native"
+    assert training_ops.ADAM.select("cpu", (small,) * 4).name != "adam_native"
+    assert training_ops.ADAM.select("cpu", (big.astype(np.float16),) * 4).name != "adam_native"
+
+
+@needs_native
+def test_keras_adam_trains_to_the_same_bits_with_and_without_the_native_kernel(monkeypatch):
+    def train():
+        tf.keras.utils.set_random_seed(5)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(128, activation="relu", input_shape=(80,)),
+                                     tf.keras.layers.Dense(10)])
+        model.compile(optimizer=tf.keras.optimizers.Adam(1e-3),
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        x = np.random.default_rng(1).standard_normal((64, 80)).astype(np.float32)
+        y = np.arange(64) % 10
+        for _ in range(3):
+            model.train_on_batch(x, y)
+        return [w.numpy() for w in model.weights]
+
+    native = train()
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+    for a, b in zip(native, train()):
+        np.testing.assert_array_equal(a, b)

@@ -1,8 +1,8 @@
 """Native CPU kernels (``kernels/cpu_kernels.cc``): built here with the C++ compiler, loaded with ctypes.
 
 NumPy runs every CPU op, but some loops it can only express as several passes over strided views
-(im2col of a convolution with few channels, max pooling and its gradient): the CPU candidates of
-those ops call these kernels instead when they are available, one C loop per op.
+(convolutions with few channels, im2col, max pooling and its gradient, Adam's update): the CPU
+candidates of those ops call these kernels instead when they are available, one C loop per op.
 
 The library is compiled on first use with ``g++ -O3 -march=native`` (``$CXX`` if set) and cached
 under ``~/.cache/tfcore/native/<sha256>/`` (the hash covers the source, compiler, flags and this CPU's
@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 5
+ABI_VERSION = 6
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -43,6 +43,7 @@ _SIGNATURES = {
     "tfc_max_pool_grad": [_ptr] * 3 + [_i64] * 12 + [_ptr],
     "tfc_conv2d_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr] * 3,
     "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr] * 2,
+    "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
 }
 # Functions returning a value (the others return nothing).
 _RESTYPES = {"tfc_conv2d_direct": ctypes.c_int, "tfc_conv2d_wgrad_direct": ctypes.c_int}

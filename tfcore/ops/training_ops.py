@@ -12,6 +12,9 @@ of the ten or so element-wise ops the update formula needs.
 """
 
 
+import numpy as np
+
+from ..backend import native_cpu
 from ..framework.errors import InvalidArgumentError
 from ._common import describe
 from .registry import REGISTRY, Op, execute
@@ -110,6 +113,28 @@ def _adam(b, var, m, v, grad, *, alpha, beta_1, beta_2, epsilon):
     upd *= _scalar(-alpha, var)
     upd += var
     return upd, new_m, new_v
+
+
+# Fewer values than this: NumPy's passes over cached data beat the ctypes call (measured: 3K values 11 vs
+# 14 us; 84K values 119 vs 55 us).
+NATIVE_ADAM_MIN_SIZE = 8192
+
+
+def _native_adam_ok(var, m, v, grad, **_):
+    return var.size >= NATIVE_ADAM_MIN_SIZE and native_cpu.supports(var, m, v, grad)
+
+
+@ADAM.kernel("cpu", supports=_native_adam_ok, priority=1, name="adam_native")
+def _adam_native(b, var, m, v, grad, *, alpha, beta_1, beta_2, epsilon):
+    """Adam as one C loop over the values (``kernels/cpu_kernels.cc``) instead of NumPy's ten passes: the
+    same operations in the same order and precision as :func:`_adam`, so the same bits."""
+    out = [np.empty_like(var), np.empty_like(var), np.empty_like(var)]
+    t = var.dtype.type
+    native_cpu.library().fn("tfc_adam", var.dtype)(
+        native_cpu.ptr(var), native_cpu.ptr(m), native_cpu.ptr(v), native_cpu.ptr(grad), var.size,
+        float(t(-alpha)), float(t(1.0 - beta_1)), float(t(1.0 - beta_2)), float(t(epsilon)),
+        *(native_cpu.ptr(a) for a in out))
+    return tuple(out)
 
 
 @ADAM_AMSGRAD.kernel()
