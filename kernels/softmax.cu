@@ -173,10 +173,8 @@ __device__ __forceinline__ SmPair sm_merge(SmPair a, SmPair b) {
   return SmPair{m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
 }
 
-// Block-wide merge (1-D block, multiple of 32 threads); result in every thread.
-__device__ __forceinline__ SmPair sm_block_merge(SmPair p) {
-  __shared__ float sm_m[32], sm_s[32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+// Warp-wide merge (butterfly); result in every lane.
+__device__ __forceinline__ SmPair sm_warp_merge(SmPair p) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     SmPair q;
@@ -184,17 +182,18 @@ __device__ __forceinline__ SmPair sm_block_merge(SmPair p) {
     q.s = __shfl_xor_sync(TFC_FULL_MASK, p.s, o);
     p = sm_merge(p, q);
   }
+  return p;
+}
+
+// Block-wide merge (1-D block, multiple of 32 threads); result in every thread.
+__device__ __forceinline__ SmPair sm_block_merge(SmPair p) {
+  __shared__ float sm_m[32], sm_s[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  p = sm_warp_merge(p);
   if (lane == 0) { sm_m[warp] = p.m; sm_s[warp] = p.s; }
   __syncthreads();
   if (warp == 0) {
-    p = lane < nwarps ? SmPair{sm_m[lane], sm_s[lane]} : SmPair{tfc_neg_inf(), 0.0f};
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      SmPair q;
-      q.m = __shfl_xor_sync(TFC_FULL_MASK, p.m, o);
-      q.s = __shfl_xor_sync(TFC_FULL_MASK, p.s, o);
-      p = sm_merge(p, q);
-    }
+    p = sm_warp_merge(lane < nwarps ? SmPair{sm_m[lane], sm_s[lane]} : SmPair{tfc_neg_inf(), 0.0f});
     if (lane == 0) { sm_m[0] = p.m; sm_s[0] = p.s; }
   }
   __syncthreads();

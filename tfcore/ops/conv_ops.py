@@ -329,21 +329,24 @@ def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations,
     :func:`direct_conv2d_applies`."""
     kh, kw = w.shape[0], w.shape[1]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    return _direct(np, x, w, oh, ow, strides, dilations, ph, pw, bias)
+    return _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias)
 
 
 def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw, bias=None):
     """Conv2D of NHWC ``x`` with ``w`` ``[KH, KW, C, CO]`` (plus ``bias``) by the native direct kernel (no
     im2col matrix: for the few channels of small CNNs its memory traffic costs more than the product), or
     None when the kernel does not take these arrays (see :func:`_direct_ready`)."""
-    if xp is not np:
-        return None
-    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    extra = () if bias is None else (bias,)
+    if not _direct_ready(xp, w.shape[3], w.shape[0] * w.shape[1] * w.shape[2], x, w, *extra, contiguous=False):
+        return None  # decided before any copy: the im2col path does not need contiguous inputs
+    return _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias)
+
+
+def _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias):
+    """:func:`_direct` once its arrays are known to fit the kernel."""
+    w = np.ascontiguousarray(w)
     bias = None if bias is None else np.ascontiguousarray(bias)
-    if not _direct_ready(xp, w.shape[3], w.shape[0] * w.shape[1] * w.shape[2], x, w,
-                         *(() if bias is None else (bias,))):
-        return None
-    xpad = pad_spatial(xp, x, ph, pw)
+    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
     n, hp, wp, c = xpad.shape
     kh, kw, _, co = w.shape
     out = np.empty((n, oh, ow, co), dtype=x.dtype)
@@ -358,12 +361,10 @@ def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw, bias=None):
 def _direct_filter_grad(xp, x, dy, kh, kw, strides, dilations, ph, pw):
     """Conv2DBackpropFilter ``[KH, KW, C, CO]`` by the native kernel (one pass over ``x`` and ``dy`` per
     block of filter rows, no im2col matrix), or None when the kernel does not take these arrays."""
-    if xp is not np:
+    if not _direct_ready(xp, dy.shape[3], kh * kw * x.shape[3], x, dy, contiguous=False):
         return None
-    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
-    if not _direct_ready(xp, dy.shape[3], kh * kw * x.shape[3], x, dy):
-        return None
-    xpad = pad_spatial(xp, x, ph, pw)
+    dy = np.ascontiguousarray(dy)
+    xpad = np.ascontiguousarray(pad_spatial(xp, x, ph, pw))
     n, hp, wp, c = xpad.shape
     _, oh, ow, co = dy.shape
     out = np.empty((kh, kw, c, co), dtype=x.dtype)

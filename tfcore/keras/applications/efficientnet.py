@@ -39,6 +39,18 @@ def dense_kernel_initializer():
     return initializers.VarianceScaling(scale=1.0 / 3.0, mode="fan_out", distribution="uniform")
 
 
+def _squeeze_excite(x, input_filters, filters, se_ratio, activation, name):
+    """Keras's squeeze-and-excitation block of EfficientNet (V1 and V2 share it; the layer names are Keras's)."""
+    filters_se = max(1, int(input_filters * se_ratio))
+    se = layers.GlobalAveragePooling2D(name=name + "se_squeeze")(x)
+    se = layers.Reshape((1, 1, filters), name=name + "se_reshape")(se)
+    se = layers.Conv2D(filters_se, 1, padding="same", activation=activation,
+                       kernel_initializer=conv_kernel_initializer(), name=name + "se_reduce")(se)
+    se = layers.Conv2D(filters, 1, padding="same", activation="sigmoid",
+                       kernel_initializer=conv_kernel_initializer(), name=name + "se_expand")(se)
+    return layers.multiply([x, se], name=name + "se_excite")
+
+
 def _block(inputs, activation="swish", drop_rate=0.0, name="", filters_in=32, filters_out=16, kernel_size=3,
            strides=1, expand_ratio=1, se_ratio=0.0, id_skip=True):
     """An inverted residual (MBConv) block with squeeze-and-excitation."""
@@ -60,14 +72,7 @@ def _block(inputs, activation="swish", drop_rate=0.0, name="", filters_in=32, fi
     x = layers.BatchNormalization(axis=3, name=name + "bn")(x)
     x = layers.Activation(activation, name=name + "activation")(x)
     if 0 < se_ratio <= 1:
-        filters_se = max(1, int(filters_in * se_ratio))
-        se = layers.GlobalAveragePooling2D(name=name + "se_squeeze")(x)
-        se = layers.Reshape((1, 1, filters), name=name + "se_reshape")(se)
-        se = layers.Conv2D(filters_se, 1, padding="same", activation=activation,
-                           kernel_initializer=conv_kernel_initializer(), name=name + "se_reduce")(se)
-        se = layers.Conv2D(filters, 1, padding="same", activation="sigmoid",
-                           kernel_initializer=conv_kernel_initializer(), name=name + "se_expand")(se)
-        x = layers.multiply([x, se], name=name + "se_excite")
+        x = _squeeze_excite(x, filters_in, filters, se_ratio, activation, name)
     x = layers.Conv2D(filters_out, 1, padding="same", use_bias=False, kernel_initializer=conv_kernel_initializer(),
                       name=name + "project_conv")(x)
     x = layers.BatchNormalization(axis=3, name=name + "project_bn")(x)

@@ -10,7 +10,7 @@ import math
 from .. import initializers, layers
 from ..engine.model import Model
 from . import imagenet_utils
-from .efficientnet import conv_kernel_initializer, dense_kernel_initializer
+from .efficientnet import _squeeze_excite, conv_kernel_initializer, dense_kernel_initializer
 from .imagenet_utils import decode_predictions  # noqa: F401  (public name of this module)
 
 
@@ -44,17 +44,6 @@ def round_filters(filters, width_coefficient, min_depth, depth_divisor):
 
 def round_repeats(repeats, depth_coefficient):
     return int(math.ceil(depth_coefficient * repeats))
-
-
-def _squeeze_excite(x, input_filters, filters, se_ratio, activation, name):
-    filters_se = max(1, int(input_filters * se_ratio))
-    se = layers.GlobalAveragePooling2D(name=name + "se_squeeze")(x)
-    se = layers.Reshape((1, 1, filters), name=name + "se_reshape")(se)
-    se = layers.Conv2D(filters_se, 1, padding="same", activation=activation,
-                       kernel_initializer=conv_kernel_initializer(), name=name + "se_reduce")(se)
-    se = layers.Conv2D(filters, 1, padding="same", activation="sigmoid",
-                       kernel_initializer=conv_kernel_initializer(), name=name + "se_expand")(se)
-    return layers.multiply([x, se], name=name + "se_excite")
 
 
 def _residual(x, inputs, strides, input_filters, output_filters, survival_probability, name):
