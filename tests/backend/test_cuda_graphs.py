@@ -261,6 +261,7 @@ def test_host_to_device_staging_is_refused_inside_a_capture_and_the_watch_list_d
     session = begin(b)
     with pytest.raises(CaptureUnsafeError, match="host-to-device"):
         b.asarray(np.arange(4, dtype=np.float32))
+    assert not any(ev.captured for ev, _ in fake.watch_list)  # no event recorded inside the capture
     session.abort()
     a = b.asarray(np.arange(4, dtype=np.float32))    # outside a capture: staged as usual
     np.testing.assert_array_equal(fake.module.asnumpy(a), np.arange(4, dtype=np.float32))
