@@ -119,7 +119,8 @@ class Activation:
     Enter: unless ``backend`` is already this thread's active backend, make ``backend.device_id``
     the current CUDA device, enter ``backend.stream`` and make ``backend._cupy_alloc`` CuPy's
     thread-local allocator. Exit undoes exactly that. ``backend.stream`` and ``backend._cupy_alloc``
-    are read at each enter (code may swap them, e.g. to capture a CUDA graph on another stream).
+    are read at each enter: on a ``CudaBackend`` they are this thread's (a CUDA-graph capture's
+    private stream and pinning allocator while :func:`push_capture_override` is open on it).
 
     Args:
       backend: a ``CudaBackend`` (anything with ``device_id``, ``stream``, ``_cupy_alloc``).
