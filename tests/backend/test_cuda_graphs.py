@@ -301,3 +301,31 @@ def test_a_copy_waits_for_the_sources_pending_writes(fake):
 
 def test_errors_are_cuda_errors():
     assert issubclass(CUDARuntimeError, RuntimeError) and ERR_CAPTURE_INVALIDATED == 901
+
+
+# -- the runner's interface over the backend (graph_capture.CupyStreamCapture) ---------------------------
+
+def test_cupy_stream_capture_supports_real_cuda_backends_only(fake):
+    from tfcore.backend.emulator.backend import EmulatedGPUBackend
+
+    cap = graph_capture.CupyStreamCapture()
+    assert cap.supports(make_backend())
+    assert not cap.supports(EmulatedGPUBackend(0, "Emulated", (8, 0), 1 << 30, memory_limit_bytes=1 << 20))
+
+
+def test_copies_in_a_capture_are_graph_nodes_and_clones_copy_now(fake):
+    from tfcore.framework import dtypes
+    from tfcore.framework.tensor import Tensor
+
+    b = make_backend()
+    cap = graph_capture.CupyStreamCapture()
+    src, dst = filled(fake, b, 8, 2.0), filled(fake, b, 8, 0.0)
+    session = cap.begin(b)
+    session.copy(dst, src)                              # recorded on the capture stream, not run
+    graph = session.end()
+    np.testing.assert_array_equal(fake.module.asnumpy(dst), np.zeros(8, np.float32))
+    graph.launch()
+    np.testing.assert_array_equal(fake.module.asnumpy(dst), np.full(8, 2.0, np.float32))
+    t = cap.clone(b, Tensor(src, dtypes.float32, None))
+    assert t._array.data.ptr != src.data.ptr
+    np.testing.assert_array_equal(fake.module.asnumpy(t._array), np.full(8, 2.0, np.float32))
