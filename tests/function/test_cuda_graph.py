@@ -16,6 +16,15 @@ import tfcore as tf
 from tfcore.function import cuda_graph, graph_capture
 
 
+@pytest.fixture(autouse=True)
+def graphs_on(monkeypatch):
+    """CUDA graphs are opt-in (off by default): these tests switch them on with the environment variable."""
+    from tfcore.config import experimental
+
+    monkeypatch.setattr(experimental, "_cuda_graphs", None, raising=False)
+    monkeypatch.setenv(cuda_graph.ENV_SWITCH, "1")
+
+
 def _dense_model(seed=0):
     model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(3,)),
                                  tf.keras.layers.Dense(2)])
@@ -236,6 +245,92 @@ def test_off_switch(monkeypatch):
     ref_outs, ref_weights, _ = _run(_manual_adam_step, function=False)
     _assert_same(outs, ref_outs)
     assert cap.captures == 0 and stats["status"] == "off"
+
+
+def test_graphs_are_off_by_default_and_opt_in(monkeypatch):
+    monkeypatch.delenv(cuda_graph.ENV_SWITCH)
+    cap = graph_capture.RecordingCapture()
+    _outs, _w, stats = _run(_manual_adam_step, capture=cap)
+    assert cap.captures == 0 and stats["status"] == "off" and "off by default" in stats["reason"]
+    assert not tf.config.experimental.cuda_graphs_enabled()
+    tf.config.experimental.enable_cuda_graphs(True)
+    _outs, _w, stats = _run(_manual_adam_step, capture=cap)
+    assert cap.captures == 1 and stats["status"] == "replaying"
+
+
+def test_the_config_switch_and_the_environment(monkeypatch):
+    exp = tf.config.experimental
+    assert exp.cuda_graphs_enabled()                      # TFCORE_CUDA_GRAPHS=1 (the fixture)
+    exp.enable_cuda_graphs(False)                         # the call overrides =1
+    assert not exp.cuda_graphs_enabled() and cuda_graph.off_reason().startswith("tf.config")
+    exp.enable_cuda_graphs(True)
+    monkeypatch.setenv(cuda_graph.ENV_SWITCH, "0")        # =0 always wins
+    assert not exp.cuda_graphs_enabled() and cuda_graph.off_reason() == f"{cuda_graph.ENV_SWITCH}=0"
+    with pytest.raises(TypeError, match="enabled"):
+        exp.enable_cuda_graphs("yes")
+    assert exp.cuda_graphs_enabled() is False             # the bad call changed nothing
+
+
+class _FailingFinish(graph_capture.RecordingCapture):
+    """The capture fails, and so does finishing that call normally (its first eager rerun of a step)."""
+
+    def __init__(self):
+        super().__init__(fail_at=1)
+        self.armed = False
+
+    def begin(self, backend):
+        self.armed = True
+        return super().begin(backend)
+
+
+def test_a_failed_capture_gives_up_for_good_even_when_finishing_the_call_raises(monkeypatch):
+    from tfcore.function import executor
+
+    cap = _FailingFinish()
+    real = executor.run_steps
+
+    def run_steps(env, steps, effects=False):
+        if cap.armed and len(steps) > 1:  # GraphRunner._finish_eagerly runs the failed segment's steps
+            cap.armed = False
+            raise RuntimeError("device error while finishing the call")
+        return real(env, steps, effects)
+
+    monkeypatch.setattr(executor, "run_steps", run_steps)
+    w = tf.Variable([[1.0], [2.0]])
+
+    @tf.function
+    def f(x):
+        return tf.reduce_sum(tf.tanh(tf.matmul(x, w)) * 3.0)
+
+    x = tf.constant([[0.1, 0.2]])
+    with graph_capture.use(cap):
+        f(x)
+        f(x)
+        with pytest.raises(RuntimeError, match="finishing the call"):
+            f(x)                                          # capture fails, then the fallback raises
+        for _ in range(2):
+            np.testing.assert_allclose(f(x).numpy(), 3.0 * np.tanh(0.5), rtol=1e-6)
+    assert cap.captures == 1                              # never retried
+    assert f.get_concrete_function(x).experimental_cuda_graph_stats()["status"].startswith(
+        "not capturable: capture failed")
+
+
+def test_resize_runs_between_segments():
+    cap = graph_capture.RecordingCapture()
+
+    @tf.function
+    def f(x):
+        y = tf.nn.relu(x * 2.0) + 1.0
+        return tf.image.resize(y, (6, 6), "bilinear") * 3.0 - 1.0
+
+    x = tf.constant(np.random.default_rng(0).standard_normal((1, 4, 4, 2)).astype(np.float32))
+    with graph_capture.use(cap):
+        outs = [f(x).numpy() for _ in range(4)]
+    stats = f.get_concrete_function(x).experimental_cuda_graph_stats()
+    assert stats["status"] == "replaying" and stats["eager_steps"] >= 1, stats
+    ref = (tf.image.resize(tf.nn.relu(x * 2.0) + 1.0, (6, 6), "bilinear") * 3.0 - 1.0).numpy()
+    for o in outs:
+        np.testing.assert_allclose(o, ref, rtol=1e-6)
 
 
 def test_tapes_get_the_plain_path():

@@ -17,6 +17,14 @@ three ``__enter__``/``__exit__`` pairs). :class:`Activation` does the same work 
   (``cupy.cuda.memory._get_thread_local_allocator`` / ``_set_thread_local_allocator``); when a
   CuPy lacks them, ``using_allocator`` is used (slower, same effect).
 
+CUDA-graph capture (DESIGN.md §7) redirects one thread's work on one logical GPU to a private capture
+stream and a pinning allocator, and nothing else: :func:`capture_override` pushes that redirection
+on this thread (``CudaBackend.stream`` / ``_cupy_alloc`` read it), so another thread's ops on the
+same logical GPU still run on the device's own stream, from its own allocator, while the capture is
+open. Overrides of overlapping captures are removed by identity, so they may end in any order.
+:func:`keep_alive_for_capture` lets code that launches kernels on a cached buffer (a reduction's
+workspace) hand that buffer to the capture in progress, which keeps it alive as long as its graph.
+
 Everything is per thread, as CuPy's own state (current device, stream stack, thread-local
 allocator) is: MirroredStrategy replicas on threads each enter their own device. Exits restore
 exactly what the matching enter saw, also when the body raised. Activations nest LIFO per thread
@@ -31,11 +39,13 @@ import threading
 
 
 class _ThreadState(threading.local):
-    """Per thread: the innermost active backend and one record per activation not yet exited."""
+    """Per thread: the innermost active backend, one record per activation not yet exited, and the
+    capture overrides open on this thread (oldest first)."""
 
     def __init__(self):
         self.active = None
         self.saved = []
+        self.captures = []
 
 
 _state = _ThreadState()
@@ -46,13 +56,71 @@ def active_backend():
     return _state.active
 
 
+class CaptureOverride:
+    """One open capture on this thread: ``backend``'s work goes to ``stream``, its allocations to
+    ``allocator`` (either may be None: unchanged), and ``keep`` collects objects the graph must keep
+    alive (see :func:`keep_alive_for_capture`)."""
+
+    __slots__ = ("backend", "stream", "allocator", "keep")
+
+    def __init__(self, backend, stream, allocator):
+        self.backend = backend
+        self.stream = stream
+        self.allocator = allocator
+        self.keep = []
+
+
+def push_capture_override(backend, stream=None, allocator=None):
+    """Open a capture override for ``backend`` on this thread (see the module docstring); returns the
+    record to pass to :func:`pop_capture_override`. Refused while ``backend`` is active on this thread
+    (the activation already entered the old stream and allocator and would not see the switch)."""
+    st = _state
+    if st.active is backend:
+        raise RuntimeError(f"cannot begin a capture on {getattr(backend, 'name', backend)} inside one of its "
+                           "activations on the same thread")
+    rec = CaptureOverride(backend, stream, allocator)
+    st.captures.append(rec)
+    return rec
+
+
+def pop_capture_override(record):
+    """Close ``record`` (idempotent; any order among overlapping captures)."""
+    caps = _state.captures
+    for i in range(len(caps) - 1, -1, -1):
+        if caps[i] is record:
+            del caps[i]
+            return
+
+
+def capture_override(backend):
+    """The innermost open :class:`CaptureOverride` of ``backend`` on this thread, or None."""
+    caps = _state.captures
+    if caps:
+        for rec in reversed(caps):
+            if rec.backend is backend:
+                return rec
+    return None
+
+
+def keep_alive_for_capture(backend, obj):
+    """When this thread is capturing work on ``backend``: the graph being captured keeps ``obj``
+    alive until it is released (a buffer a captured kernel reads or writes but which the capture did
+    not allocate, e.g. a cached workspace). Returns True when a capture took it."""
+    rec = capture_override(backend)
+    if rec is None:
+        return False
+    rec.keep.append(obj)
+    return True
+
+
 class Activation:
     """The reusable context manager behind ``CudaBackend.activate()`` (one per backend).
 
     Enter: unless ``backend`` is already this thread's active backend, make ``backend.device_id``
     the current CUDA device, enter ``backend.stream`` and make ``backend._cupy_alloc`` CuPy's
     thread-local allocator. Exit undoes exactly that. ``backend.stream`` and ``backend._cupy_alloc``
-    are read at each enter (code may swap them, e.g. to capture a CUDA graph on another stream).
+    are read at each enter: on a ``CudaBackend`` they are this thread's (a CUDA-graph capture's
+    private stream and pinning allocator while :func:`push_capture_override` is open on it).
 
     Args:
       backend: a ``CudaBackend`` (anything with ``device_id``, ``stream``, ``_cupy_alloc``).

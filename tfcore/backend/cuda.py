@@ -10,6 +10,7 @@ both implement :class:`tfcore.backend.base.GPUBackend`.
 
 import warnings
 
+from . import activation as _activation
 from .activation import Activation
 from .base import GPUBackend, PhysicalGPUInfo
 
@@ -106,13 +107,49 @@ class CudaBackend(GPUBackend):
         with cupy.cuda.Device(self.device_id):
             if memory_limit_bytes is None:
                 memory_limit_bytes = default_memory_limit(self.device_id)
-            self.stream = cupy.cuda.Stream(non_blocking=True)
+            self._stream = cupy.cuda.Stream(non_blocking=True)
         self.kernels = CupyKernelLibrary(self.device_id)
         self.allocator = alloc_mod.BFCAllocator(self._allocator_name("GPU"), alloc_mod.CudaRegionProvider(
             self.device_id), memory_limit_bytes, memory_growth)
-        self._cupy_alloc = alloc_mod.cupy_allocator(self.allocator, self.device_id)
+        self._base_alloc = alloc_mod.cupy_allocator(self.allocator, self.device_id)
         self.memory_limit_bytes = memory_limit_bytes
         self._activation = Activation(self, cupy)
+
+    # -- stream and allocator (this thread's: a CUDA-graph capture redirects its own thread only) ------
+    @property
+    def stream(self):
+        """The CuPy stream this thread's work on the logical device goes to: the device's stream, or the
+        private capture stream while this thread captures a CUDA graph (:mod:`.cuda_graphs`)."""
+        rec = _activation.capture_override(self)
+        if rec is not None and rec.stream is not None:
+            return rec.stream
+        return self._stream
+
+    @stream.setter
+    def stream(self, value):
+        self._stream = value
+
+    @property
+    def _cupy_alloc(self):
+        """``nbytes -> MemoryPointer`` from the BFC allocator (pinning while this thread captures)."""
+        rec = _activation.capture_override(self)
+        if rec is not None and rec.allocator is not None:
+            return rec.allocator
+        return self._base_alloc
+
+    # -- CUDA graphs (the device half; tfcore.function.cuda_graph decides what to capture) ----------
+    def begin_graph_capture(self):
+        """Start capturing this thread's work on this logical GPU: a ``cuda_graphs.CaptureSession``
+        (``end()`` -> graph with ``launch()``/``release()``, ``abort()`` after a failure)."""
+        from .cuda_graphs import CaptureSession
+
+        return CaptureSession(self)
+
+    def device_copy(self, dst, src):
+        """``dst[...] = src`` on the device, on this thread's stream (captured as a memcpy node when capturing)."""
+        from .cuda_graphs import device_copy
+
+        device_copy(self, dst, src)
 
     # -- scope -------------------------------------------------------------------
     def activate(self):
@@ -121,6 +158,11 @@ class CudaBackend(GPUBackend):
 
     # -- arrays ------------------------------------------------------------------
     def asarray(self, value, dtype=None):
+        if _activation.capture_override(self) is not None and not hasattr(value, "__cuda_array_interface__"):
+            from .cuda_graphs import CaptureUnsafeError
+
+            raise CaptureUnsafeError(f"host-to-device copy of a {type(value).__name__} on {self!r} during a "
+                                     "CUDA-graph capture (the op should be marked host-staging)")
         with self.activate():
             return self.xp.asarray(value, dtype=dtype)
 
@@ -128,18 +170,32 @@ class CudaBackend(GPUBackend):
         return self.xp.asnumpy(array, stream=self.stream)
 
     def from_other(self, array, src_backend):
-        """Copy onto this device: device-to-device on one physical GPU, peer copy across GPUs."""
+        """Copy onto this device: device-to-device on one physical GPU, peer copy across GPUs.
+
+        The copy runs on this device's stream, ordered on both sides by events (no host wait): it starts
+        after the work queued on the source's stream (which may still be writing ``array``), and the
+        source's stream waits for the copy to finish before running anything queued later. The BFC
+        allocator is not stream-aware: once the caller drops ``array``, its memory goes to the next
+        allocation on the source device, whose kernels must not overwrite it while the copy still reads.
+        """
         if not isinstance(src_backend, CudaBackend):
             return self.asarray(src_backend.to_numpy(array))
         cupy = self.xp
+        src_stream = src_backend.stream
+        with cupy.cuda.Device(src_backend.device_id):  # an event is recorded on its stream's device
+            ready = src_stream.record()
         with self.activate():
             out = cupy.empty(array.shape, array.dtype)
-            src_backend.stream.synchronize()
+            dst_stream = self.stream
+            dst_stream.wait_event(ready)  # the copy waits for the source's pending writes
             if src_backend.device_id == self.device_id:
                 out[...] = array  # same physical GPU: a copy in device memory
             else:
                 cupy.cuda.runtime.memcpyPeerAsync(out.data.ptr, self.device_id, array.data.ptr,
-                                                  src_backend.device_id, array.nbytes, self.stream.ptr)
+                                                  src_backend.device_id, array.nbytes, dst_stream.ptr)
+            copied = dst_stream.record()
+        with cupy.cuda.Device(src_backend.device_id):
+            src_stream.wait_event(copied)  # later work on the source (reusing its memory) waits for the copy
         return out
 
     def copy_into(self, dst, src):

@@ -34,6 +34,36 @@ def tensor_float_32_execution_enabled():
     return _context.tensor_float_32_execution
 
 
+_CUDA_GRAPHS_ENV = "TFCORE_CUDA_GRAPHS"
+_cuda_graphs = None  # None: follow TFCORE_CUDA_GRAPHS; True/False: enable_cuda_graphs() was called
+
+
+def enable_cuda_graphs(enabled=True):
+    """Replay ``tf.function`` calls on real GPUs as CUDA graphs (tfcore's own switch; default off).
+
+    CUDA graphs stay opt-in until figures from a real GPU show them correct and faster (README, "How
+    it runs"). ``TFCORE_CUDA_GRAPHS=1`` turns them on for a process; this call overrides that
+    (``enable_cuda_graphs(False)`` turns them off), except that ``TFCORE_CUDA_GRAPHS=0`` always wins.
+    Read on every call of a function, so it may be changed at any time.
+    """
+    global _cuda_graphs
+    if not isinstance(enabled, (bool, int)) or isinstance(enabled, float):
+        raise TypeError(f"enable_cuda_graphs: 'enabled' must be a bool, got {enabled!r}")
+    _cuda_graphs = bool(enabled)
+
+
+def cuda_graphs_enabled():
+    """Whether ``tf.function`` calls on real GPUs replay CUDA graphs (see :func:`enable_cuda_graphs`)."""
+    import os
+
+    env = os.environ.get(_CUDA_GRAPHS_ENV, "").strip().lower()
+    if env in ("0", "false", "off", "no"):
+        return False
+    if _cuda_graphs is not None:
+        return _cuda_graphs
+    return env in ("1", "true", "on", "yes")
+
+
 def enable_op_determinism():
     """Ask kernels for deterministic results (read by kernels that have a nondeterministic fast path)."""
     _context.op_determinism = True
@@ -48,7 +78,7 @@ __all__ = [
     "get_visible_devices", "set_visible_devices", "list_logical_devices", "list_physical_devices",
     "get_device_details", "get_memory_growth", "set_memory_growth", "get_memory_info", "get_memory_usage",
     "reset_memory_stats", "enable_tensor_float_32_execution", "tensor_float_32_execution_enabled",
-    "enable_op_determinism", "disable_op_determinism",
+    "enable_op_determinism", "disable_op_determinism", "enable_cuda_graphs", "cuda_graphs_enabled",
 ]
 
 

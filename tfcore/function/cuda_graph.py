@@ -32,17 +32,21 @@ Capturable steps (decided before any capture; when in doubt a step is eager): op
 residual edges whose op is neither random nor stateful (fused optimizer updates excepted), not in
 :data:`HOST_OPS` (value-dependent output shapes or host-side checks), whose inputs and outputs were
 all tensors on ONE logical device the capture backend supports (real CUDA GPUs by default), none of
-them strings; reads and assignments of plain ``Variable`` objects on that device. A call runs the
-graphs only when no gradient tape records, nothing traces, the off switch (``TFCORE_CUDA_GRAPHS=0``)
-is not set and no other thread is replaying the same plan. A value that does not match its buffer
+them strings, not in :data:`HOST_STAGING_OPS` (host-to-device copies while they run); reads and
+assignments of plain ``Variable`` objects on that device. A call runs the graphs only when they are
+switched on (off by default: ``TFCORE_CUDA_GRAPHS=1`` or ``tf.config.experimental.enable_cuda_graphs``;
+``TFCORE_CUDA_GRAPHS=0`` always off), no gradient tape records, nothing traces and no other thread is
+replaying the same plan. A value that does not match its buffer
 (device, dtype, shape) makes the rest of that call run normally. An exception during a capture
-ends the capture cleanly, restores the variables, marks the plan not capturable and runs the call
-normally: a graph never changes results.
+ends the capture cleanly, restores the variables, marks the plan not capturable for good (also when
+finishing that call raises) and runs the call normally: a graph never changes results. On a real GPU
+the capture runs on a private stream and redirects only the capturing thread
+(:mod:`tfcore.backend.cuda_graphs`): other threads' ops on the same GPU run normally meanwhile.
 """
 
-import os
 import threading
 
+from ..config import experimental as _config
 from ..framework import recording, tracing
 from ..framework.tensor import Tensor
 from ..framework.variables import Variable
@@ -59,13 +63,31 @@ HOST_OPS = frozenset({
     "Assert", "PrintV2", "StringFormat", "Bincount", "DenseBincount", "SparseToDense", "SparseReshape",
     "RaggedRange", "ListDiff", "SetSize", "DenseToDenseSetOperation", "EncodePng", "DecodePng", "EncodeJpeg",
     "DecodeJpeg", "WriteFile", "ReadFile"})
+# Ops whose implementations copy host data to the device while they run (the resize taps). Inside a
+# capture CuPy would stage that data through a pinned buffer the graph re-reads after CuPy reused it,
+# and put an event recorded inside the capture on its pinned-memory watch list (never reported done:
+# no pinned buffer of the process would be freed again). They run between segments.
+HOST_STAGING_OPS = frozenset({"ResizeBilinear", "ResizeNearestNeighbor"})
 _UPDATE_PREFIXES = ("ResourceApply", "_MultiTensorApply")
 _HOST_DTYPES = frozenset({"string", "resource", "variant"})
 
 
 def enabled():
-    """False when ``TFCORE_CUDA_GRAPHS`` is ``0``/``false``/``off``/``no`` (read on every call)."""
-    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "off", "no")
+    """Whether calls replay CUDA graphs: off by default, on with ``TFCORE_CUDA_GRAPHS=1`` or
+    ``tf.config.experimental.enable_cuda_graphs(True)``; ``TFCORE_CUDA_GRAPHS=0`` always off (read on
+    every call)."""
+    return _config.cuda_graphs_enabled()
+
+
+def off_reason():
+    """Why graphs are off (for stats): the switch that turned them off, or the opt-in default."""
+    import os
+
+    if os.environ.get(ENV_SWITCH, "").strip().lower() in ("0", "false", "off", "no"):
+        return f"{ENV_SWITCH}=0"
+    if _config._cuda_graphs is False:
+        return "tf.config.experimental.enable_cuda_graphs(False)"
+    return f"off by default (opt in: {ENV_SWITCH}=1 or tf.config.experimental.enable_cuda_graphs(True))"
 
 
 def run(plan, args):
@@ -211,17 +233,19 @@ class GraphRunner:
                 try:
                     self._capture(seg, env, b)
                 except _CaptureFailed as e:
-                    outs = self._finish_eagerly(plan, env, items[i:], launched, effects)
-                    self._give_up(f"capture failed: {type(e.__cause__).__name__}: {e.__cause__}")
-                    return outs
+                    try:  # for good, even when finishing the call raises
+                        return self._finish_eagerly(plan, env, items[i:], launched, effects)
+                    finally:
+                        self._give_up(f"capture failed: {type(e.__cause__).__name__}: {e.__cause__}")
             if not self._copy_in(seg, env, b):
                 return self._finish_eagerly(plan, env, items[i:], launched, effects)
             try:
                 seg.graph.launch()
             except Exception as e:  # noqa: BLE001 - nothing was assigned yet: run the rest normally
-                outs = self._finish_eagerly(plan, env, items[i:], launched, effects)
-                self._give_up(f"launch failed: {type(e).__name__}: {e}")
-                return outs
+                try:
+                    return self._finish_eagerly(plan, env, items[i:], launched, effects)
+                finally:
+                    self._give_up(f"launch failed: {type(e).__name__}: {e}")
             launched.append(seg)
             self._copy_out(seg, env, b)
             effects = effects or bool(seg.assigned)
@@ -329,6 +353,8 @@ def _step_verdict(step, env, capture):
             return None, f"{op.name} is stateful"
         if op.name in HOST_OPS:
             return None, f"{op.name} needs the host"
+        if op.name in HOST_STAGING_OPS:
+            return None, f"{op.name} copies host data to the device"
         values = [env[s] for s in ins] + [env[s] for s in outs]
     elif kind in (1, 2):
         var = step[5]

@@ -13,11 +13,10 @@ buffers; a capture backend does what depends on the device:
 
 Two implementations:
 
-- :class:`CupyStreamCapture` (real CUDA GPUs, ``CudaBackend``): CuPy stream capture on the logical
-  device's stream (``Stream.begin_capture`` / ``end_capture`` -> ``cupy.cuda.graph.Graph``,
-  ``Graph.launch(stream)``). Every allocation made during the capture is pinned (kept referenced)
-  for the graph's lifetime: the graph writes to those addresses on every replay, so the BFC
-  allocator must never hand them to anyone else.
+- :class:`CupyStreamCapture` (real CUDA GPUs, ``CudaBackend``): asks the backend, which owns the
+  device mechanism (DESIGN.md §4): ``CudaBackend.begin_graph_capture()`` captures this thread's work
+  with CuPy stream capture on a private stream and keeps alive every buffer the graph uses until
+  it is released (:mod:`tfcore.backend.cuda_graphs`).
 - :class:`RecordingCapture` (any backend: CPU, emulated GPUs): a stand-in that records each op step
   with the tensors it read and wrote and, on ``launch``, runs the same ops again and copies their
   results into those same (pinned) tensors. It saves no time; it exists so the runner's mechanics
@@ -55,115 +54,50 @@ class CaptureBackend:
         raise NotImplementedError
 
 
-# -- real CUDA: CuPy stream capture -----------------------------------------------------------------
-def _cuda_copy(backend, dst, src):
-    """Device-to-device copy on the logical device's stream (a memcpy node when captured)."""
-    if dst.nbytes == 0:
-        return
-    cupy = backend.xp
-    if dst.flags.c_contiguous and src.flags.c_contiguous and dst.nbytes == src.nbytes:
-        with cupy.cuda.Device(backend.device_id):
-            cupy.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, dst.nbytes,
-                                          cupy.cuda.runtime.memcpyDeviceToDevice, backend.stream.ptr)
-    else:
-        with backend.activate():
-            cupy.copyto(dst, src)
-
-
+# -- real CUDA: the backend's capture (tfcore.backend.cuda_graphs) -----------------------------------
 class CupyStreamCapture(CaptureBackend):
-    """CUDA graphs through CuPy stream capture (CuPy 13/14; real GPUs only)."""
+    """CUDA graphs of a real GPU's logical device: ``CudaBackend.begin_graph_capture()`` (CuPy stream
+    capture on a private stream, thread-local redirection, pinned buffers; see
+    :mod:`tfcore.backend.cuda_graphs`). This class only adapts it to the runner's interface."""
 
     name = "cuda"
 
     def supports(self, backend):
         return (backend.kind == "cuda" and not getattr(backend, "emulated", False)
-                and getattr(backend, "stream", None) is not None and hasattr(backend, "_cupy_alloc"))
+                and hasattr(backend, "begin_graph_capture"))
 
     def begin(self, backend):
-        return _CupySession(backend)
+        return _BackendSession(backend, backend.begin_graph_capture())
 
     def copy(self, backend, dst, src):
-        _cuda_copy(backend, dst, src)
+        backend.device_copy(dst, src)
 
     def clone(self, backend, tensor):
         a = tensor._array
         with backend.activate():
             out = backend.xp.empty(a.shape, a.dtype)
-        _cuda_copy(backend, out, a)
+        backend.device_copy(out, a)
         return Tensor(out, tensor._dtype, tensor._device)
 
 
-class _CupySession:
-    """One stream capture. Allocations made meanwhile go through a wrapper of the device's allocator
-    that keeps every pointer (pinned until the graph is released). Capture mode: thread-local (an
-    unsafe call of this thread, e.g. a synchronous copy, fails the capture; other threads unaffected)."""
+class _BackendSession:
+    """The runner's session over a backend capture session (the stream records each step's kernels)."""
 
-    def __init__(self, backend):
-        cupy = backend.xp
+    def __init__(self, backend, session):
         self._b = backend
-        self._pinned = []
-        base = backend._cupy_alloc
-        pinned = self._pinned
-
-        def alloc(nbytes):
-            mem = base(nbytes)
-            pinned.append(mem)
-            return mem
-
-        self._base_alloc = base
-        backend._cupy_alloc = alloc  # read by every backend.activate(): ops allocate through it
-        mode = getattr(cupy.cuda.runtime, "streamCaptureModeThreadLocal", None)
-        try:
-            with cupy.cuda.Device(backend.device_id):
-                backend.stream.begin_capture(mode)
-        except BaseException:
-            backend._cupy_alloc = base
-            raise
+        self._s = session
 
     def after_step(self, step, env):
-        """Nothing to do: the stream records the kernels the step launched."""
+        """Nothing to do: the capture stream recorded the kernels the step launched."""
 
     def copy(self, dst, src):
-        _cuda_copy(self._b, dst, src)
+        self._b.device_copy(dst, src)
 
     def end(self):
-        b = self._b
-        try:
-            with b.xp.cuda.Device(b.device_id):
-                graph = b.stream.end_capture()
-        finally:
-            b._cupy_alloc = self._base_alloc
-        return _CupyGraph(b, graph, self._pinned)
+        return self._s.end()
 
     def abort(self):
-        b = self._b
-        try:
-            with b.xp.cuda.Device(b.device_id):
-                if b.stream.is_capturing():
-                    b.stream.end_capture()  # an invalidated capture raises here; the stream is usable again
-        except Exception:  # noqa: BLE001 - abandoning: the graph is discarded either way
-            pass
-        finally:
-            b._cupy_alloc = self._base_alloc
-            self._pinned = []  # nothing captured ever ran: the memory can go back
-
-
-class _CupyGraph:
-    """An instantiated CUDA graph and the memory it writes (pinned until :meth:`release`)."""
-
-    def __init__(self, backend, graph, pinned):
-        self._b = backend
-        self._graph = graph
-        self._pinned = pinned
-
-    def launch(self):
-        b = self._b
-        with b.xp.cuda.Device(b.device_id):
-            self._graph.launch(stream=b.stream)
-
-    def release(self):
-        self._graph = None
-        self._pinned = []
+        self._s.abort()
 
 
 # -- recording stand-in (tests; CPU and emulated GPUs) ---------------------------------------------

@@ -179,13 +179,14 @@ class ConcreteFunction:
     def experimental_cuda_graph_stats(self):
         """Whether this function replays CUDA graphs: ``{'status', 'reason', 'segments', 'replays', ...}``.
 
-        ``status``: ``'not run'``, ``'off'`` (``TFCORE_CUDA_GRAPHS=0``), ``'warm-up'``, ``'capturing'``,
+        ``status``: ``'not run'``, ``'off'`` (the default; ``TFCORE_CUDA_GRAPHS=1`` or
+        ``tf.config.experimental.enable_cuda_graphs(True)`` turns graphs on), ``'warm-up'``, ``'capturing'``,
         ``'replaying'`` or ``'not capturable: <why>'`` (see ``tfcore.function.cuda_graph``); for the plan
         the last calls used (the fused one with ``jit_compile`` when no tape records).
         """
         plan = self._fused_plan if self._fused_plan is not None and self._jit_compile else self._plan
         if not cuda_graph.enabled():
-            return {"status": "off", "reason": f"{cuda_graph.ENV_SWITCH}=0", "replays": 0}
+            return {"status": "off", "reason": cuda_graph.off_reason(), "replays": 0}
         if plan is None or plan.cuda_graph is None:
             return {"status": "not run", "reason": None, "replays": 0}
         if plan.cuda_graph is False:

@@ -156,8 +156,9 @@ _RESIZE_NEAREST = Op("ResizeNearestNeighbor", rule=_resize_rule, grad=_resize_gr
 def _resize_bilinear(b, x, *, size, method):
     xp = b.xp
     _, h, w, _ = x.shape
-    ylo, yhi, ly = (xp.asarray(a) for a in _bilinear_taps(h, size[0]))
-    xlo, xhi, lx = (xp.asarray(a) for a in _bilinear_taps(w, size[1]))
+    # host-computed taps: b.asarray refuses them inside a CUDA-graph capture (cuda_graph.HOST_STAGING_OPS)
+    ylo, yhi, ly = (b.asarray(a) for a in _bilinear_taps(h, size[0]))
+    xlo, xhi, lx = (b.asarray(a) for a in _bilinear_taps(w, size[1]))
     x = x.astype(xp.float32, copy=False)
     top, bottom = x[:, ylo], x[:, yhi]
     lx = lx[None, None, :, None]
@@ -168,10 +169,9 @@ def _resize_bilinear(b, x, *, size, method):
 
 @_RESIZE_NEAREST.kernel()
 def _resize_nearest(b, x, *, size, method):
-    xp = b.xp
     _, h, w, _ = x.shape
-    iy = xp.asarray(_nearest_taps(h, size[0]))
-    ix = xp.asarray(_nearest_taps(w, size[1]))
+    iy = b.asarray(_nearest_taps(h, size[0]))
+    ix = b.asarray(_nearest_taps(w, size[1]))
     return x[:, iy][:, :, ix]
 
 

@@ -282,16 +282,19 @@ def _max_pool_grad_grad_impl(b, x, y, gg, *, ksize, strides, padding, explicit_p
 # -- AvgPool -----------------------------------------------------------------------------------
 
 def valid_counts(xp, shape, ksize, strides, padding, dtype):
-    """``[1, OH, OW, 1]`` number of unpadded input elements in each window (TF's SAME divisor)."""
+    """``[1, OH, OW, 1]`` number of unpadded input elements in each window (TF's SAME divisor).
+
+    Computed with ``xp`` on the device (integer counts, exact): no host-to-device copy, so the op
+    can be captured in a CUDA graph."""
     oh, ow, ph, pw = pool_geometry(shape, ksize, strides, padding)
 
     def per_axis(n_out, stride, pad, k, size):
-        start = np.arange(n_out) * stride - pad
-        return np.minimum(start + k, size) - np.maximum(start, 0)
+        start = xp.arange(n_out, dtype=np.int64) * stride - pad
+        return xp.minimum(start + k, size) - xp.maximum(start, 0)
 
     ch = per_axis(oh, strides[1], ph[0], ksize[1], shape[1])
     cw = per_axis(ow, strides[2], pw[0], ksize[2], shape[2])
-    return xp.asarray((ch[:, None] * cw[None, :]).astype(dtype)[None, :, :, None])
+    return (ch[:, None] * cw[None, :]).astype(dtype)[None, :, :, None]
 
 
 AVG_POOL = Op("AvgPool", rule=_pool_rule, grad=lambda call, g: [

@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 
+from ...backend.activation import capture_override, keep_alive_for_capture
 from ...backend.kernel_library import grid_cap
 from ...framework import context as _ctx
 
@@ -96,6 +97,14 @@ class _Workspaces:
 
     ``workspace(b, key, need, make)`` returns the cached value when every entry of ``need`` (a tuple
     of sizes) fits what it was made for, else ``make(need)`` (cached in its place).
+
+    A CUDA graph captured on this thread bakes the returned buffers' addresses into its kernels, so
+    the value is handed to the capture in progress (``activation.keep_alive_for_capture``): the graph
+    keeps it alive until it is released, even when a later, larger call replaces the cache entry (the
+    old buffers would otherwise go back to the allocator while replays still write into them). A miss
+    during a capture makes a buffer for that graph alone (its zero-fill is captured, not run), uncached.
+    Graphs and eager launches may share one workspace: they run on the device's one stream, in order,
+    and the kernels leave their tickets at zero.
     """
 
     ATTR = "_tfc_kernel_workspaces"
@@ -110,7 +119,12 @@ class _Workspaces:
                 return make(need)
         hit = cache.get(key)
         if hit is not None and all(n <= h for n, h in zip(need, hit[0])):
+            keep_alive_for_capture(b, hit[1])
             return hit[1]
+        if capture_override(b) is not None:
+            # made inside a capture: its zero-fill is a graph node that has not run yet, so it is the
+            # graph's own buffer (allocated through the capture's pinning allocator), never cached
+            return make(need)
         have = hit[0] if hit is not None else need
         size = tuple(max(n, h) for n, h in zip(need, have))
         value = make(size)
