@@ -11,12 +11,12 @@ writer killed mid-save leaves no ``.index`` for a bundle it did not finish.
 
 import os
 import struct
-import tempfile
 
 import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import DataLossError, NotFoundError
+from ..io import atomic_files
 from ..io.tf_record import crc32c
 from . import _protos, table
 
@@ -110,18 +110,7 @@ class BundleWriter:
 
 
 def _atomic_write(path, payload):
-    parent = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tempstate", dir=parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    atomic_files.write_file(path, payload)
 
 
 class BundleReader:

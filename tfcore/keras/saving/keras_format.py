@@ -25,6 +25,7 @@ import numpy as np
 
 from ...framework.errors import DataLossError, NotFoundError
 from ...framework.variables import Variable
+from ...io import atomic_files
 
 KERAS_VERSION = "3.5.0"  # the Keras 3 file-format version this writer follows
 _REGISTERED = {}
@@ -595,37 +596,27 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
     config = model_to_dict(model, include_compile=include_optimizer)
     metadata = {"keras_version": KERAS_VERSION, "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
                 "producer": "tfcore"}
-    parent = os.path.dirname(filepath) or "."
-    os.makedirs(parent, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(filepath) + ".tmp", dir=parent)
-    os.close(fd)
-    try:
-        with tempfile.TemporaryDirectory() as tdir:
-            h5_path = os.path.join(tdir, "model.weights.h5")
-            with h5py.File(h5_path, "w") as f:
-                _write_layer(f, model)
-                if include_optimizer and "compile_config" in config:
-                    og = f.create_group("optimizer").create_group("vars")
-                    og.attrs["name"] = model.optimizer.name
-                    for i, v in enumerate(_optimizer_variables(model)):
-                        og.create_dataset(str(i), data=v.numpy())
-            with zipfile.ZipFile(tmp, "w") as z:
-                z.writestr("metadata.json", json.dumps(metadata))
-                z.writestr("config.json", json.dumps(config))
-                z.write(h5_path, "model.weights.h5")
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    # the old file or the new one is at filepath whenever the writer dies
+    with atomic_files.replace_file(filepath) as tmp, tempfile.TemporaryDirectory() as tdir:
+        h5_path = os.path.join(tdir, "model.weights.h5")
+        with h5py.File(h5_path, "w") as f:
+            _write_layer(f, model)
+            if include_optimizer and "compile_config" in config:
+                og = f.create_group("optimizer").create_group("vars")
+                og.attrs["name"] = model.optimizer.name
+                for i, v in enumerate(_optimizer_variables(model)):
+                    og.create_dataset(str(i), data=v.numpy())
+        with zipfile.ZipFile(tmp, "w") as z:
+            z.writestr("metadata.json", json.dumps(metadata))
+            z.writestr("config.json", json.dumps(config))
+            z.write(h5_path, "model.weights.h5")
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """A model from a ``.keras`` file (written here or by Keras 3)."""
     h5py = _h5py()
     filepath = os.fspath(filepath)
+    atomic_files.clean_stale(filepath)  # temporaries a killed save left
     if not os.path.isfile(filepath):
         raise NotFoundError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.keras` "
                             "zip file.")
@@ -693,18 +684,8 @@ def save_weights_h5(model, filepath, overwrite=True):
     filepath = os.fspath(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} already exists and overwrite=False")
-    parent = os.path.dirname(filepath) or "."
-    os.makedirs(parent, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(filepath) + ".tmp", dir=parent)
-    os.close(fd)
-    try:
-        with h5py.File(tmp, "w") as f:
-            _write_layer(f, model)
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    with atomic_files.replace_file(filepath) as tmp, h5py.File(tmp, "w") as f:
+        _write_layer(f, model)
 
 
 def is_hdf5(filepath):
@@ -720,6 +701,7 @@ def load_weights_h5(model, filepath):
     """Load a ``.weights.h5`` file (written here or by Keras 3); all shapes are checked before any assignment."""
     h5py = _h5py()
     filepath = os.fspath(filepath)
+    atomic_files.clean_stale(filepath)  # temporaries a killed save left
     if not os.path.isfile(filepath):
         raise NotFoundError(f"Unable to load weights: no file at {filepath}")
     if not model.built:
