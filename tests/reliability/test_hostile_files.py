@@ -4,9 +4,13 @@ Each case asserts the exception type, that its message names the file, and that 
 (no code ran, no file outside the directory was read or deleted).
 """
 
+import json
 import os
 import pickle
+import re
+import zipfile
 
+import numpy as np
 import pytest
 
 import tfcore as tf
@@ -85,3 +89,104 @@ def test_latest_checkpoint_ignores_paths_outside_the_directory(tmp_path):
     ckpt_dir.mkdir()
     _write_state(str(ckpt_dir), ["../victim/precious"])
     assert tf.train.latest_checkpoint(str(ckpt_dir)) is None
+
+
+# -- .keras files: Keras 3's safe_mode ------------------------------------------------------------------------
+def _keras_file(tmp_path, edit, name="m"):
+    """A real .keras file whose config.json was changed by ``edit(config)``; returns its path."""
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="relu")])
+    good = str(tmp_path / "good.keras")
+    model.save(good)
+    with zipfile.ZipFile(good) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    config = json.loads(parts["config.json"])
+    edit(config)
+    path = str(tmp_path / f"{name}.keras")
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in parts.items():
+            z.writestr(n, json.dumps(config) if n == "config.json" else data)
+    return path
+
+
+def _dense(config):
+    return config["config"]["layers"][-1]["config"]
+
+
+def _lambda_payload(marker):
+    """Keras 3's ``__lambda__`` form of ``lambda x: os.mkdir(marker) or x`` (marshalled bytecode)."""
+    from tfcore.keras.saving import safe_mode
+
+    fn = eval(f"lambda x: __import__('os').mkdir({marker!r}) or x")  # noqa: S307 - building the hostile file
+    return list(safe_mode.func_dump(fn))
+
+
+def test_keras_lambda_activation_is_refused_in_safe_mode(tmp_path):
+    marker = str(tmp_path / "PWNED")
+    path = _keras_file(tmp_path, lambda c: _dense(c).update(
+        activation={"class_name": "__lambda__", "config": {"value": _lambda_payload(marker)}}))
+    with pytest.raises(ValueError, match=r"Requested the deserialization of a Python lambda.*safe_mode=False"):
+        tf.keras.models.load_model(path)
+    assert not os.path.exists(marker)
+    model = tf.keras.models.load_model(path, safe_mode=False)  # the user trusts the file: Keras 3 loads it
+    model(np.ones((1, 3), np.float32))
+    assert os.path.exists(marker)
+
+
+def test_keras_lambda_layer_is_refused_in_safe_mode_and_round_trips_unsafe(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Lambda(lambda x: x * 2.0)])
+    path = str(tmp_path / "lam.keras")
+    model.save(path)
+    with pytest.raises(ValueError, match=r"Requested the deserialization of a `Lambda` layer whose `function` is a "
+                                         r"Python lambda.*safe_mode=False"):
+        tf.keras.models.load_model(path)
+    again = tf.keras.models.load_model(path, safe_mode=False)
+    np.testing.assert_array_equal(again(np.ones((1, 3), np.float32)).numpy(), np.full((1, 3), 2.0))
+
+
+@pytest.mark.parametrize("activation,message", [
+    ({"module": "evil", "class_name": "Evil", "config": {}, "registered_name": "Evil"},
+     "Could not locate class 'Evil'"),
+    ({"module": "keras.activations", "class_name": "function", "config": "nope", "registered_name": None},
+     "Could not locate function 'nope'"),
+])
+def test_unknown_activation_object_is_an_error_not_linear(tmp_path, activation, message):
+    path = _keras_file(tmp_path, lambda c: _dense(c).update(activation=activation))
+    with pytest.raises(TypeError, match=message):
+        tf.keras.models.load_model(path)
+    with pytest.raises(TypeError, match=message):
+        tf.keras.layers.Dense(2, activation=activation)
+
+
+def test_registered_and_custom_activation_objects_load(tmp_path):
+    @tf.keras.utils.register_keras_serializable(package="Reliability")
+    def doubled(x):
+        return x * 2.0
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation=doubled)])
+    path = str(tmp_path / "reg.keras")
+    model.save(path)
+    x = np.ones((1, 3), np.float32)
+    np.testing.assert_array_equal(tf.keras.models.load_model(path)(x).numpy(), model(x).numpy())
+
+    def tripled(x):
+        return x * 3.0
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation=tripled)])
+    path = str(tmp_path / "custom.keras")
+    model.save(path)
+    loaded = tf.keras.models.load_model(path, custom_objects={"tripled": tripled})
+    assert loaded.layers[-1].activation is tripled
+
+
+@pytest.mark.parametrize("edit,field", [
+    (lambda c: c["config"].update(layers=5), "config.json.config.layers"),
+    (lambda c: c["config"]["layers"].append("Dense"), "config.json.config.layers[2]"),
+    (lambda c: c.update(config=[1]), "config.json.config"),
+    (lambda c: c.pop("class_name"), "config.json.class_name"),
+    (lambda c: c["config"]["layers"][1].update(config="units=2"), "config.json.config.layers[1].config"),
+])
+def test_malformed_keras_config_is_a_value_error_naming_file_and_field(tmp_path, edit, field):
+    path = _keras_file(tmp_path, edit, name="bad")
+    with pytest.raises(ValueError, match=rf"bad\.keras: field `{re.escape(field)}`") as info:
+        tf.keras.models.load_model(path)
+    assert not isinstance(info.value, TypeError | AttributeError)
