@@ -9,6 +9,7 @@ place, data first and index last: a reader sees either the old bundle or the new
 writer killed mid-save leaves no ``.index`` for a bundle it did not finish.
 """
 
+import math
 import os
 import struct
 
@@ -113,6 +114,31 @@ def _atomic_write(path, payload):
     atomic_files.write_file(path, payload)
 
 
+def _check_entry(key, e, index):
+    """``DataLossError`` unless the entry's dtype and shape agree with the byte count it records.
+
+    Run when the index is read, so that a shape from the file is never trusted for an allocation
+    (a restore compares shapes before reading any tensor).
+    """
+    try:
+        dtype = dtypes.as_dtype(e.dtype)
+    except (TypeError, ValueError, KeyError):
+        raise DataLossError(f"Corrupted checkpoint index {index}: tensor {key!r} has unknown dtype {e.dtype}") from None
+    shape = [int(d.size) for d in e.shape.dim]
+    if any(d < 0 for d in shape) or e.offset < 0 or e.size < 0:
+        raise DataLossError(f"Corrupted checkpoint index {index}: tensor {key!r} has shape {shape}, offset {e.offset}, "
+                            f"size {e.size}")
+    n = math.prod(shape)
+    if dtype == dtypes.string:
+        ok = e.size >= n + 4 if n else e.size in (0, 4)
+    else:
+        itemsize = 2 if dtype.name == "bfloat16" else np.dtype(dtype.as_numpy_dtype).itemsize
+        ok = e.size == n * itemsize
+    if not ok:
+        raise DataLossError(f"Corrupted checkpoint index {index}: tensor {key!r} of shape {shape} {dtype.name} "
+                            f"cannot be stored in the {e.size} bytes its entry records")
+
+
 class BundleReader:
     """Reads a bundle's index eagerly and tensors on demand (checksums verified)."""
 
@@ -140,6 +166,8 @@ class BundleReader:
             raise DataLossError(f"Corrupted checkpoint index {index}: {e}") from e
         if header is None:
             raise DataLossError(f"Corrupted checkpoint index {index}: no bundle header")
+        for key, e in self._entries.items():
+            _check_entry(key, e, index)
         if header.endianness != 0:
             raise DataLossError(f"Checkpoint {index} is big-endian; only little-endian bundles are supported")
         self.num_shards = max(1, header.num_shards)
@@ -178,6 +206,8 @@ class BundleReader:
         raw = data[e.offset:e.offset + e.size]
         dtype = dtypes.as_dtype(e.dtype)
         shape = self.shape(key)
+        if any(d < 0 for d in shape):
+            raise DataLossError(f"Corrupted checkpoint {self.prefix}.index: tensor {key!r} has shape {shape}")
         if dtype == dtypes.string:
             return self._strings(raw, shape, key, path, e)
         if _mask(crc32c(raw)) != e.crc32c:
@@ -185,15 +215,18 @@ class BundleReader:
                                 f"{_mask(crc32c(raw))} for tensor {key!r} in {path}")
         np_dtype = np.dtype(np.uint16) if dtype.name == "bfloat16" else np.dtype(dtype.as_numpy_dtype)
         a = np.frombuffer(raw, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
-        if a.size != int(np.prod(shape)):
+        if a.size != math.prod(shape):
             raise DataLossError(f"Corrupted checkpoint {path}: tensor {key!r} has {a.size} elements, "
-                                f"its shape {shape} needs {int(np.prod(shape))}")
+                                f"its shape {shape} needs {math.prod(shape)}")
         if dtype.name == "bfloat16":
             a = a.view(dtype.as_numpy_dtype)
         return a.reshape(shape)
 
     def _strings(self, raw, shape, key, path, e):
-        n = int(np.prod(shape))
+        n = math.prod(shape)
+        if n > len(raw):  # every string needs at least its one-byte length
+            raise DataLossError(f"Corrupted checkpoint {path}: string tensor {key!r} of shape {shape} cannot fit in "
+                                f"{len(raw)} bytes")
         pos, lengths = 0, []
         try:
             for _ in range(n):

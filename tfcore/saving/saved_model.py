@@ -19,7 +19,7 @@ import shutil
 import numpy as np
 
 from ..framework import dtypes, nest
-from ..framework.errors import NotFoundError
+from ..framework.errors import DataLossError, NotFoundError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_spec import TensorSpec
@@ -406,13 +406,19 @@ def _write_directory(export_dir, meta, g):
 
 # -- load ---------------------------------------------------------------------------------------------------
 def read_meta_graph(export_dir):
+    """The ``MetaGraphDef`` of ``export_dir``; TF's ``OSError`` when ``saved_model.pb`` is missing or unparsable."""
+    export_dir = os.fspath(export_dir)
     atomic_files.clean_stale(export_dir)  # put back / remove what a killed save left
-    path = os.path.join(os.fspath(export_dir), SAVED_MODEL_FILENAME_PB)
+    path = os.path.join(export_dir, SAVED_MODEL_FILENAME_PB)
     if not os.path.isfile(path):
-        raise NotFoundError(f"Could not find SavedModel .pb or .pbtxt at supplied export directory path: "
-                            f"{export_dir} (no {path})")
+        raise OSError(f"SavedModel file does not exist at: {export_dir}{os.path.sep}"
+                      f"{{saved_model.pbtxt|{SAVED_MODEL_FILENAME_PB}}}")
     with open(path, "rb") as f:
-        _, metas = decode_saved_model(f.read(), path)
+        data = f.read()
+    try:
+        _, metas = decode_saved_model(data, path)
+    except DataLossError as e:
+        raise OSError(f"Cannot parse file {path}: {e}.") from e
     return metas[0]
 
 
@@ -536,8 +542,21 @@ class _SignatureFunction:
 
 
 def load(export_dir, tags=None, options=None):
-    """Restore the object saved by ``tf.saved_model.save`` (no Python class needed)."""
+    """Restore the object saved by ``tf.saved_model.save`` (no Python class needed).
+
+    A damaged file is ``DataLossError`` naming the directory; a missing or unreadable ``saved_model.pb``
+    is TF's ``OSError``.
+    """
     export_dir = os.fspath(export_dir)
+    try:
+        return _load(export_dir, tags)
+    except DataLossError as e:
+        if export_dir in str(e):
+            raise
+        raise DataLossError(f"SavedModel {export_dir}: {e}") from e
+
+
+def _load(export_dir, tags):
     meta = read_meta_graph(export_dir)
     if tags is not None:
         want = {tags} if isinstance(tags, str) else set(tags)
