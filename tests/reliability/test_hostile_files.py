@@ -190,3 +190,17 @@ def test_malformed_keras_config_is_a_value_error_naming_file_and_field(tmp_path,
     with pytest.raises(ValueError, match=rf"bad\.keras: field `{re.escape(field)}`") as info:
         tf.keras.models.load_model(path)
     assert not isinstance(info.value, TypeError | AttributeError)
+
+
+def test_deserialize_keras_object_lambda_follows_safe_mode(tmp_path):
+    from tfcore.keras.saving import safe_mode
+
+    config = {"class_name": "__lambda__", "config": {"value": list(safe_mode.func_dump(lambda x: x + 1))}}
+    with pytest.raises(ValueError, match="Requested the deserialization of a Python lambda"):
+        tf.keras.utils.deserialize_keras_object(config)
+    assert tf.keras.utils.deserialize_keras_object(config, safe_mode=False)(41) == 42
+    with safe_mode.SafeModeScope(False):  # what enable_unsafe_deserialization() does, but scoped to this test
+        assert tf.keras.activations.get(config)(1) == 2
+    with pytest.raises(ValueError, match="Requested the deserialization"):
+        tf.keras.activations.get(config)
+    assert callable(tf.keras.config.enable_unsafe_deserialization)

@@ -649,7 +649,12 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """A model from a ``.keras`` file (written here or by Keras 3)."""
+    """A model from a ``.keras`` file (written here or by Keras 3).
+
+    ``custom_objects`` (and registered objects) resolve class and function names; a Python lambda in the
+    file is refused with Keras 3's message unless ``safe_mode=False``. A truncated file is ``DataLossError``,
+    a config of the wrong structure a ``ValueError`` naming the file and the field.
+    """
     h5py = _h5py()
     filepath = os.fspath(filepath)
     atomic_files.clean_stale(filepath)  # temporaries a killed save left

@@ -7,8 +7,8 @@ file, so ``load_model``/``deserialize_keras_object`` refuse it by default with K
 ``safe_mode=False`` (or calling ``keras.config.enable_unsafe_deserialization()``) loads it, as
 Keras 3 does, for files the user trusts.
 
-``SafeModeScope`` is thread-local and nests; outside any scope the global setting applies, which
-is safe unless ``enable_unsafe_deserialization()`` was called.
+``SafeModeScope`` is thread-local and nests (the innermost decides); after
+``enable_unsafe_deserialization()`` lambdas load everywhere, as that function's name promises.
 """
 
 import base64
@@ -55,11 +55,13 @@ class SafeModeScope:
 
 
 def in_safe_mode():
-    """Whether lambdas are refused here: the innermost scope that decided, else the global setting."""
+    """Whether lambdas are refused here: not after ``enable_unsafe_deserialization()``, else the innermost scope."""
+    if _unsafe_globally[0]:
+        return False
     for value in reversed(_state.stack):
         if value is not None:
             return bool(value)
-    return not _unsafe_globally[0]
+    return True
 
 
 def enable_unsafe_deserialization():
