@@ -78,17 +78,18 @@ def recover(target):
         return
     olds = [p for p in _stale(target) if p[len(target):].startswith(_OLD)]
     if olds:
-        os.rename(olds[-1], target)
+        with contextlib.suppress(OSError):  # best effort (a read-only directory): the load then reports it
+            os.rename(olds[-1], target)
 
 
 def clean_stale(target):
-    """Remove temporaries of ``target`` left by killed writers (after :func:`recover`)."""
+    """Remove temporaries of ``target`` left by killed writers (after :func:`recover`); best effort."""
     recover(target)
     for p in _stale(target):
         if os.path.isdir(p) and not os.path.islink(p):
             shutil.rmtree(p, ignore_errors=True)
         else:
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):
                 os.remove(p)
 
 
