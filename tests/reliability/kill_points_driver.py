@@ -144,6 +144,26 @@ class SaveWeights(Scenario):
         return np.concatenate([w.numpy().ravel() for w in self.fresh.weights])
 
 
+class CheckpointOverwrite(Scenario):
+    """``tf.train.Checkpoint.write`` over an existing prefix: data and index must change together."""
+
+    def __init__(self):
+        self.v = tf.Variable(np.zeros(5, np.float32))
+
+    def prepare(self, base):
+        self.v.assign(np.full(5, OLD, np.float32))
+        tf.train.Checkpoint(v=self.v).write(os.path.join(base, "ckpt"))
+
+    def save(self, base):
+        self.v.assign(np.full(5, NEW, np.float32))
+        tf.train.Checkpoint(v=self.v).write(os.path.join(base, "ckpt"))
+
+    def load(self, base):
+        target = tf.Variable(np.zeros(5, np.float32))
+        tf.train.Checkpoint(v=target).read(os.path.join(base, "ckpt")).assert_consumed()
+        return target.numpy()
+
+
 class Manager(Scenario):
     """CheckpointManager with max_to_keep=2 over three earlier saves: each save also sweeps one.
 
@@ -195,7 +215,7 @@ class SavedModelTwoRenames(SavedModel):
 
 
 SCENARIOS = {"saved_model": SavedModel, "saved_model_two_renames": SavedModelTwoRenames, "keras": KerasFile,
-             "manager": Manager,
+             "manager": Manager, "checkpoint_overwrite": CheckpointOverwrite,
              "save_weights_h5": lambda: SaveWeights("w.weights.h5"),
              "save_weights_npz": lambda: SaveWeights("w.weights.npz")}
 

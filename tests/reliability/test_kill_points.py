@@ -18,7 +18,7 @@ pytest.importorskip("tensorboard")
 
 DRIVER = os.path.join(os.path.dirname(__file__), "kill_points_driver.py")
 # scenario -> the fewest kill points its save must have (a hook that counted nothing would test nothing)
-SCENARIOS = {"saved_model": 10, "saved_model_two_renames": 10, "keras": 4, "manager": 10,
+SCENARIOS = {"saved_model": 10, "saved_model_two_renames": 10, "keras": 4, "manager": 10, "checkpoint_overwrite": 6,
              "save_weights_h5": 2, "save_weights_npz": 2}
 
 

@@ -6,8 +6,10 @@ and moves it over ``<name>`` with one atomic rename (files: ``os.replace``; dire
 available (another OS or file system), a directory is replaced by two renames, the old one first
 moved to ``<name>.tfcore-old.<host>.<pid>.<random>``; a writer killed between the two renames leaves
 no ``<name>``, and :func:`recover` (run by the next save or load of ``<name>``) moves the old one
-back. :func:`clean_stale` removes temporaries whose writer process is dead (same host, pid gone),
-so a killed save leaves nothing behind after the next save or load; temporaries of live writers
+back. Several files that belong together (a checkpoint's data and index) are replaced by
+:func:`write_files` with backups of the old files until the last rename (its commit point).
+:func:`clean_stale` removes temporaries whose writer process is dead (same host, pid gone), so a
+killed save leaves nothing behind after the next save or load; temporaries of live writers
 (another process saving right now) are left alone.
 """
 
@@ -37,22 +39,24 @@ def temp_name(target, kind=_TMP):
     return f"{target}{kind}{_host()}.{os.getpid()}.{secrets.token_hex(4)}"
 
 
-def _owner_dead(name, base):
-    """Whether the temporary ``name`` (of ``base``) was made on this host by a process that no longer runs."""
-    rest = name[len(base):]
+def _parse(name):
+    """``(kind, base, owner)`` of a temporary's file name (owner = ``"<host>.<pid>"``), else None."""
     for kind in (_TMP, _OLD):
-        if rest.startswith(kind):
-            parts = rest[len(kind):].rsplit(".", 2)
-            break
-    else:
-        return False
-    if len(parts) != 3 or parts[0] != _host() or not parts[1].isdigit():
-        return False
-    pid = int(parts[1])
-    if pid == os.getpid():
+        if kind in name:
+            base, _, rest = name.partition(kind)
+            parts = rest.rsplit(".", 2)
+            if len(parts) == 3 and parts[1].isdigit():
+                return kind, base, f"{parts[0]}.{parts[1]}"
+    return None
+
+
+def _owner_dead(owner):
+    """Whether ``"<host>.<pid>"`` names a process on this host that no longer runs (never this process)."""
+    host, _, pid = owner.rpartition(".")
+    if host != _host() or int(pid) == os.getpid():
         return False
     try:
-        os.kill(pid, 0)
+        os.kill(int(pid), 0)
     except ProcessLookupError:
         return True
     except PermissionError:
@@ -60,49 +64,71 @@ def _owner_dead(name, base):
     return False
 
 
-def _stale(target):
-    target = os.path.abspath(os.fspath(target))
-    parent, base = os.path.split(target)
+def _dead_entries(parent):
+    """``[(name, kind, base, owner)]`` of the temporaries in ``parent`` whose writer is dead."""
     try:
         names = os.listdir(parent)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
-    return sorted(os.path.join(parent, n) for n in names
-                  if (n.startswith(base + _TMP) or n.startswith(base + _OLD)) and _owner_dead(n, base))
+    out = []
+    for n in sorted(names):
+        parsed = _parse(n)
+        if parsed is not None and _owner_dead(parsed[2]):
+            out.append((n, *parsed))
+    return out
+
+
+def _recover_directory(parent):
+    """Undo the unfinished commits of dead writers in ``parent``.
+
+    A writer keeps a backup (``<name>.tfcore-old.<owner>...``) of every file it replaces before its commit
+    point and removes its last temporary by renaming it at the commit point. So a dead writer's backup with
+    one of its temporaries still present means "not committed": the backup goes back over the file; a
+    backup whose target is missing (a directory moved aside) goes back too. Other backups were committed
+    and are only removed by :func:`clean_stale`.
+    """
+    entries = _dead_entries(parent)
+    uncommitted = {owner for _, kind, _, owner in entries if kind == _TMP}
+    for name, kind, base, owner in entries:
+        target = os.path.join(parent, base)
+        if kind == _OLD and (owner in uncommitted or not os.path.lexists(target)):
+            with contextlib.suppress(OSError):  # best effort (a read-only directory): the load reports it
+                if os.path.isdir(os.path.join(parent, name)) and not os.path.islink(target):
+                    if not os.path.lexists(target):
+                        os.rename(os.path.join(parent, name), target)
+                else:
+                    os.replace(os.path.join(parent, name), target)
 
 
 def recover(target):
-    """Put back ``target`` if a writer was killed between the two renames of a directory replacement."""
-    target = os.path.abspath(os.fspath(target))
-    if os.path.lexists(target):
-        return
-    olds = [p for p in _stale(target) if p[len(target):].startswith(_OLD)]
-    if olds:
-        with contextlib.suppress(OSError):  # best effort (a read-only directory): the load then reports it
-            os.rename(olds[-1], target)
+    """Put back what a killed writer had replaced in ``target``'s directory before its commit point."""
+    _recover_directory(os.path.dirname(os.path.abspath(os.fspath(target))))
+
+
+def _remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.remove(path)
 
 
 def clean_stale(target):
-    """Remove temporaries of ``target`` left by killed writers (after :func:`recover`); best effort."""
-    recover(target)
-    for p in _stale(target):
-        if os.path.isdir(p) and not os.path.islink(p):
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.remove(p)
+    """Recover the directory of ``target``, then remove dead writers' temporaries of ``target``; best effort."""
+    target = os.path.abspath(os.fspath(target))
+    parent, base = os.path.split(target)
+    _recover_directory(parent)
+    for name, _, b, _ in _dead_entries(parent):
+        if b == base:
+            _remove(os.path.join(parent, name))
 
 
 def clean_directory(directory):
-    """Remove every temporary in ``directory`` left by a killed writer (putting back interrupted swaps first)."""
-    try:
-        names = os.listdir(directory)
-    except FileNotFoundError:
-        return
-    for kind in (_OLD, _TMP):
-        for n in names:
-            if kind in n:
-                clean_stale(os.path.join(directory, n.split(kind, 1)[0]))
+    """Recover ``directory``, then remove every temporary in it left by a killed writer."""
+    directory = os.path.abspath(os.fspath(directory))
+    _recover_directory(directory)
+    for name, *_ in _dead_entries(directory):
+        _remove(os.path.join(directory, name))
 
 
 def fsync_directory(path):
@@ -143,6 +169,49 @@ def replace_file(target):
         with contextlib.suppress(FileNotFoundError):
             os.remove(tmp)
         raise
+    fsync_directory(parent)
+
+
+def write_files(items):
+    """Replace several files as one: after a kill at any step the files are all old or all new.
+
+    ``items`` is ``[(path, bytes)]``; the LAST path is the commit point (a bundle's ``.index``). Every
+    temporary is written and fsynced first; each earlier file that exists is kept as a hard-linked backup
+    until the last file is renamed into place, so :func:`recover` can put the old files back when the
+    writer died before its commit. Files of one directory only.
+    """
+    items = [(os.path.abspath(os.fspath(p)), payload) for p, payload in items]
+    parent = os.path.dirname(items[-1][0])
+    os.makedirs(parent, exist_ok=True)
+    for path, _ in items:
+        clean_stale(path)
+    temps, backups = [], []
+    try:
+        for path, payload in items:
+            tmp = temp_name(path)
+            temps.append(tmp)
+            with open(tmp, "wb") as f:
+                f.write(payload)
+                f.flush()
+                os.fsync(f.fileno())
+        for path, _ in items[:-1]:
+            if os.path.lexists(path):
+                backup = temp_name(path, _OLD)
+                try:
+                    os.link(path, backup)
+                except OSError:  # no hard links here: a copy serves as well
+                    shutil.copy2(path, backup)
+                backups.append(backup)
+        for (path, _), tmp in zip(items, temps):
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp in temps:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+        raise
+    for backup in backups:
+        with contextlib.suppress(OSError):
+            os.remove(backup)
     fsync_directory(parent)
 
 

@@ -5,8 +5,10 @@ keys (sorted) hold one ``BundleEntryProto`` each: dtype, shape, shard, offset an
 file and the masked CRC32C of the tensor's bytes. Numeric tensors are stored as their
 little-endian bytes; string tensors as varint64 lengths, the masked CRC32C of those lengths (as
 uint32s), then the bytes (``tensor_bundle.cc``). Files are written to temporaries and renamed in
-place, data first and index last: a reader sees either the old bundle or the new one, and a
-writer killed mid-save leaves no ``.index`` for a bundle it did not finish.
+place, data first and index last (``atomic_files.write_files``): a writer killed mid-save leaves no
+``.index`` for a bundle it did not finish, and one killed while overwriting a bundle leaves a backup
+of the old data that the next reader or writer puts back. The reader checks every index entry's
+shape against the bytes it records before any tensor is read.
 """
 
 import math
@@ -105,13 +107,10 @@ class BundleWriter:
             data += raw
             items.append((key.encode(), e.SerializeToString()))
         index = table.build_table(items)
-        _atomic_write(data_path(self.prefix), bytes(data))
-        _atomic_write(self.prefix + ".index", index)
+        # data first, the index last (the commit point): a checkpoint written over an existing prefix is the
+        # old one or the new one whenever the writer dies (atomic_files keeps the old data until the commit)
+        atomic_files.write_files([(data_path(self.prefix), bytes(data)), (self.prefix + ".index", index)])
         return self.prefix
-
-
-def _atomic_write(path, payload):
-    atomic_files.write_file(path, payload)
 
 
 def _check_entry(key, e, index):
@@ -146,6 +145,8 @@ class BundleReader:
         _protos.require()
         self.prefix = os.fspath(prefix)
         index = self.prefix + ".index"
+        for path in (index, data_path(self.prefix)):  # put back a bundle whose overwrite was killed before its commit
+            atomic_files.clean_stale(path)
         if not os.path.isfile(index):
             raise NotFoundError(f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for "
                                 f"{self.prefix} (no file {index})")
