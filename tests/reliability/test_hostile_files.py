@@ -204,3 +204,23 @@ def test_deserialize_keras_object_lambda_follows_safe_mode(tmp_path):
     with pytest.raises(ValueError, match="Requested the deserialization"):
         tf.keras.activations.get(config)
     assert callable(tf.keras.config.enable_unsafe_deserialization)
+
+
+def test_malformed_functional_config_names_the_file(tmp_path):
+    inputs = tf.keras.Input((3,))
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2, name="d")(inputs))
+    good = str(tmp_path / "f.keras")
+    model.save(good)
+    with zipfile.ZipFile(good) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    for edit, message in [(lambda c: c["config"]["layers"][1].update(inbound_nodes="x"),
+                           "field `config.json.config.layers[1].inbound_nodes` must be a list"),
+                          (lambda c: c["config"].update(output_layers=[["nope", 0, 0]]), "not a Keras model config")]:
+        config = json.loads(parts["config.json"])
+        edit(config)
+        bad = str(tmp_path / "bad_f.keras")
+        with zipfile.ZipFile(bad, "w") as z:
+            for n, data in parts.items():
+                z.writestr(n, json.dumps(config) if n == "config.json" else data)
+        with pytest.raises(ValueError, match=rf"Invalid \.keras file .*bad_f\.keras: .*{re.escape(message)}"):
+            tf.keras.models.load_model(bad)

@@ -688,6 +688,10 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                         raise  # Keras 3's error for an unknown class or function
                     raise ValueError(f"Invalid .keras file {filepath}: its config.json is not a Keras model config "
                                      f"(TypeError: {e})") from e
+                except ValueError as e:  # name the file, keeping Keras 3's own messages as they are
+                    if type(e) is not ValueError or filepath in str(e) or str(e).startswith("Requested the "):
+                        raise
+                    raise ValueError(f"Invalid .keras file {filepath}: {e}") from e
             with h5py.File(h5_path, "r") as f:
                 _load_weights(model, f, restore_optimizer=bool(compile and cc))
     except DataLossError as e:
