@@ -137,8 +137,10 @@ def test_checkpoint_tensor_shape_larger_than_its_bytes_is_data_loss(tmp_path, dt
     with pytest.raises(tf.errors.DataLossError, match=r"ckpt"):
         tf.train.load_checkpoint(prefix).get_tensor(key)
     target = tf.Variable(np.zeros_like(value) if dtype != "string" else np.array(["", ""], object))
+    before = target.numpy().copy()
     with pytest.raises(tf.errors.DataLossError, match=r"ckpt"):
         tf.train.Checkpoint(v=target).read(prefix)
+    np.testing.assert_array_equal(target.numpy(), before)  # the failed restore changed nothing
 
 
 def test_saved_model_constant_that_would_expand_to_terabytes_is_refused():
