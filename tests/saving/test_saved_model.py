@@ -161,9 +161,9 @@ def test_loading_never_runs_unknown_code_and_reports_bad_files(tmp_path):
         tf.saved_model.load(export)
     with open(pb, "wb") as f:
         f.write(raw[: len(raw) // 2])
-    with pytest.raises(tf.errors.DataLossError, match="saved_model.pb"):
+    with pytest.raises(OSError, match="Cannot parse file .*saved_model.pb"):  # TF's error for a damaged .pb
         tf.saved_model.load(export)
-    with pytest.raises(tf.errors.NotFoundError, match="nowhere"):
+    with pytest.raises(OSError, match="SavedModel file does not exist at: .*nowhere"):  # TF's error
         tf.saved_model.load(str(tmp_path / "nowhere"))
     assert tf.saved_model.contains_saved_model(export) and not tf.saved_model.contains_saved_model(str(tmp_path))
 

@@ -2,40 +2,23 @@
 
 Memory: the first iterator to finish a full pass publishes its elements; later
 iterators replay them (an abandoned partial pass publishes nothing, as in TF).
-File: elements are written to ``<filename>.data-00000-of-00001`` and the pass is
-committed by writing ``<filename>.index``; an existing index is read instead of
-the input, even from another process. A ``<filename>.lockfile`` guards against
-two writers, with TF's ``AlreadyExistsError``.
+File: elements are written to ``<filename>.data-00000-of-00001`` in a data-only format with
+checksums (cache_format.py: never pickle, so a cache file cannot run code) and the pass is
+committed by writing ``<filename>.index``; an existing index is read instead of the input, even
+from another process, and a damaged or truncated cache raises ``DataLossError``. A
+``<filename>.lockfile`` guards against two writers, with TF's ``AlreadyExistsError``.
 """
 
 import os
-import pickle
 import threading
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework.errors import AlreadyExistsError
+from ..framework.errors import AlreadyExistsError, DataLossError
 from ..framework.tensor import Tensor
-from . import structure
+from . import cache_format, structure
 from .dataset_ops import UnaryUnchangedStructureDataset
 from .threads import close_iterator
-
-
-class _Stored:
-    """One tensor as written to a cache file (dtype name + host array)."""
-
-    __slots__ = ("dtype", "array")
-
-    def __init__(self, dtype, array):
-        self.dtype = dtype
-        self.array = array
-
-    def __getstate__(self):
-        return (self.dtype, self.array)
-
-    def __setstate__(self, state):
-        self.dtype, self.array = state
 
 
 class CacheDataset(UnaryUnchangedStructureDataset):
@@ -53,7 +36,7 @@ class CacheDataset(UnaryUnchangedStructureDataset):
     def _make_iter(self, ctx):
         if self._filename:
             if os.path.exists(self._filename + ".index"):
-                return _read_file(self._data_path())
+                return _read_file(self._filename, self.element_spec)
             return self._write_file(ctx)
         cached = self._memory
         if cached is not None:
@@ -88,27 +71,31 @@ class CacheDataset(UnaryUnchangedStructureDataset):
         os.close(fd)
         it = self._input._make_iter(ctx)
         try:
+            count = 0
             with open(self._data_path(), "wb") as f:
+                f.write(cache_format.MAGIC)
                 for x in it:
-                    pickle.dump(structure.map_structure(
-                        lambda t: _Stored(t._dtype.name, np.asarray(t._array)), x), f, protocol=4)
+                    f.write(cache_format.encode_element(
+                        [(t._dtype, np.asarray(t._array)) for t in structure.flatten(x)]))
+                    count += 1
                     yield x
+                size = f.tell()
             with open(self._filename + ".index", "wb") as f:
-                f.write(b"tfcore-cache-v1\n")
+                f.write(cache_format.encode_index(count, size))
         finally:
             close_iterator(it)
             os.remove(lock)
 
 
-def _read_file(path):
+def _read_file(filename, spec):
+    """Yield the cached elements of ``filename``'s files, shaped as ``spec``; damage is ``DataLossError``."""
     dev = structure.cpu_device()
-
-    def leaf(s):
-        return Tensor(s.array, dtypes.as_dtype(s.dtype), dev)
-    with open(path, "rb") as f:
-        while True:
-            try:
-                stored = pickle.load(f)
-            except EOFError:
-                return
-            yield structure.map_structure(leaf, stored)
+    count, size = cache_format.read_index(filename + ".index")
+    path = filename + ".data-00000-of-00001"
+    specs = structure.flatten(spec)
+    for leaves in cache_format.read_records(path, count, size):
+        if len(leaves) != len(specs) or any(d != s.dtype for (d, _), s in zip(leaves, specs)):
+            raise DataLossError(
+                f"Cache file {path} holds elements of dtypes {[d.name for d, _ in leaves]}; this dataset's "
+                f"elements have {[s.dtype.name for s in specs]} (a cache written by another pipeline?)")
+        yield structure.pack_as(spec, [Tensor(a, d, dev) for d, a in leaves])

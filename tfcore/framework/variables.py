@@ -36,6 +36,7 @@ class VariableAggregation(enum.Enum):
 
 
 _uid = itertools.count()
+_LOCK_INIT = threading.Lock()  # guards the lazy creation of a per-variable update lock
 
 # tf.Variable's arguments in order: positional arguments become keywords for variable creators.
 _VARIABLE_ARGS = ("initial_value", "trainable", "validate_shape", "caching_device", "name", "variable_def", "dtype",
@@ -145,6 +146,7 @@ class Variable:
         self._synchronization = synchronization
         self._aggregation = aggregation
         self._uid = next(_uid)
+        self._update_lock = threading.RLock()
         if _TRACING[0]:
             tracing.variable_created(self)
 
@@ -254,31 +256,45 @@ class Variable:
             return
         self._value = t
 
+    def _lock(self):
+        """The lock that makes this variable's read-modify-write updates atomic across threads (as TF's)."""
+        lock = self.__dict__.get("_update_lock")
+        if lock is None:  # a subclass that did not run Variable.__init__
+            with _LOCK_INIT:
+                lock = self.__dict__.setdefault("_update_lock", threading.RLock())
+        return lock
+
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replace the value (shape and dtype must match); returns the variable."""
-        self._set(self._coerce(value, "AssignVariableOp"), "AssignVariableOp")
+        t = self._coerce(value, "AssignVariableOp")
+        with self._lock():
+            self._set(t, "AssignVariableOp")
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Add ``delta`` in place; atomic with respect to other updates from any thread."""
         delta = self._coerce(delta, "AssignAddVariableOp")
-        with recording.stop_recording():
-            new = self._current() + delta
-        if new._array.shape != self._value._array.shape and self._shape.is_fully_defined():
-            raise InvalidArgumentError(
-                f"AssignAddVariableOp: variable {self._name} shape {self._value.shape} cannot add delta "
-                f"of shape {delta.shape}")
-        self._set(new, "AssignAddVariableOp")
+        with self._lock():
+            with recording.stop_recording():
+                new = self._current() + delta
+            if new._array.shape != self._value._array.shape and self._shape.is_fully_defined():
+                raise InvalidArgumentError(
+                    f"AssignAddVariableOp: variable {self._name} shape {self._value.shape} cannot add delta "
+                    f"of shape {delta.shape}")
+            self._set(new, "AssignAddVariableOp")
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtract ``delta`` in place; atomic with respect to other updates from any thread."""
         delta = self._coerce(delta, "AssignSubVariableOp")
-        with recording.stop_recording():
-            new = self._current() - delta
-        if new._array.shape != self._value._array.shape and self._shape.is_fully_defined():
-            raise InvalidArgumentError(
-                f"AssignSubVariableOp: variable {self._name} shape {self._value.shape} cannot subtract "
-                f"delta of shape {delta.shape}")
-        self._set(new, "AssignSubVariableOp")
+        with self._lock():
+            with recording.stop_recording():
+                new = self._current() - delta
+            if new._array.shape != self._value._array.shape and self._shape.is_fully_defined():
+                raise InvalidArgumentError(
+                    f"AssignSubVariableOp: variable {self._name} shape {self._value.shape} cannot subtract "
+                    f"delta of shape {delta.shape}")
+            self._set(new, "AssignSubVariableOp")
         return self if read_value else None
 
     # -- Python protocols (delegate to the value) --------------------------------

@@ -210,6 +210,21 @@ def open_records(path, compression_type=None, buffer_size=None):
     return io.BufferedReader(raw, size)
 
 
+_CHUNKED_ABOVE = 64 << 20  # longer records are read piecewise: memory follows the bytes actually present
+
+
+def _read_chunked(read, n):
+    """Up to ``n`` bytes from ``read``, never asking for more than 64 MiB at once (a length field can lie)."""
+    parts, got = [], 0
+    while got < n:
+        part = read(min(n - got, _CHUNKED_ABOVE))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
+
+
 def iter_records(path, compression_type=None, buffer_size=None, verify=True):
     """Yield the records of a TFRecord file as ``bytes``.
 
@@ -217,6 +232,8 @@ def iter_records(path, compression_type=None, buffer_size=None, verify=True):
     or the compressed stream is damaged.
     """
     path = os.fspath(path)
+    # an uncompressed file's size bounds every length field; a compressed stream is read in chunks instead
+    file_size = os.path.getsize(path) if compression_name(compression_type) == "" and os.path.isfile(path) else None
     with open_records(path, compression_type, buffer_size) as f:
         read = f.read
         unpack = _HEADER.unpack
@@ -233,7 +250,11 @@ def iter_records(path, compression_type=None, buffer_size=None, verify=True):
                 length, length_crc = unpack(header)
                 if verify and crc(header[:8]) != length_crc:
                     raise DataLossError(None, None, f"{path}: corrupted record at {offset} (length checksum mismatch)")
-                body = read(length + 4)
+                if file_size is not None and length + 4 > file_size - offset - 12:
+                    raise DataLossError(None, None, f"{path}: truncated record at {offset} (its length field says "
+                                                    f"{length} data bytes, the file has "
+                                                    f"{max(file_size - offset - 16, 0)} left)")
+                body = read(length + 4) if length <= _CHUNKED_ABOVE else _read_chunked(read, length + 4)
                 if len(body) < length + 4:
                     raise DataLossError(None, None, f"{path}: truncated record at {offset} (expected {length} "
                                                     f"data bytes and a checksum, the file has {len(body)} bytes left)")

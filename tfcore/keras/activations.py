@@ -127,16 +127,62 @@ def get(identifier):
                              "`keras.utils.custom_object_scope` and that this object is included in the scope.")
         return fn
     if isinstance(identifier, dict):
-        return get(identifier.get("config", identifier.get("class_name")))
+        return _from_config(identifier)
     if callable(identifier):
         return identifier
     raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
+
+
+def _from_config(config):
+    """The activation a serialized dict names; an object nobody registered is an error, never ``linear``.
+
+    Forms (Keras 3): ``{"class_name": "function", "config": "relu", "registered_name": ...}`` for
+    functions, ``{"class_name": "__lambda__", ...}`` for lambdas (refused in safe mode),
+    ``{"class_name": "MyActivation", "config": {...}, "registered_name": "Custom>MyActivation"}`` for
+    registered callable classes.
+    """
+    from .saving import safe_mode
+    from .utils.object_registration import lookup_custom_object
+
+    class_name = config.get("class_name")
+    inner = config.get("config")
+    registered = config.get("registered_name")
+    if safe_mode.is_lambda_config(config):
+        return safe_mode.load_lambda(config)
+    if class_name == "function":
+        fn = None
+        for key in (registered, inner):
+            if isinstance(key, str) and fn is None:
+                fn = lookup_custom_object(key) or _TABLE.get(key)
+        if callable(fn):
+            return fn
+        raise TypeError(f"Could not locate function '{inner}'. Make sure custom classes are decorated with "
+                        f"`@keras.saving.register_keras_serializable()`. Full object config: {config}")
+    if not isinstance(class_name, str):
+        raise ValueError(f"Could not interpret activation function identifier: {config}")
+    if class_name in _TABLE and not isinstance(inner, dict | type(None)):
+        return _TABLE[class_name]
+    obj = lookup_custom_object(registered) if isinstance(registered, str) else None
+    obj = obj or lookup_custom_object(class_name)
+    if obj is None and class_name in _TABLE:
+        return _TABLE[class_name]
+    if isinstance(obj, type):
+        kwargs = inner if isinstance(inner, dict) else {}
+        obj = obj.from_config(kwargs) if hasattr(obj, "from_config") else obj(**kwargs)
+    if callable(obj):
+        return obj
+    raise TypeError(f"Could not locate class '{class_name}'. Make sure custom classes are decorated with "
+                    f"`@keras.saving.register_keras_serializable()`. Full object config: {config}")
 
 
 def serialize(activation):
     name = getattr(activation, "__name__", None)
     if name in _TABLE and _TABLE[name] is activation:
         return name
+    if name == "<lambda>":
+        from .saving import safe_mode
+
+        return {"class_name": "__lambda__", "config": {"value": list(safe_mode.func_dump(activation))}}
     if hasattr(activation, "get_config"):
         return {"class_name": type(activation).__name__, "config": activation.get_config()}
     return name

@@ -9,3 +9,4 @@ from .math_ops import *
 from .reduce_ops import *
 from . import fused_ops  # noqa: F401 - registers _FusedMatMul/_FusedConv2D (Keras Dense/Conv2D run them)
 from . import cuda_kernels  # noqa: F401 - registers our CUDA kernels as candidates of the heavy ops
+from . import variable_scatter_ops  # noqa: F401 - installs tf.Variable.scatter_* (atomic sparse updates)

@@ -10,7 +10,7 @@ from ..backend import xp_compat
 from ..framework import context as _ctx
 from ..framework import dtypes
 from ..framework import tracing as _tracing
-from ..framework.errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, ResourceExhaustedError
 from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from ._common import as_tensor, normalize_axis, shape_tuple
@@ -86,10 +86,16 @@ def _creation_device():
 def new_array(dev, fn_name, shape, dtype):
     """A fresh ``xp.zeros``/``xp.ones``/``xp.empty`` array in ``dev``'s memory."""
     b = dev.backend
-    if not b.scoped:
-        return getattr(b.xp, fn_name)(shape, dtype=dtype.as_numpy_dtype)
-    with b.activate():
-        return b.adopt(getattr(b.xp, fn_name)(shape, dtype=dtype.as_numpy_dtype))
+    try:
+        if not b.scoped:
+            return getattr(b.xp, fn_name)(shape, dtype=dtype.as_numpy_dtype)
+        with b.activate():
+            return b.adopt(getattr(b.xp, fn_name)(shape, dtype=dtype.as_numpy_dtype))
+    except MemoryError:
+        shp = ",".join(str(int(d)) for d in (shape if isinstance(shape, tuple | list) else (shape,)))
+        raise ResourceExhaustedError(
+            None, None, f"OOM when allocating tensor with shape[{shp}] and type {dtype.name} on {dev.name} by "
+                        f"allocator {b.kind} ({fn_name})") from None
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):

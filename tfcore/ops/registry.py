@@ -33,6 +33,7 @@ DType to skip the NumPy-dtype lookup (``_common.arith_rule``).
 """
 
 import contextlib
+import re
 import warnings
 
 import numpy as np
@@ -40,7 +41,7 @@ import numpy as np
 from ..framework import context as _ctx
 from ..framework import dtypes, tensor_conversion_registry
 from ..framework import tracing as _tracing
-from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 
@@ -287,6 +288,25 @@ def get_op(name):
         raise KeyError(f"No op named {name!r} is registered") from None
 
 
+_NUMPY_OOM = re.compile(r"shape \(([^)]*)\) and data type (\w+)")
+
+
+def _out_of_memory(op, inputs, out_dtype, dev, error):
+    """TF's ``ResourceExhaustedError`` for a host allocation that failed (NumPy's ``MemoryError``)."""
+    m = _NUMPY_OOM.search(str(error))
+    if m:
+        shape = ",".join(d.strip() for d in m.group(1).split(",") if d.strip())
+        try:
+            dtype = dtypes.as_dtype(np.dtype(m.group(2))).name
+        except TypeError:
+            dtype = m.group(2)
+    else:
+        shape, dtype = "?", getattr(out_dtype, "name", "?")
+    return ResourceExhaustedError(
+        None, None, f"OOM when allocating tensor with shape[{shape}] and type {dtype} on {dev.name} "
+                    f"by allocator {dev.backend.kind} (op {op.name}, inputs: {_describe(inputs)})")
+
+
 def _describe(inputs):
     return ", ".join(f"{t._dtype.name}{list(t._array.shape)}" for t in inputs)
 
@@ -400,6 +420,8 @@ def execute(op, inputs, attrs=None, residuals_into=None):
     except _TRANSLATED_ERRORS as e:
         raise InvalidArgumentError(
             None, None, f"{op.name}: {e} (inputs: {_describe(inputs)}, device {dev.short_name})") from e
+    except MemoryError as e:
+        raise _out_of_memory(op, inputs, out_dtype, dev, e) from None
     saved = None
     if op.multi_output:
         if type(out) is Residuals:

@@ -5,18 +5,21 @@ keys (sorted) hold one ``BundleEntryProto`` each: dtype, shape, shard, offset an
 file and the masked CRC32C of the tensor's bytes. Numeric tensors are stored as their
 little-endian bytes; string tensors as varint64 lengths, the masked CRC32C of those lengths (as
 uint32s), then the bytes (``tensor_bundle.cc``). Files are written to temporaries and renamed in
-place, data first and index last: a reader sees either the old bundle or the new one, and a
-writer killed mid-save leaves no ``.index`` for a bundle it did not finish.
+place, data first and index last (``atomic_files.write_files``): a writer killed mid-save leaves no
+``.index`` for a bundle it did not finish, and one killed while overwriting a bundle leaves a backup
+of the old data that the next reader or writer puts back. The reader checks every index entry's
+shape against the bytes it records before any tensor is read.
 """
 
+import math
 import os
 import struct
-import tempfile
 
 import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import DataLossError, NotFoundError
+from ..io import atomic_files
 from ..io.tf_record import crc32c
 from . import _protos, table
 
@@ -104,24 +107,35 @@ class BundleWriter:
             data += raw
             items.append((key.encode(), e.SerializeToString()))
         index = table.build_table(items)
-        _atomic_write(data_path(self.prefix), bytes(data))
-        _atomic_write(self.prefix + ".index", index)
+        # data first, the index last (the commit point): a checkpoint written over an existing prefix is the
+        # old one or the new one whenever the writer dies (atomic_files keeps the old data until the commit)
+        atomic_files.write_files([(data_path(self.prefix), bytes(data)), (self.prefix + ".index", index)])
         return self.prefix
 
 
-def _atomic_write(path, payload):
-    parent = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tempstate", dir=parent)
+def _check_entry(key, e, index):
+    """``DataLossError`` unless the entry's dtype and shape agree with the byte count it records.
+
+    Run when the index is read, so that a shape from the file is never trusted for an allocation
+    (a restore compares shapes before reading any tensor).
+    """
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+        dtype = dtypes.as_dtype(e.dtype)
+    except (TypeError, ValueError, KeyError):
+        raise DataLossError(f"Corrupted checkpoint index {index}: tensor {key!r} has unknown dtype {e.dtype}") from None
+    shape = [int(d.size) for d in e.shape.dim]
+    if any(d < 0 for d in shape) or e.offset < 0 or e.size < 0:
+        raise DataLossError(f"Corrupted checkpoint index {index}: tensor {key!r} has shape {shape}, offset {e.offset}, "
+                            f"size {e.size}")
+    n = math.prod(shape)
+    if dtype == dtypes.string:
+        ok = e.size >= n + 4 if n else e.size in (0, 4)
+    else:
+        itemsize = 2 if dtype.name == "bfloat16" else np.dtype(dtype.as_numpy_dtype).itemsize
+        ok = e.size == n * itemsize
+    if not ok:
+        raise DataLossError(f"Corrupted checkpoint index {index}: tensor {key!r} of shape {shape} {dtype.name} "
+                            f"cannot be stored in the {e.size} bytes its entry records")
 
 
 class BundleReader:
@@ -131,6 +145,8 @@ class BundleReader:
         _protos.require()
         self.prefix = os.fspath(prefix)
         index = self.prefix + ".index"
+        for path in (index, data_path(self.prefix)):  # put back a bundle whose overwrite was killed before its commit
+            atomic_files.clean_stale(path)
         if not os.path.isfile(index):
             raise NotFoundError(f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for "
                                 f"{self.prefix} (no file {index})")
@@ -151,6 +167,8 @@ class BundleReader:
             raise DataLossError(f"Corrupted checkpoint index {index}: {e}") from e
         if header is None:
             raise DataLossError(f"Corrupted checkpoint index {index}: no bundle header")
+        for key, e in self._entries.items():
+            _check_entry(key, e, index)
         if header.endianness != 0:
             raise DataLossError(f"Checkpoint {index} is big-endian; only little-endian bundles are supported")
         self.num_shards = max(1, header.num_shards)
@@ -189,6 +207,8 @@ class BundleReader:
         raw = data[e.offset:e.offset + e.size]
         dtype = dtypes.as_dtype(e.dtype)
         shape = self.shape(key)
+        if any(d < 0 for d in shape):
+            raise DataLossError(f"Corrupted checkpoint {self.prefix}.index: tensor {key!r} has shape {shape}")
         if dtype == dtypes.string:
             return self._strings(raw, shape, key, path, e)
         if _mask(crc32c(raw)) != e.crc32c:
@@ -196,15 +216,18 @@ class BundleReader:
                                 f"{_mask(crc32c(raw))} for tensor {key!r} in {path}")
         np_dtype = np.dtype(np.uint16) if dtype.name == "bfloat16" else np.dtype(dtype.as_numpy_dtype)
         a = np.frombuffer(raw, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
-        if a.size != int(np.prod(shape)):
+        if a.size != math.prod(shape):
             raise DataLossError(f"Corrupted checkpoint {path}: tensor {key!r} has {a.size} elements, "
-                                f"its shape {shape} needs {int(np.prod(shape))}")
+                                f"its shape {shape} needs {math.prod(shape)}")
         if dtype.name == "bfloat16":
             a = a.view(dtype.as_numpy_dtype)
         return a.reshape(shape)
 
     def _strings(self, raw, shape, key, path, e):
-        n = int(np.prod(shape))
+        n = math.prod(shape)
+        if n > len(raw):  # every string needs at least its one-byte length
+            raise DataLossError(f"Corrupted checkpoint {path}: string tensor {key!r} of shape {shape} cannot fit in "
+                                f"{len(raw)} bytes")
         pos, lengths = 0, []
         try:
             for _ in range(n):

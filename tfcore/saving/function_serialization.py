@@ -15,11 +15,13 @@ differentiable); an op name the registry does not know is an error. Nothing in t
 
 import inspect
 import json
+import math
 import sys
 
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.errors import DataLossError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -63,10 +65,28 @@ def tensor_proto(value):
     return p
 
 
+# a constant stored as one value repeated (TF's splat form) may expand to at most this many bytes
+MAX_SPLAT_BYTES = 1 << 30
+
+
 def tensor_from_proto(p):
+    """The tensor a graph's ``TensorProto`` holds; its shape is checked against the bytes present first.
+
+    ``DataLossError`` for a negative dimension, ``tensor_content`` of the wrong size, or a repeated-value
+    constant that would expand beyond ``MAX_SPLAT_BYTES`` (a few bytes in a file must not allocate terabytes).
+    """
     dtype = dtypes.as_dtype(p.dtype)
     shape = [d.size for d in p.tensor_shape.dim]
-    n = int(np.prod(shape)) if shape else 1
+    if any(d < 0 for d in shape):
+        raise DataLossError(f"Constant tensor with invalid shape {shape} ({dtype.name})")
+    n = math.prod(shape)
+    itemsize = 8 if dtype == dtypes.string else np.dtype(dtype.as_numpy_dtype).itemsize
+    if p.tensor_content and len(p.tensor_content) != n * itemsize:
+        raise DataLossError(f"Constant tensor of shape {shape} {dtype.name} needs {n * itemsize} bytes, its "
+                            f"tensor_content has {len(p.tensor_content)}")
+    if not p.tensor_content and n * itemsize > MAX_SPLAT_BYTES:
+        raise DataLossError(f"Constant tensor of shape {shape} {dtype.name} would expand to {n * itemsize} bytes "
+                            f"from a few stored values (more than the {MAX_SPLAT_BYTES}-byte limit)")
     if dtype == dtypes.string:
         vals = list(p.string_val) or [b""]
         a = np.empty(n, object)

@@ -5,6 +5,7 @@ import glob
 import os
 import time
 
+from ..io import atomic_files
 from . import bundle, state
 from .checkpoint import Checkpoint
 
@@ -58,6 +59,21 @@ def _delete(prefix):
             pass
 
 
+def _remove_unfinished(prefix):
+    """Delete ``<prefix>-N`` data files that have no index: a save killed between its data and its index.
+
+    The manager owns its directory (two managers saving into one directory conflict in TF too), so a
+    data file without an index is never another writer's save in progress.
+    """
+    for data in glob.glob(glob.escape(prefix) + "-*.data-?????-of-?????"):
+        p = data[:data.rindex(".data-")]
+        if p[len(prefix) + 1:].isdigit() and not os.path.isfile(p + ".index"):
+            try:
+                os.remove(data)
+            except FileNotFoundError:
+                pass
+
+
 class CheckpointManager:
     """Keeps the newest ``max_to_keep`` checkpoints of one ``tf.train.Checkpoint`` in ``directory``."""
 
@@ -79,20 +95,24 @@ class CheckpointManager:
         self._step_counter = step_counter
         self._checkpoint_interval = checkpoint_interval
         self._init_fn = init_fn
+        _remove_unfinished(self._prefix)
         self._last_checkpoint_step = None
         self._maybe_delete = collections.OrderedDict()
         self._latest_checkpoint = None
         now = time.time()
         self._last_preserved_timestamp = now
+        atomic_files.clean_directory(self._directory)  # temporaries of a save that was killed
         s = state.get_checkpoint_state(self._directory)
         if s is not None:
             paths = list(s.all_model_checkpoint_paths)
             stamps = list(s.all_model_checkpoint_timestamps)
             if len(stamps) != len(paths):
                 stamps = [now] * len(paths)
-            for p, t in zip(paths, stamps):
+            for p, t in zip(paths, stamps):  # get_checkpoint_state dropped paths outside the directory
                 if os.path.isfile(p + ".index"):
                     self._maybe_delete[p] = t
+                else:  # a sweep killed after deleting the index: finish it
+                    _delete(p)
             if s.last_preserved_timestamp:
                 self._last_preserved_timestamp = s.last_preserved_timestamp
             self._latest_checkpoint = state.latest_checkpoint(self._directory)
@@ -143,6 +163,7 @@ class CheckpointManager:
         if hasattr(checkpoint_number, "numpy"):
             checkpoint_number = checkpoint_number.numpy()
         prefix = f"{self._prefix}-{int(checkpoint_number)}"
+        atomic_files.clean_directory(self._directory)
         path = self._checkpoint.write(prefix, options=options)
         stamp = time.time()
         self._maybe_delete.pop(path, None)  # an overwritten checkpoint moves to the end of the queue

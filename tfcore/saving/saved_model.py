@@ -15,16 +15,16 @@ arguments and returns a dict. Nothing in the directory is executed as code.
 
 import os
 import shutil
-import tempfile
 
 import numpy as np
 
 from ..framework import dtypes, nest
-from ..framework.errors import NotFoundError
+from ..framework.errors import DataLossError, NotFoundError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_spec import TensorSpec
 from ..framework.variables import Variable
+from ..io import atomic_files
 from ..module import Module
 from . import bundle, graph
 from .checkpoint import CheckpointOptions, _object_graph_proto
@@ -376,10 +376,12 @@ def _spec_from_info(info, name):
 
 
 def _write_directory(export_dir, meta, g):
-    """Write into a temporary sibling directory, then swap it in (a crash leaves the old SavedModel)."""
-    parent = os.path.dirname(os.path.abspath(export_dir))
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=os.path.basename(export_dir) + ".tmp", dir=parent)
+    """Write into a temporary sibling directory, then swap it in (atomic_files: the old or the new
+    SavedModel is at ``export_dir`` after a kill at any step; temporaries of killed saves are removed)."""
+    export_dir = os.path.abspath(export_dir)
+    os.makedirs(os.path.dirname(export_dir), exist_ok=True)
+    atomic_files.clean_stale(export_dir)
+    tmp = atomic_files.temp_name(export_dir)
     try:
         os.makedirs(os.path.join(tmp, ASSETS_DIRECTORY))
         writer = bundle.BundleWriter(os.path.join(tmp, VARIABLES_DIRECTORY, VARIABLES_FILENAME))
@@ -395,14 +397,8 @@ def _write_directory(export_dir, meta, g):
             f.write(encode_saved_model([meta]))
             f.flush()
             os.fsync(f.fileno())
-        old = None
-        if os.path.exists(export_dir):
-            old = tempfile.mkdtemp(prefix=os.path.basename(export_dir) + ".old", dir=parent)
-            os.rmdir(old)
-            os.replace(export_dir, old)
-        os.replace(tmp, export_dir)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        atomic_files.fsync_directory(tmp)
+        atomic_files.replace_directory(tmp, export_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -410,12 +406,19 @@ def _write_directory(export_dir, meta, g):
 
 # -- load ---------------------------------------------------------------------------------------------------
 def read_meta_graph(export_dir):
-    path = os.path.join(os.fspath(export_dir), SAVED_MODEL_FILENAME_PB)
+    """The ``MetaGraphDef`` of ``export_dir``; TF's ``OSError`` when ``saved_model.pb`` is missing or unparsable."""
+    export_dir = os.fspath(export_dir)
+    atomic_files.clean_stale(export_dir)  # put back / remove what a killed save left
+    path = os.path.join(export_dir, SAVED_MODEL_FILENAME_PB)
     if not os.path.isfile(path):
-        raise NotFoundError(f"Could not find SavedModel .pb or .pbtxt at supplied export directory path: "
-                            f"{export_dir} (no {path})")
+        raise OSError(f"SavedModel file does not exist at: {export_dir}{os.path.sep}"
+                      f"{{saved_model.pbtxt|{SAVED_MODEL_FILENAME_PB}}}")
     with open(path, "rb") as f:
-        _, metas = decode_saved_model(f.read(), path)
+        data = f.read()
+    try:
+        _, metas = decode_saved_model(data, path)
+    except DataLossError as e:
+        raise OSError(f"Cannot parse file {path}: {e}.") from e
     return metas[0]
 
 
@@ -539,8 +542,21 @@ class _SignatureFunction:
 
 
 def load(export_dir, tags=None, options=None):
-    """Restore the object saved by ``tf.saved_model.save`` (no Python class needed)."""
+    """Restore the object saved by ``tf.saved_model.save`` (no Python class needed).
+
+    A damaged file is ``DataLossError`` naming the directory; a missing or unreadable ``saved_model.pb``
+    is TF's ``OSError``.
+    """
     export_dir = os.fspath(export_dir)
+    try:
+        return _load(export_dir, tags)
+    except DataLossError as e:
+        if export_dir in str(e):
+            raise
+        raise DataLossError(f"SavedModel {export_dir}: {e}") from e
+
+
+def _load(export_dir, tags):
     meta = read_meta_graph(export_dir)
     if tags is not None:
         want = {tags} if isinstance(tags, str) else set(tags)

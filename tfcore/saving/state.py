@@ -2,14 +2,21 @@
 
 ``tf.train.latest_checkpoint(dir)`` reads it. Paths inside the directory are stored relative to it
 (as TF's ``save_relative_paths=True``); the file is replaced atomically (temp file + rename).
+
+A path read from the file is data from outside the program: one that resolves outside the
+directory (``../x``, an absolute path elsewhere, a symlink out) is dropped with a warning, so a
+hostile state file cannot make ``latest_checkpoint`` or a ``CheckpointManager`` read or delete
+anything outside the directory the user named.
 """
 
+import logging
 import os
-import tempfile
 
 from ..framework.errors import DataLossError
+from ..io import atomic_files
 from . import _protos
 
+_log = logging.getLogger("tfcore")
 STATE_FILE = "checkpoint"
 
 
@@ -26,17 +33,7 @@ def update_state(directory, model_checkpoint_path, all_model_checkpoint_paths, t
     text = _protos.text_format().MessageToString(s)
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, latest_filename or STATE_FILE)
-    fd, tmp = tempfile.mkstemp(prefix=".checkpoint.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    atomic_files.write_file(path, text.encode())
 
 
 def _rel_in(directory, path):
@@ -47,8 +44,18 @@ def _rel_in(directory, path):
     return path
 
 
+def is_inside(directory, path):
+    """Whether ``path`` (symlinks resolved) lies strictly inside ``directory``."""
+    d = os.path.realpath(os.fspath(directory))
+    p = os.path.realpath(os.fspath(path))
+    return p != d and os.path.commonpath([d, p]) == d
+
+
 def get_checkpoint_state(checkpoint_dir, latest_filename=None):
-    """The directory's ``CheckpointState`` (paths made absolute-or-joined with the dir), or None."""
+    """The directory's ``CheckpointState`` (paths joined with the dir), or None.
+
+    Paths that resolve outside ``checkpoint_dir`` are dropped (``model_checkpoint_path`` becomes empty).
+    """
     path = os.path.join(os.fspath(checkpoint_dir), latest_filename or STATE_FILE)
     if not os.path.isfile(path):
         return None
@@ -66,8 +73,16 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     def fix(p):
         return p if os.path.isabs(p) else os.path.join(os.fspath(checkpoint_dir), p)
 
-    s.model_checkpoint_path = fix(s.model_checkpoint_path)
-    paths = [fix(p) for p in s.all_model_checkpoint_paths]
+    def inside(p):
+        if is_inside(checkpoint_dir, p):
+            return True
+        _log.warning("Ignoring checkpoint path %r in %s: it lies outside the directory %s", p, path,
+                     os.fspath(checkpoint_dir))
+        return False
+
+    latest = fix(s.model_checkpoint_path)
+    s.model_checkpoint_path = latest if inside(latest) else ""
+    paths = [q for q in (fix(p) for p in s.all_model_checkpoint_paths) if inside(q)]
     del s.all_model_checkpoint_paths[:]
     s.all_model_checkpoint_paths.extend(paths)
     return s
@@ -79,6 +94,8 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     if s is None:
         return None
     p = s.model_checkpoint_path
+    if not p:  # the file named a path outside the directory
+        return None
     if os.path.isfile(p + ".index") or os.path.isfile(p):
         return p
     return None

@@ -85,6 +85,14 @@ def _check_epochs(epochs, initial_epoch):
         raise ValueError(f"`initial_epoch` must be a non-negative integer, got initial_epoch={initial_epoch!r}")
 
 
+def _check_validation_split(validation_split):
+    """``validation_split``: a number in [0, 1); 0 (the default) means no split, as in Keras 3."""
+    ok = isinstance(validation_split, int | float | np.integer | np.floating) and not isinstance(validation_split, bool)
+    if not ok or not 0 <= validation_split < 1:
+        raise ValueError("`validation_split` must be a float in the range [0, 1) (0, the default, means no validation "
+                         f"split), got validation_split={validation_split!r}")
+
+
 def _check_batch_size(batch_size, x, method):
     """``batch_size``: None or a positive integer. With a dataset, generator or iterator (which yield batches
     already) it is ignored, as TF2 does, with a warning naming it; returns the batch size to use."""
@@ -405,6 +413,7 @@ class TrainingMixin:
         """Train for ``epochs`` epochs; returns the ``History`` callback (``history.history[name]``)."""
         self._assert_compile_was_called()
         _check_epochs(epochs, initial_epoch)
+        _check_validation_split(validation_split)
         batch_size = _check_batch_size(batch_size, x, "fit")
         verbose = _get_verbosity(verbose)
         if validation_split and validation_data is None:

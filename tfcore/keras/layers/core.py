@@ -213,7 +213,54 @@ class Lambda(Layer):
         return self._output_shape is not None
 
     def get_config(self):
-        raise NotImplementedError("Lambda layers wrap Python code and are not serialised by tfcore.")
+        """Keras 3's config: a Python lambda as marshalled bytecode (``__lambda__``), a named function by name.
+
+        Loading a lambda back needs ``safe_mode=False`` (it runs code from the file), as in Keras 3.
+        """
+        config = {"function": _function_config(self.function),
+                  "arguments": {k: v for k, v in self.arguments.items()}}
+        if self._output_shape is not None:
+            config["output_shape"] = (_function_config(self._output_shape) if callable(self._output_shape)
+                                      else list(self._output_shape))
+        return {**super().get_config(), **config}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        """Rebuild a Lambda; a ``__lambda__`` function is refused with Keras 3's message in safe mode."""
+        config = dict(config)
+        config["function"] = _function_from_config(config.get("function"), custom_objects, safe_mode, "function")
+        if "output_shape" in config and (isinstance(config["output_shape"], dict)):
+            config["output_shape"] = _function_from_config(config["output_shape"], custom_objects, safe_mode,
+                                                           "output_shape")
+        elif isinstance(config.get("output_shape"), list):
+            config["output_shape"] = tuple(config["output_shape"])
+        return cls(**config)
+
+
+def _function_config(fn):
+    from ..saving import safe_mode
+    from ..utils.object_registration import get_registered_name
+
+    if getattr(fn, "__name__", None) == "<lambda>":
+        code, defaults, closure = safe_mode.func_dump(fn)
+        return {"class_name": "__lambda__", "config": {"code": code, "defaults": defaults, "closure": closure}}
+    return {"module": getattr(fn, "__module__", None), "class_name": "function", "config": fn.__name__,
+            "registered_name": get_registered_name(fn)}
+
+
+def _function_from_config(value, custom_objects, safe, field):
+    from ..saving import safe_mode
+    from ..utils.object_registration import CustomObjectScope
+
+    if callable(value):
+        return value
+    if safe_mode.is_lambda_config(value):
+        with safe_mode.SafeModeScope(safe):
+            return safe_mode.load_lambda(value, layer=True)
+    if isinstance(value, dict) and value.get("class_name") == "function":
+        with CustomObjectScope(custom_objects or {}):
+            return activations.get(value)
+    raise ValueError(f"Invalid `Lambda` config: `{field}` must be a function config, got {value!r}")
 
 
 @register_op_layer

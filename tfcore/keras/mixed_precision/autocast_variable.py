@@ -136,6 +136,9 @@ class AutoCastVariable(Variable):
     def _coerce(self, value, op_name):
         return self._variable._coerce(value, op_name)
 
+    def _lock(self):
+        return self._variable._lock()  # one update lock: the wrapped variable's
+
     def _set(self, t, op_name):
         return self._variable._set(t, op_name)
 

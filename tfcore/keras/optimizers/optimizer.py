@@ -119,8 +119,16 @@ class Optimizer:
             return learning_rate
         if callable(learning_rate) and not isinstance(learning_rate, Variable):
             return learning_rate
-        return Variable(np.float32(_host_float(learning_rate)), name="learning_rate", trainable=False,
-                        dtype=dtypes.float32, device=self._cpu)
+        try:
+            if learning_rate is None or isinstance(learning_rate, str | bytes | bool):
+                raise TypeError(type(learning_rate).__name__)
+            value = _host_float(learning_rate)
+        except (TypeError, ValueError):
+            raise ValueError("Argument `learning_rate` should be float, or an instance of LearningRateSchedule, or a "
+                             "callable (that takes in the current iteration value and returns the corresponding "
+                             f"learning rate value). Received instead: learning_rate={learning_rate!r}") from None
+        return Variable(np.float32(value), name="learning_rate", trainable=False, dtype=dtypes.float32,
+                        device=self._cpu)
 
     @property
     def learning_rate(self):

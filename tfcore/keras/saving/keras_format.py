@@ -25,6 +25,7 @@ import numpy as np
 
 from ...framework.errors import DataLossError, NotFoundError
 from ...framework.variables import Variable
+from ...io import atomic_files
 
 KERAS_VERSION = "3.5.0"  # the Keras 3 file-format version this writer follows
 _REGISTERED = {}
@@ -234,17 +235,24 @@ def _plain(value):
     if isinstance(value, dict) and "class_name" in value:
         if value.get("class_name") == "DTypePolicy" or value.get("class_name") == "DTypePolicyMap":
             return value.get("config", {}).get("name")
+        if not isinstance(value.get("config") or {}, dict):  # a function by name, a lambda: kept whole
+            return value
         inner = {k: _plain(v) for k, v in (value.get("config") or {}).items() if v is not None}
         cls = _layer_class_or_none(value["class_name"])
         if cls is not None:  # a nested layer (a wrapper's inner layer): only the options tfcore's class takes
             inner = _layer_kwargs(cls, inner, value["class_name"])
-        return {"class_name": value["class_name"], "config": inner}
+        out = {"class_name": value["class_name"], "config": inner}
+        if value.get("registered_name") and value["registered_name"] != value["class_name"]:
+            out["registered_name"] = value["registered_name"]  # finds a registered custom object
+        return out
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
 
 
 def _layer_class_or_none(class_name):
+    if not isinstance(class_name, str):
+        return None
     try:
         return _lookup_class(class_name, None, None)
     except ValueError:
@@ -558,6 +566,35 @@ def _optimizer_variables(model):
     return out
 
 
+# the most a compressed HDF5 dataset can expand its stored bytes (deflate's limit is about 1032:1)
+_MAX_EXPANSION = 1100
+
+
+def read_dataset(group, name):
+    """The array of HDF5 dataset ``group[name]``, after checking its declared size against the bytes stored.
+
+    A crafted file can declare a dataset of terabytes in a few bytes (HDF5 fills unwritten chunks);
+    reading it would allocate all of it. ``DataLossError`` names the file and the dataset instead.
+    """
+    ds = group.get(name)
+    where = f"{group.file.filename}: dataset {group.name}/{name}"
+    if ds is None or not hasattr(ds, "shape") or not hasattr(ds, "dtype"):
+        raise DataLossError(f"{where} is missing or not a dataset")
+    shape = ds.shape or ()
+    if any(d is None or d < 0 for d in shape):
+        raise DataLossError(f"{where} has an invalid shape {shape}")
+    n = 1
+    for d in shape:
+        n *= int(d)
+    nbytes = n * ds.dtype.itemsize
+    stored = ds.id.get_storage_size()
+    limit = stored if ds.compression is None else stored * _MAX_EXPANSION
+    if nbytes > limit and nbytes > 0:
+        raise DataLossError(f"{where} declares shape {shape} dtype {ds.dtype} ({nbytes} bytes), but the file stores "
+                            f"{stored} bytes for it: truncated or crafted")
+    return np.asarray(ds[()])
+
+
 def _collect_assignments(group, layer, path, out):
     own = _own_variables(layer)
     stored = group.get("vars")
@@ -565,7 +602,7 @@ def _collect_assignments(group, layer, path, out):
     if n != len(own):
         raise ValueError(f"Layer {path!r} expects {len(own)} variables, but the file holds {n}.")
     for i, w in enumerate(own):
-        a = np.asarray(stored[str(i)])
+        a = read_dataset(stored, str(i))
         expected = tuple(w.shape.as_list())
         if a.shape != expected:
             raise ValueError(f"Shape mismatch in layer {path!r} for variable {w.name}: the model expects {expected}, "
@@ -595,59 +632,105 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
     config = model_to_dict(model, include_compile=include_optimizer)
     metadata = {"keras_version": KERAS_VERSION, "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
                 "producer": "tfcore"}
-    parent = os.path.dirname(filepath) or "."
-    os.makedirs(parent, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(filepath) + ".tmp", dir=parent)
-    os.close(fd)
-    try:
-        with tempfile.TemporaryDirectory() as tdir:
-            h5_path = os.path.join(tdir, "model.weights.h5")
-            with h5py.File(h5_path, "w") as f:
-                _write_layer(f, model)
-                if include_optimizer and "compile_config" in config:
-                    og = f.create_group("optimizer").create_group("vars")
-                    og.attrs["name"] = model.optimizer.name
-                    for i, v in enumerate(_optimizer_variables(model)):
-                        og.create_dataset(str(i), data=v.numpy())
-            with zipfile.ZipFile(tmp, "w") as z:
-                z.writestr("metadata.json", json.dumps(metadata))
-                z.writestr("config.json", json.dumps(config))
-                z.write(h5_path, "model.weights.h5")
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    # the old file or the new one is at filepath whenever the writer dies
+    with atomic_files.replace_file(filepath) as tmp, tempfile.TemporaryDirectory() as tdir:
+        h5_path = os.path.join(tdir, "model.weights.h5")
+        with h5py.File(h5_path, "w") as f:
+            _write_layer(f, model)
+            if include_optimizer and "compile_config" in config:
+                og = f.create_group("optimizer").create_group("vars")
+                og.attrs["name"] = model.optimizer.name
+                for i, v in enumerate(_optimizer_variables(model)):
+                    og.create_dataset(str(i), data=v.numpy())
+        with zipfile.ZipFile(tmp, "w") as z:
+            z.writestr("metadata.json", json.dumps(metadata))
+            z.writestr("config.json", json.dumps(config))
+            z.write(h5_path, "model.weights.h5")
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """A model from a ``.keras`` file (written here or by Keras 3)."""
+    """A model from a ``.keras`` file (written here or by Keras 3).
+
+    ``custom_objects`` (and registered objects) resolve class and function names; a Python lambda in the
+    file is refused with Keras 3's message unless ``safe_mode=False``. A truncated file is ``DataLossError``,
+    a config of the wrong structure a ``ValueError`` naming the file and the field.
+    """
     h5py = _h5py()
     filepath = os.fspath(filepath)
+    atomic_files.clean_stale(filepath)  # temporaries a killed save left
     if not os.path.isfile(filepath):
         raise NotFoundError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.keras` "
                             "zip file.")
     if not filepath.endswith(".keras"):
         raise ValueError(f"File format not supported: filepath={filepath}. tfcore loads Keras 3 `.keras` files "
                          "(use tf.saved_model.load for SavedModels, tf.train.Checkpoint for checkpoints).")
+    from ..utils.object_registration import CustomObjectScope
+    from .safe_mode import SafeModeScope
+
     try:
-        with zipfile.ZipFile(filepath) as z:
+        with zipfile.ZipFile(filepath) as z, tempfile.TemporaryDirectory() as tdir:
             config = json.loads(z.read("config.json"))
             json.loads(z.read("metadata.json"))
-            with tempfile.TemporaryDirectory() as tdir:
-                z.extract("model.weights.h5", tdir)
-                h5_path = os.path.join(tdir, "model.weights.h5")
-                model = deserialize_layer(config, custom_objects)
-                cc = config.get("compile_config")
-                if compile and cc:
-                    _compile_from_config(model, cc, custom_objects)
-                with h5py.File(h5_path, "r") as f:
-                    _load_weights(model, f, restore_optimizer=bool(compile and cc))
+            z.extract("model.weights.h5", tdir)
+            h5_path = os.path.join(tdir, "model.weights.h5")
+            check_model_config(config, filepath)
+            with CustomObjectScope(custom_objects or {}), SafeModeScope(safe_mode):
+                try:
+                    model = deserialize_layer(config, custom_objects)
+                    cc = config.get("compile_config")
+                    if compile and cc:
+                        _compile_from_config(model, cc, custom_objects)
+                except (AttributeError, KeyError, IndexError) as e:
+                    raise ValueError(f"Invalid .keras file {filepath}: its config.json is not a Keras model config "
+                                     f"({type(e).__name__}: {e})") from e
+                except TypeError as e:
+                    if str(e).startswith("Could not locate"):
+                        raise  # Keras 3's error for an unknown class or function
+                    raise ValueError(f"Invalid .keras file {filepath}: its config.json is not a Keras model config "
+                                     f"(TypeError: {e})") from e
+                except ValueError as e:  # name the file, keeping Keras 3's own messages as they are
+                    if type(e) is not ValueError or filepath in str(e) or str(e).startswith("Requested the "):
+                        raise
+                    raise ValueError(f"Invalid .keras file {filepath}: {e}") from e
+            with h5py.File(h5_path, "r") as f:
+                _load_weights(model, f, restore_optimizer=bool(compile and cc))
+    except DataLossError as e:
+        raise DataLossError(f"Cannot read the .keras file {filepath}: {e}") from e
     except (zipfile.BadZipFile, KeyError, OSError, json.JSONDecodeError, EOFError) as e:
         raise DataLossError(f"Cannot read the .keras file {filepath}: it is truncated or corrupted ({e})") from e
     return model
+
+
+def check_model_config(config, filepath):
+    """``ValueError`` naming the file and the field unless ``config`` has the structure of a Keras model config."""
+    def bad(field, expected, value):
+        raise ValueError(f"Invalid .keras file {filepath}: field `{field}` must be {expected}, got "
+                         f"{type(value).__name__} {str(value)[:80]!r}")
+
+    def layer_entry(entry, field):
+        if not isinstance(entry, dict):
+            bad(field, "a layer config (a dict)", entry)
+        if not isinstance(entry.get("class_name"), str):
+            bad(f"{field}.class_name", "a string", entry.get("class_name"))
+        if not isinstance(entry.get("config"), dict):
+            bad(f"{field}.config", "a dict", entry.get("config"))
+        for key in ("build_config", "compile_config"):
+            if entry.get(key) is not None and not isinstance(entry[key], dict):
+                bad(f"{field}.{key}", "a dict", entry[key])
+        inner = entry["config"]
+        if entry["class_name"] in ("Sequential", "Functional", "Model") and "layers" in inner:
+            layers = inner["layers"]
+            if not isinstance(layers, list):
+                bad(f"{field}.config.layers", "a list", layers)
+            for i, sub in enumerate(layers):
+                layer_entry(sub, f"{field}.config.layers[{i}]")
+                if "inbound_nodes" in sub and not isinstance(sub["inbound_nodes"], list):
+                    bad(f"{field}.config.layers[{i}].inbound_nodes", "a list", sub["inbound_nodes"])
+            for key in ("input_layers", "output_layers"):
+                if key in inner and not isinstance(inner[key], list):
+                    bad(f"{field}.config.{key}", "a list", inner[key])
+
+    layer_entry(config, "config.json")
 
 
 def _load_weights(model, f, restore_optimizer):
@@ -661,7 +744,7 @@ def _load_weights(model, f, restore_optimizer):
         variables = _optimizer_variables(model)
         if len(variables) == len(og):
             for i, v in enumerate(variables):
-                a = np.asarray(og[str(i)])
+                a = read_dataset(og, str(i))
                 if a.shape != tuple(v.shape.as_list()):
                     raise ValueError(f"Optimizer variable {i} ({v.name}) has shape {tuple(v.shape.as_list())}; the "
                                      f"file holds {a.shape}.")
@@ -693,18 +776,8 @@ def save_weights_h5(model, filepath, overwrite=True):
     filepath = os.fspath(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} already exists and overwrite=False")
-    parent = os.path.dirname(filepath) or "."
-    os.makedirs(parent, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(filepath) + ".tmp", dir=parent)
-    os.close(fd)
-    try:
-        with h5py.File(tmp, "w") as f:
-            _write_layer(f, model)
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    with atomic_files.replace_file(filepath) as tmp, h5py.File(tmp, "w") as f:
+        _write_layer(f, model)
 
 
 def is_hdf5(filepath):
@@ -720,6 +793,7 @@ def load_weights_h5(model, filepath):
     """Load a ``.weights.h5`` file (written here or by Keras 3); all shapes are checked before any assignment."""
     h5py = _h5py()
     filepath = os.fspath(filepath)
+    atomic_files.clean_stale(filepath)  # temporaries a killed save left
     if not os.path.isfile(filepath):
         raise NotFoundError(f"Unable to load weights: no file at {filepath}")
     if not model.built:

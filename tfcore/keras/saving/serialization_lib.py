@@ -5,7 +5,8 @@ keras_format.py), losses, metrics, optimizers, initializers, regularizers, const
 "class_name", "config", "registered_name"}``), functions (``class_name: "function"``), plain Python values,
 lists, dicts, tuples (``__tuple__``), bytes (``__bytes__``), NumPy arrays (``__numpy__``) and tensors
 (``__tensor__``). Deserializing never imports or executes code named in the config: classes and functions are
-looked up in ``custom_objects``, the registered custom objects and Keras's own tables.
+looked up in ``custom_objects``, the registered custom objects and Keras's own tables. A Python lambda
+(``__lambda__``, marshalled bytecode) is the one exception, and only with ``safe_mode=False`` (safe_mode.py).
 """
 
 import types
@@ -126,7 +127,7 @@ def _function(config, custom_objects):
 
 def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
     """Rebuild the object :func:`serialize_keras_object` described (``custom_objects`` maps names to classes
-    or functions; ``safe_mode`` is accepted for Keras compatibility: lambdas are never deserialized)."""
+    or functions). A Python lambda is refused with Keras 3's message unless ``safe_mode=False``."""
     if config is None:
         return None
     if isinstance(config, PLAIN_TYPES):
@@ -151,8 +152,10 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
 
         return convert_to_tensor(np.array(inner["value"], dtype=inner["dtype"]))
     if class_name == "__lambda__":
-        raise ValueError("Requested the deserialization of a Python lambda; tfcore never executes code from a "
-                         "config (Keras refuses it in safe_mode too).")
+        from .safe_mode import SafeModeScope, load_lambda
+
+        with SafeModeScope(safe_mode):
+            return load_lambda(config)
     if class_name == "function":
         return _function(config, custom_objects)
     module = config.get("module") or ""

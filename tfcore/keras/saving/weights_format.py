@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from ...framework import dtypes
+from ...io import atomic_files
 
 FORMAT = "tfcore-keras-weights"
 VERSION = 1
@@ -58,20 +59,17 @@ def save_weights(model, filepath, overwrite=True):
         if w.dtype.name == "bfloat16":
             a = a.view(np.uint16)
         arrays[f"w{i:05d}"] = a
-    parent = os.path.dirname(filepath)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    tmp = filepath + ".tmp"
-    with open(tmp, "wb") as f:
+    # the old file or the new one is at filepath whenever the writer dies
+    with atomic_files.replace_file(filepath) as tmp, open(tmp, "wb") as f:
         np.savez(f, __format__=np.array(FORMAT), __version__=np.array(VERSION),
                  __names__=np.array([p for p, _ in paths], dtype=str),
                  __dtypes__=np.array([w.dtype.name for w in weights], dtype=str), **arrays)
-    os.replace(tmp, filepath)
 
 
 def read_weights_file(filepath):
     """(names, arrays) stored in a tfcore weights file; ValueError if it is not one."""
     filepath = os.fspath(filepath)
+    atomic_files.clean_stale(filepath)  # temporaries a killed save left
     if not os.path.exists(filepath):
         raise FileNotFoundError(f"Unable to load weights: no file at {filepath!r}")
     try:
