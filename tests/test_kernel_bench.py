@@ -102,3 +102,20 @@ def test_peak_of_an_h100_from_its_attributes():
     assert kernel_bench.peak_tflops(_fake_gpu_ctx((12, 0), 10, 1), "float32") == 0.0    # unlisted: unknown
     row = kernel_bench.KernelRow("matmul", "c", "TFLOP/s", 1.0, 1.0, 33.45e9, "v", 66.9)
     assert row.peak_frac == pytest.approx(0.5)
+
+
+def test_pytorch_on_the_cpu_is_timed_in_the_same_run_when_importable(monkeypatch):
+    """A stand-in torch (NumPy underneath) shows where PyTorch's CPU time goes: an extra vendor column."""
+    calls = []
+
+    def matmul(a, b):
+        calls.append((a.shape, b.shape))
+        return np.matmul(a, b)
+
+    fake = types.SimpleNamespace(from_numpy=np.asarray, matmul=matmul)
+    monkeypatch.setattr(kernel_bench, "_torch_cpu", lambda: fake)
+    (row,) = kernel_bench.run_all(("matmul",), repeat=2, out=lambda s: None, shapes=[(8, 4, 2)])
+    assert calls and calls[0] == ((8, 2), (2, 4))
+    doc = row.to_json()
+    assert doc["others"]["PyTorch (CPU)"]["repeats"] == 2 and doc["others"]["PyTorch (CPU)"]["rate"] > 0
+    assert "PyTorch (CPU)" in kernel_bench.format_rows([row], "x")
