@@ -140,9 +140,13 @@ def build_test_image(base, tag=TEST_IMAGE, log=print):
     return seconds
 
 
-def run_in_image(*command, env=None, tag=TEST_IMAGE, timeout=600):
-    """``docker run --rm`` of ``command`` (none: the image's CMD) in the test image; CompletedProcess."""
+def run_in_image(*command, env=None, tag=TEST_IMAGE, timeout=600, home_volume=None):
+    """``docker run --rm`` of ``command`` (none: the image's CMD) in the test image; CompletedProcess.
+    ``home_volume``: a named volume mounted as the user's home, so that runs share its ~/.cache (kernels
+    compiled by one run are loaded by the next)."""
     args = ["run", "--rm", "--network", "host"]
+    if home_volume:
+        args += ["-v", f"{home_volume}:/home/tfcore"]
     for k, v in (env or {}).items():
         args += ["-e", f"{k}={v}"]
     return docker(*args, tag, *command, check=False, timeout=timeout)

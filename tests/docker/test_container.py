@@ -22,16 +22,22 @@ import docker_image  # noqa: E402
 FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax")
 
 
+HOME_VOLUME = f"tfcore-docker-test-home-{os.getpid()}"
+
+
 @pytest.fixture(scope="module")
 def image():
     print(docker_image.prepare_host())
     base = docker_image.ensure_base_image()
     docker_image.build_test_image(base)
-    return docker_image.TEST_IMAGE
+    # The runs share one home (a fresh volume: the first run compiles the kernels, later ones load them).
+    docker_image.docker("volume", "create", HOME_VOLUME)
+    yield docker_image.TEST_IMAGE
+    docker_image.docker("volume", "rm", "-f", HOME_VOLUME, check=False)
 
 
 def _run(*command, env=None, timeout=600):
-    proc = docker_image.run_in_image(*command, env=env, timeout=timeout)
+    proc = docker_image.run_in_image(*command, env=env, timeout=timeout, home_volume=HOME_VOLUME)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -76,9 +82,9 @@ def test_default_command_is_tfcore_bench(image):
 
 def test_bench_on_the_cpu_prints_every_family_and_valid_json(image):
     rc, out = _run("sh", "-c", "tfcore bench --repeat 3 --json /tmp/bench.json && cat /tmp/bench.json")
-    print(out)  # the table from inside the image, for the CI log
     assert rc == 0, out
     table, _, text = out.partition("\n{")
+    print(table)  # the table from inside the image, for the CI log
     assert "tfcore kernel benchmarks on CPU" in table and "FAILED" not in table, table
     report = json.loads("{" + text)
     assert {r["family"] for r in report["rows"]} == set(FAMILIES)
@@ -89,7 +95,7 @@ def test_bench_on_the_cpu_prints_every_family_and_valid_json(image):
 
 def test_bench_on_an_emulated_gpu_runs_our_cuda_kernels(image):
     proc = docker_image.run_in_image("tfcore", "bench", "matmul", "--shapes", "32x32x32", "--repeat", "2", "--json",
-                                     env={"TFCORE_EMULATED_GPUS": "1"})
+                                     env={"TFCORE_EMULATED_GPUS": "1"}, home_volume=HOME_VOLUME)
     print(proc.stderr)  # the table (the JSON is on standard output)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "tfcore kernel benchmarks on GPU:0 emulated" in proc.stderr
