@@ -72,6 +72,9 @@ def test_bad_arguments_are_refused(capsys):
     with pytest.raises(SystemExit):
         main(["bench", "matmul", "--dtype", "int8"])
     assert "invalid choice: 'int8'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bench", "matmul", "--shapes", "8xq"])
+    assert "'8xq' is not a shape like 256x256x256" in capsys.readouterr().err
 
 
 def test_help_lists_the_micro_benchmark_options(capsys):
@@ -119,3 +122,35 @@ def test_pytorch_on_the_cpu_is_timed_in_the_same_run_when_importable(monkeypatch
     doc = row.to_json()
     assert doc["others"]["PyTorch (CPU)"]["repeats"] == 2 and doc["others"]["PyTorch (CPU)"]["rate"] > 0
     assert "PyTorch (CPU)" in kernel_bench.format_rows([row], "x")
+
+
+def _numpy_as_cupy():
+    """NumPy dressed as CuPy (``xp.cuda``) so the GPU branches run on the CPU."""
+    xp = types.ModuleType("fake_cupy")
+    xp.__dict__.update({k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
+    xp.cuda = _fake_gpu_ctx((9, 0), sms=132, clock_khz=1_980_000).xp.cuda
+    xp.cuda.Device = lambda: types.SimpleNamespace(id=0, synchronize=lambda: None)
+    return xp
+
+
+@pytest.mark.parametrize("family,shapes", [("matmul", [(16, 8, 4)]), ("conv", [(1, 6, 4)]), ("pool", [(1, 8, 2)]),
+                                           ("reduce", [(4, 32)]), ("softmax", [(4, 16)])])
+def test_gpu_branches_run_with_a_stand_in_cupy(family, shapes):
+    """The real-GPU code of every family (labels, TF32 pair, peaks) on small shapes, with NumPy as CuPy and the
+    tensors on the CPU: what can break without a GPU (names, arguments, the row's fields) does here."""
+    import tfcore as tf
+
+    ctx = kernel_bench.BenchContext(repeat=2, shapes=shapes)
+    ctx.gpu, ctx.kind, ctx.device, ctx.flop_unit = True, "gpu", "/CPU:0", "TFLOP/s"
+    ctx.backend, ctx.xp = types.SimpleNamespace(synchronize=lambda: None), _numpy_as_cupy()
+    with tf.device("/CPU:0"):
+        rows = kernel_bench.run(family, ctx=ctx)
+    assert rows
+    for r in rows:
+        doc = r.to_json()
+        assert doc["peak"] and doc["peak_fraction"] > 0, doc  # H100 peaks from the stand-in's attributes
+        assert doc["ours"]["repeats"] == 2 and doc["vendor"]["name"]
+    if family == "matmul":
+        assert [r.case for r in rows] == ["16x4@4x8 float32 TF32", "16x4@4x8 float32 FP32"]
+        assert rows[0].vendor.startswith("no TF32 vendor run") and rows[1].vendor == "cuBLAS (cupy.matmul, no TF32)"
+        assert rows[0].peak == pytest.approx(2 * rows[1].peak * 4)  # TF32 tensor cores: 8x the FP32 rate on sm_90

@@ -200,6 +200,14 @@ def parse_shapes(text):
     return shapes
 
 
+def _shapes_argument(text):
+    """``--shapes`` for argparse: its message (not argparse's generic one) when the text is not shapes."""
+    try:
+        return parse_shapes(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _need_dims(family, shape, counts):
     if len(shape) not in counts:
         raise ValueError(f"--shapes for {family}: {'x'.join(map(str, shape))} has {len(shape)} dimensions; "
@@ -689,7 +697,7 @@ def _add_arguments(p):
                         "and ResNet50 next to PyTorch (tfcore/training_bench.py)")
     p.add_argument("--repeat", type=int, default=10, help="timed repetitions per case after one warm-up (the median "
                    "and the spread are reported; default 10)")
-    p.add_argument("--shapes", type=parse_shapes, default=None, metavar="SHAPE[,SHAPE...]",
+    p.add_argument("--shapes", type=_shapes_argument, default=None, metavar="SHAPE[,SHAPE...]",
                    help="replace the family's cases, e.g. --shapes 512x512x512,1024x1024x1024 for matmul "
                         "(meaning per family below)")
     p.add_argument("--dtype", choices=DTYPES, default=None, help="run every case in this dtype (default: the "
