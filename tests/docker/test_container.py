@@ -78,6 +78,10 @@ def test_default_command_is_tfcore_bench(image):
     assert rc == 0, out
     for option in ("--shapes", "--dtype", "--repeat", "--json", "matmul", "softmax"):
         assert option in out, f"`tfcore bench --help` does not show {option}:\n{out}"
+    proc = docker_image.run_in_image(home_volume=HOME_VOLUME)  # no command: the image's CMD
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for family in FAMILIES:
+        assert f"\n{family} " in proc.stdout, f"the default command printed no {family} row:\n{proc.stdout}"
 
 
 def test_bench_on_the_cpu_prints_every_family_and_valid_json(image):
