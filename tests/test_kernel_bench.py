@@ -153,4 +153,6 @@ def test_gpu_branches_run_with_a_stand_in_cupy(family, shapes):
     if family == "matmul":
         assert [r.case for r in rows] == ["16x4@4x8 float32 TF32", "16x4@4x8 float32 FP32"]
         assert rows[0].vendor.startswith("no TF32 vendor run") and rows[1].vendor == "cuBLAS (cupy.matmul, no TF32)"
+        missing = json.loads(json.dumps(rows[0].to_json(), allow_nan=False))  # strict JSON: no NaN
+        assert missing["vendor"]["median_ms"] is None and missing["ours_over_vendor"] is None
         assert rows[0].peak == pytest.approx(2 * rows[1].peak * 4)  # TF32 tensor cores: 8x the FP32 rate on sm_90

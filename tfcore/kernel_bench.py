@@ -78,6 +78,9 @@ class Timing(float):
         return float(q3 - q1)
 
     def to_json(self):
+        """The statistics as JSON values (None, not NaN, for a run that did not happen: valid JSON)."""
+        if not self.samples_ms:
+            return {"median_ms": None, "min_ms": None, "max_ms": None, "iqr_ms": None, "repeats": 0, "samples_ms": []}
         return {"median_ms": float(self), "min_ms": self.min_ms, "max_ms": self.max_ms, "iqr_ms": self.iqr_ms,
                 "repeats": len(self.samples_ms), "samples_ms": self.samples_ms}
 
