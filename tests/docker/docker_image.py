@@ -29,6 +29,18 @@ BASE_RECIPE_VERSION = 1    # bump when the debootstrap recipe below changes
 TEST_IMAGE = "tfcore-docker-test"
 
 
+def constraints():
+    """docker/constraints.txt as {package name: exact version}; AssertionError on a line not pinned with ==."""
+    pins = {}
+    for line in (REPO / "docker" / "constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"docker/constraints.txt: {line!r} is not pinned with =="
+            pins[name.strip().lower()] = version.strip()
+    return pins
+
+
 def cache_dir():
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tfcore" / "docker-base"
 

@@ -46,12 +46,15 @@ def test_runs_as_the_unprivileged_user(image):
     assert rc == 0 and out.strip() == "10001", out
 
 
-def test_info_reports_native_kernels_built_with_the_images_compiler(image):
+def test_info_reports_native_kernels_and_the_pinned_cuda_wheels(image):
     rc, out = _run("tfcore", "info")
     assert rc == 0, out
     assert out.startswith("tfcore "), out
     assert "Native CPU kernels: built" in out, out
-    assert "CuPy: 14.2.0" in out and "GPU found: no" in out, out
+    pins = docker_image.constraints()  # the pinned CUDA wheels are the ones tfcore finds
+    nvrtc = ".".join(pins["nvidia-cuda-nvrtc-cu12"].split(".")[:2])
+    assert f"CuPy: {pins['cupy-cuda12x']}" in out and f"NVRTC: {nvrtc} " in out, out
+    assert f"NCCL: {pins['nvidia-nccl-cu12']}" in out and "GPU found: no" in out, out
 
 
 def test_info_shows_an_emulated_gpu(image):

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from docker_image import DOCKERFILE, REPO, derive_test_dockerfile
+from docker_image import DOCKERFILE, REPO, constraints, derive_test_dockerfile
 
 TEXT = DOCKERFILE.read_text()
 
@@ -26,17 +26,6 @@ def _instructions(text):
             out.append((keyword.upper(), rest.strip()))
             current = ""
     return out
-
-
-def _constraints():
-    pins = {}
-    for line in (REPO / "docker" / "constraints.txt").read_text().splitlines():
-        line = line.split("#")[0].strip()
-        if line:
-            name, _, version = line.partition("==")
-            assert version, f"docker/constraints.txt: {line!r} is not pinned with =="
-            pins[name.lower()] = version
-    return pins
 
 
 def _hadolint():
@@ -77,7 +66,7 @@ def test_nvrtc_is_pinned_to_the_base_images_cuda():
     m = re.fullmatch(r"nvidia/cuda:(\d+)\.(\d+)\.\d+-runtime-ubuntu\d+\.\d+", base[0])
     assert m, f"FROM {base[0]!r}: expected a pinned nvidia/cuda runtime tag"
     major, minor = m.groups()
-    pins = _constraints()
+    pins = constraints()
     assert pins["nvidia-cuda-nvrtc-cu12"].split(".")[:2] == [major, minor], pins
     assert major == "12" and "cupy-cuda12x" in pins and "nvidia-nccl-cu12" in pins, pins
     for name in ("numpy", "pip", "threadpoolctl"):
