@@ -108,3 +108,22 @@ def test_test_dockerfile_differs_only_in_the_from_line():
 def test_derive_refuses_a_dockerfile_without_a_single_from():
     with pytest.raises(ValueError, match="one FROM"):
         derive_test_dockerfile("FROM a\nFROM b AS c\n", "x")
+
+
+def test_pip_install_ships_every_package_of_the_source_tree():
+    """The image installs with ``pip install .`` (not editable): a package folder missing from pyproject's
+    ``packages`` is absent there (and its subcommand silently missing from ``tfcore``)."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    dirs = {name: REPO / path for name, path in config["package-dir"].items() if name}
+    missing = []
+    for top in ("tfcore", *dirs):
+        root = dirs.get(top, REPO / top)
+        for init in root.rglob("__init__.py"):
+            rel = init.parent.relative_to(root).parts
+            name = ".".join((top, *rel))
+            if "__pycache__" not in rel and name not in listed:
+                missing.append(name)
+    assert not missing, f"pyproject.toml [tool.setuptools] packages lacks {sorted(missing)}"
