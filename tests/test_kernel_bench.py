@@ -156,3 +156,16 @@ def test_gpu_branches_run_with_a_stand_in_cupy(family, shapes):
         missing = json.loads(json.dumps(rows[0].to_json(), allow_nan=False))  # strict JSON: no NaN
         assert missing["vendor"]["median_ms"] is None and missing["ours_over_vendor"] is None
         assert rows[0].peak == pytest.approx(2 * rows[1].peak * 4)  # TF32 tensor cores: 8x the FP32 rate on sm_90
+
+
+def test_default_cases_of_this_device_and_one_dtype_for_all(capsys):
+    """No --shapes: the family's cases for this kind of device (CPU, or the emulator's small ones)."""
+    assert main(["bench", "matmul", "--repeat", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    small = report["kind"] == "emulated"
+    assert [r["case"] for r in report["rows"]] == (
+        ["64x64@64x64 float32", "2x32x32@32x32^T float32"] if small else
+        ["384x384@384x384 float32", "4x128x128@128x128^T float32"])
+    assert main(["bench", "matmul", "--repeat", "1", "--dtype", "float64", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {r["dtype"] for r in report["rows"]} == {"float64"} and len(report["rows"]) == 2

@@ -169,7 +169,7 @@ class BenchContext:
             times.append((time.perf_counter() - t0) * 1e3)
         return Timing(times)
 
-    def cases(self, family, gpu, cpu, emulated=None):
+    def cases(self, gpu, cpu, emulated=None):
         """The shapes a family runs: the user's ``--shapes``, else its defaults for this kind of device."""
         if self.shapes:
             return list(self.shapes)
@@ -361,8 +361,7 @@ def _matmul_cases(ctx):
             _need_dims("matmul", s, (3, 4))
         shapes = [s if len(s) == 4 else (1, *s) for s in ctx.shapes]
         return [(s, dt, False) for s in shapes for dt in ctx.dtypes((f32,))]
-    cases = ctx.cases("matmul",
-                      gpu=[((1, 4096, 4096, 4096), f32, False), ((1, 4096, 4096, 4096), f16, False),
+    cases = ctx.cases(gpu=[((1, 4096, 4096, 4096), f32, False), ((1, 4096, 4096, 4096), f16, False),
                            ((1, 2048, 2048, 2048), f32, True), ((16, 512, 512, 512), f32, False)],
                       cpu=[((1, 384, 384, 384), f32, False), ((4, 128, 128, 128), f32, True)],
                       emulated=[((1, 64, 64, 64), f32, False), ((2, 32, 32, 32), f32, True)])
@@ -432,7 +431,7 @@ def bench_matmul(ctx):
 def bench_conv(ctx):
     """ResNet-50's 3x3 stride-1 layers (batch 32 on a GPU), forward; plus both gradients of one layer."""
     tf = ctx.tf
-    layers = ctx.cases("conv", gpu=[(32, 56, 64), (32, 28, 128), (32, 14, 256), (32, 7, 512)], cpu=[(2, 14, 32)],
+    layers = ctx.cases(gpu=[(32, 56, 64), (32, 28, 128), (32, 14, 256), (32, 7, 512)], cpu=[(2, 14, 32)],
                        emulated=[(1, 8, 16)])
     for s in layers:
         _need_dims("conv", s, (3,))
@@ -495,7 +494,7 @@ def bench_conv(ctx):
 @register("pool")
 def bench_pool(ctx):
     rows = []
-    for shape in ctx.cases("pool", gpu=[(64, 112, 64)], cpu=[(4, 56, 32)], emulated=[(1, 16, 8)]):
+    for shape in ctx.cases(gpu=[(64, 112, 64)], cpu=[(4, 56, 32)], emulated=[(1, 16, 8)]):
         _need_dims("pool", shape, (3,))
         for dt in ctx.dtypes((np.float32,)):
             rows += _bench_pool_case(ctx, shape, dt)
@@ -543,7 +542,7 @@ def bench_reduce(ctx):
     peak = peak_bandwidth_gbs(ctx)
     xp = ctx.xp
     cases = []
-    for shape in ctx.cases("reduce", gpu=[(64 << 20,), (64 << 10, 1024)], cpu=[(4 << 20,), (4 << 10, 1024)],
+    for shape in ctx.cases(gpu=[(64 << 20,), (64 << 10, 1024)], cpu=[(4 << 20,), (4 << 10, 1024)],
                            emulated=[(1 << 14,), (16, 1024)]):
         _need_dims("reduce", shape, (1, 2))
         cases += [(shape, None)] if len(shape) == 1 else [(shape, 1), (shape[::-1], 0)]
@@ -569,7 +568,7 @@ def bench_softmax(ctx):
     tf = ctx.tf
     xp = ctx.xp
     peak = peak_bandwidth_gbs(ctx)
-    shapes = ctx.cases("softmax", gpu=[(65536, 1024), (8192, 8192)], cpu=[(4096, 256)], emulated=[(64, 256)])
+    shapes = ctx.cases(gpu=[(65536, 1024), (8192, 8192)], cpu=[(4096, 256)], emulated=[(64, 256)])
     for s in shapes:
         _need_dims("softmax", s, (2,))
     rows = []
@@ -630,7 +629,7 @@ def _fmt_rate(x):
 
 def format_rows(rows, device_label):
     """The command's table: per case its shape and dtype, our median time with the spread of the repeats
-    (interquartile range relative to the median), our rate, the share of the device's peak, and the
+    (± half the interquartile range, relative to the median), our rate, the share of the device's peak, and the
     vendor's median time and rate; ``ours/vendor`` is our throughput over the vendor's (1.00 = parity)."""
     head = (f"{'family':<8} {'case':<40} {'ours ms':>9} {'spread':>7} {'ours':>15} {'of peak':>7} {'vendor ms':>10} "
             f"{'spread':>7} {'vendor':>15} {'ours/vendor':>11}  vendor routine")
@@ -642,8 +641,8 @@ def format_rows(rows, device_label):
                      f"{_fmt_rate(r.ours_rate)} {r.unit:<6} {(f'{frac:.0%}' if frac else '-'):>7} "
                      f"{float(r.vendor_ms):>10.3f} {_spread(r.vendor_ms):>7} {_fmt_rate(r.vendor_rate)} {r.unit:<6} "
                      f"{r.vendor_ms / r.ours_ms:>11.2f}  {r.vendor}{others}")
-    lines.append("spread: interquartile range of the repeats / median; of peak: our rate / the device's peak "
-                 "(- unknown: CPU, emulator)")
+    lines.append("spread: ± half the interquartile range of the repeats, relative to the median; of peak: our rate / "
+                 "the device's peak (- unknown: CPU, emulator)")
     return "\n".join(lines)
 
 
