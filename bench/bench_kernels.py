@@ -2,9 +2,9 @@
 
 On a real GPU: our kernels through the public ops on /GPU:0 vs cuBLAS / cuDNN (PyTorch, TF32 off)
 or CuPy im2col+cuBLAS / CuPy reductions and softmax. Without one: the CPU backend vs NumPy at
-smaller sizes (nothing is skipped). Each family is one benchmark; its per-case timings, rates
-(TFLOP/s or GB/s), ratio to the vendor and fraction of peak DRAM bandwidth go to ``extra_info``
-and are printed as a table.
+smaller sizes (nothing is skipped). Each family is one benchmark; per case its shape, dtype,
+median time and spread of the repeats, rate (TFLOP/s, GFLOP/s or GB/s), ratio to the vendor and
+fraction of the device's peak go to ``extra_info`` (``KernelRow.to_json``) and are printed as a table.
 
     python -m pytest bench/bench_kernels.py --benchmark-enable -s
 """
@@ -26,8 +26,5 @@ def test_kernel_family(benchmark, ctx, family):
     assert rows, f"no benchmark rows for {family}"
     for r in rows:
         assert r.ours_ms > 0 and r.vendor_ms > 0
-        benchmark.extra_info[r.case] = {
-            "ours_ms": r.ours_ms, "vendor_ms": r.vendor_ms, "unit": r.unit, "ours_rate": r.ours_rate,
-            "vendor_rate": r.vendor_rate, "ours_over_vendor": r.vendor_ms / r.ours_ms, "vendor": r.vendor,
-            "peak_fraction": getattr(r, "peak_frac", None), "device": ctx.device_label}
+        benchmark.extra_info[r.case] = {**r.to_json(), "device": ctx.device_label}
     print("\n" + kernel_bench.format_rows(rows, ctx.device_label))

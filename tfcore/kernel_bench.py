@@ -1,21 +1,28 @@
-"""Kernel benchmarks: ``tfcore bench [matmul|conv|pool|reduce|softmax|all]`` and bench/bench_kernels.py.
+"""Kernel micro-benchmarks: ``tfcore bench [matmul|conv|pool|reduce|softmax|all]`` and bench/bench_kernels.py.
 
-On a real GPU each family times our CUDA kernels through the public ops on ``/GPU:0`` against
-the vendor routine on the same data (cuBLAS via ``cupy.matmul``; cuDNN via PyTorch with TF32 off
-when installed, else CuPy im2col + cuBLAS; ``cupy.sum``/``max``/``argmax``; softmax and
-cross-entropy from CuPy ops) and reports TFLOP/s or GB/s, the ratio ours / vendor and, for
-memory-bound rows, the fraction of the card's DRAM bandwidth. Without a GPU the same cases run
-on the CPU backend at smaller sizes against NumPy (nothing fails).
+Per case (one row): the shape and dtype, our time (median of ``--repeat`` timed calls after a warm-up,
+with the spread of those repeats: min, max and interquartile range), the achieved TFLOP/s or GB/s, the
+fraction of the device's peak (tensor-core/FP32 FLOP/s or DRAM bandwidth, from the card's SM count,
+clocks and compute capability), and the vendor library's time on the same data in the same run.
 
-The cases are the issue's targets: f32 matmul at 4096^3 (vs cuBLAS without tensor cores), f16
-tensor-core matmul, ResNet-50 3x3 convolutions, reductions and softmax on 64M elements. One
-registry (:data:`BENCHES`, filled by :func:`register`) holds them; a benchmark is
+On a real GPU each family times our CUDA kernels through the public ops on ``/GPU:0`` against the
+vendor routine (cuBLAS via ``cupy.matmul``; cuDNN via PyTorch with TF32 off when installed, else CuPy
+im2col + cuBLAS; ``cupy.sum``/``max``/``argmax``; softmax and cross-entropy from CuPy ops). With an
+emulated GPU (``TFCORE_EMULATED_GPUS``) the same CUDA kernels run on the CPU emulator at small sizes
+(correct code paths, not GPU times). Without either, the CPU backend (NumPy and the native C++ kernels)
+runs against NumPy's BLAS and, when importable, PyTorch on the CPU. ``--shapes`` and ``--dtype``
+replace a family's cases; ``--json`` writes every number (and each repeat's time) for tooling.
+
+One registry (:data:`BENCHES`, filled by :func:`register`) holds the families; a benchmark is
 ``fn(ctx) -> list[Row]`` where ``ctx`` is a :class:`BenchContext`.
 """
 
+import argparse
 import contextlib
+import json
+import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,8 +30,15 @@ from .cli import command
 
 FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax")
 BENCHES = {}
-
-
+DTYPES = ("float16", "float32", "float64")
+# What one --shapes entry means per family (also shown by `tfcore bench --help`).
+SHAPE_MEANING = {
+    "matmul": "MxNxK or BxMxNxK (batched)",
+    "conv": "NxHxC: 3x3 SAME stride-1, H=W, C->C channels",
+    "pool": "NxHxC: H=W",
+    "reduce": "N (1-D) or RxC (reduced over each axis)",
+    "softmax": "RxC (softmax over C)",
+}
 
 
 def register(family):
@@ -37,34 +51,82 @@ def register(family):
     return deco
 
 
+class Timing(float):
+    """Milliseconds of one benchmarked call: the median of the timed repeats (the float value), with
+    every repeat in ``samples_ms`` for the spread."""
+
+    def __new__(cls, samples_ms):
+        samples = [float(t) for t in samples_ms]
+        self = super().__new__(cls, float(np.median(samples)) if samples else float("nan"))
+        self.samples_ms = samples
+        return self
+
+    @property
+    def min_ms(self):
+        return min(self.samples_ms) if self.samples_ms else float("nan")
+
+    @property
+    def max_ms(self):
+        return max(self.samples_ms) if self.samples_ms else float("nan")
+
+    @property
+    def iqr_ms(self):
+        """Interquartile range of the repeats (the spread the table shows, relative to the median)."""
+        if not self.samples_ms:
+            return float("nan")
+        q1, q3 = np.percentile(self.samples_ms, [25, 75])
+        return float(q3 - q1)
+
+    def to_json(self):
+        """The statistics as JSON values (None, not NaN, for a run that did not happen: valid JSON)."""
+        if not self.samples_ms:
+            return {"median_ms": None, "min_ms": None, "max_ms": None, "iqr_ms": None, "repeats": 0, "samples_ms": []}
+        return {"median_ms": float(self), "min_ms": self.min_ms, "max_ms": self.max_ms, "iqr_ms": self.iqr_ms,
+                "repeats": len(self.samples_ms), "samples_ms": self.samples_ms}
+
+
+NO_TIMING = Timing([])  # a vendor run that did not happen (NaN)
+
+
 @dataclass
 class Row:
     family: str
     case: str
-    unit: str          # "TFLOP/s" or "GB/s"
+    unit: str          # "TFLOP/s", "GFLOP/s" or "GB/s"
     ours_ms: float
     vendor_ms: float
     work: float        # flops or bytes per call
     vendor: str
 
+    def rate(self, ms):
+        """``work`` per call at ``ms`` milliseconds, in ``unit``."""
+        return self.work / (ms * 1e-3) / (1e12 if self.unit == "TFLOP/s" else 1e9)
+
     @property
     def ours_rate(self):
-        return self.work / (self.ours_ms * 1e-3) / 1e12 if self.unit == "TFLOP/s" else \
-            self.work / (self.ours_ms * 1e-3) / 1e9
+        return self.rate(self.ours_ms)
 
     @property
     def vendor_rate(self):
-        return self.work / (self.vendor_ms * 1e-3) / 1e12 if self.unit == "TFLOP/s" else \
-            self.work / (self.vendor_ms * 1e-3) / 1e9
+        return self.rate(self.vendor_ms)
 
 
 class BenchContext:
-    """Where benchmarks run: ``gpu`` (bool), ``device`` name, ``xp``, ``sync()`` and ``time(fn)``."""
+    """Where benchmarks run: ``kind`` (``"gpu"``: a real card through CuPy; ``"emulated"``: our CUDA kernels
+    on the CPU emulator; ``"cpu"``), ``device`` name, ``xp`` of the vendor side, ``sync()``, ``time(fn)``,
+    and the user's overrides ``shapes`` (list of int tuples or None) and ``dtype`` (a NumPy dtype name or
+    None)."""
 
-    def __init__(self, repeat=10):
+    def __init__(self, repeat=10, shapes=None, dtype=None):
         import tfcore as tf
 
+        if repeat < 1:
+            raise ValueError(f"repeat must be >= 1, got {repeat}")
+        if dtype is not None and dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         self.tf = tf
+        self.shapes = shapes
+        self.dtype = dtype
         gpus = [d for d in tf.config.list_logical_devices("GPU")]
         backend = None
         if gpus:
@@ -73,7 +135,10 @@ class BenchContext:
             dev = context.find("GPU", 0)
             backend = dev.backend
         self.gpu = backend is not None and backend.device_collectives  # a real card (CuPy), not the emulator
-        self.device = "/GPU:0" if self.gpu else "/CPU:0"
+        self.emulated = backend is not None and not self.gpu
+        self.kind = "gpu" if self.gpu else "emulated" if self.emulated else "cpu"
+        self.device = "/CPU:0" if self.kind == "cpu" else "/GPU:0"
+        self.flop_unit = "TFLOP/s" if self.gpu else "GFLOP/s"
         self.backend = backend
         self.repeat = repeat
         if self.gpu:
@@ -81,7 +146,11 @@ class BenchContext:
             self.device_label = f"GPU:0 {backend.device_name}"
         else:
             self.xp = np
-            self.device_label = "CPU (NumPy backend; no CUDA GPU found)"
+            if self.emulated:
+                self.device_label = (f"GPU:0 emulated ({backend.device_name}: our CUDA kernels on the CPU emulator; "
+                                     "not GPU times) vs NumPy")
+            else:
+                self.device_label = "CPU (NumPy backend and native CPU kernels; no CUDA GPU found)"
 
     def sync(self):
         if self.gpu:
@@ -89,7 +158,7 @@ class BenchContext:
             self.xp.cuda.Device().synchronize()
 
     def time(self, fn, repeat=None):
-        """Median milliseconds of ``fn()`` after one warm-up call."""
+        """:class:`Timing` of ``fn()`` (milliseconds; median of the repeats) after one warm-up call."""
         fn()
         self.sync()
         times = []
@@ -98,7 +167,19 @@ class BenchContext:
             fn()
             self.sync()
             times.append((time.perf_counter() - t0) * 1e3)
-        return float(np.median(times))
+        return Timing(times)
+
+    def cases(self, gpu, cpu, emulated=None):
+        """The shapes a family runs: the user's ``--shapes``, else its defaults for this kind of device."""
+        if self.shapes:
+            return list(self.shapes)
+        if self.gpu:
+            return gpu
+        return emulated if self.emulated and emulated is not None else cpu
+
+    def dtypes(self, default):
+        """The dtypes a family runs: the user's ``--dtype``, else ``default`` (a tuple of NumPy dtypes)."""
+        return (np.dtype(self.dtype).type,) if self.dtype else default
 
     def tensor(self, array):
         with self.tf.device(self.device):
@@ -106,6 +187,38 @@ class BenchContext:
 
     def vendor_array(self, array):
         return self.xp.asarray(array)
+
+
+def parse_shapes(text):
+    """``"512x512x512,64x64x64"`` -> ``[(512, 512, 512), (64, 64, 64)]``; ValueError naming ``--shapes``."""
+    shapes = []
+    for part in (p.strip() for p in text.split(",")):
+        try:
+            dims = tuple(int(d) for d in part.lower().split("x"))
+        except ValueError:
+            dims = ()
+        if not dims or any(d < 1 for d in dims):
+            raise ValueError(f"--shapes: {part!r} is not a shape like 256x256x256 (positive integers joined by 'x')")
+        shapes.append(dims)
+    return shapes
+
+
+def _shapes_argument(text):
+    """``--shapes`` for argparse: its message (not argparse's generic one) when the text is not shapes."""
+    try:
+        return parse_shapes(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _need_dims(family, shape, counts):
+    if len(shape) not in counts:
+        raise ValueError(f"--shapes for {family}: {'x'.join(map(str, shape))} has {len(shape)} dimensions; "
+                         f"expected {SHAPE_MEANING[family]}")
+
+
+def _dtype_name(dt):
+    return np.dtype(dt).name
 
 
 def _rand(shape, dtype, seed=0):
@@ -125,6 +238,16 @@ def _torch_cuda():
     return None
 
 
+def _torch_cpu():
+    """PyTorch for a CPU comparison column, or None when it is not importable."""
+    try:
+        import torch
+
+        return torch
+    except Exception:  # noqa: BLE001 - optional comparison
+        return None
+
+
 def _im2col_conv(xp, x, w):
     """SAME 3x3 stride-1 conv by im2col + GEMM (the vendor fallback without cuDNN)."""
     n, h, wd, c = x.shape
@@ -138,11 +261,34 @@ def _im2col_conv(xp, x, w):
 
 @dataclass
 class KernelRow(Row):
-    peak_gbs: float = 0.0  # theoretical DRAM bandwidth of the card (0: unknown / CPU)
+    peak_gbs: float = 0.0  # the unit's peak of the device (GB/s or TFLOP/s); 0: unknown (CPU, emulator)
+    shape: str = ""
+    dtype: str = ""
+    others: dict = field(default_factory=dict)  # further vendor libraries timed on the same data: label -> Timing
+
+    @property
+    def peak(self):
+        return self.peak_gbs
 
     @property
     def peak_frac(self):
-        return self.ours_rate / self.peak_gbs if self.unit == "GB/s" and self.peak_gbs else None
+        return self.ours_rate / self.peak_gbs if self.peak_gbs else None
+
+    def to_json(self):
+        def timing(t):
+            return t.to_json() if isinstance(t, Timing) else {"median_ms": float(t)}
+
+        def finite(x):
+            return x if x == x and x not in (float("inf"), float("-inf")) else None
+
+        return {
+            "family": self.family, "case": self.case, "shape": self.shape, "dtype": self.dtype, "unit": self.unit,
+            "work": self.work, "ours": {**timing(self.ours_ms), "rate": finite(self.ours_rate)},
+            "vendor": {"name": self.vendor, **timing(self.vendor_ms), "rate": finite(self.vendor_rate)},
+            "ours_over_vendor": finite(self.vendor_ms / self.ours_ms),
+            "peak": self.peak_gbs or None, "peak_fraction": self.peak_frac,
+            "others": {name: {**timing(t), "rate": finite(self.rate(t))} for name, t in self.others.items()},
+        }
 
 
 def peak_bandwidth_gbs(ctx):
@@ -157,6 +303,36 @@ def peak_bandwidth_gbs(ctx):
         return 2.0 * clock_khz * 1e3 * bus_bits / 8 / 1e9
     except Exception:  # noqa: BLE001 - attribute missing on this CUDA version
         return 0.0
+
+
+# Dense FLOP per SM per clock by compute capability (NVIDIA's architecture whitepapers): FP32 on CUDA
+# cores (2 per FMA), FP16 and TF32 on tensor cores (dense, FP32 accumulation), FP64 on CUDA cores.
+SM_FLOPS_PER_CLOCK = {
+    (7, 0): {"float32": 128, "float16": 1024, "float64": 64},
+    (7, 5): {"float32": 128, "float16": 1024, "float64": 4},
+    (8, 0): {"float32": 128, "float16": 2048, "tf32": 1024, "float64": 64},
+    (8, 6): {"float32": 256, "float64": 4},  # tensor-core rates differ between GeForce and workstation cards
+    (8, 9): {"float32": 256, "float64": 4},
+    (9, 0): {"float32": 256, "float16": 4096, "tf32": 2048, "float64": 128},
+}
+
+
+def peak_tflops(ctx, math):
+    """Peak dense TFLOP/s of GPU:0 for ``math`` (``"float32"``, ``"tf32"``, ``"float16"``, ``"float64"``) from
+    its SM count, boost clock and compute capability; 0.0 when unknown (CPU, emulator, unlisted card)."""
+    if not ctx.gpu:
+        return 0.0
+    try:
+        rt = ctx.xp.cuda.runtime
+        dev = ctx.xp.cuda.Device().id
+        cc = (rt.deviceGetAttribute(rt.cudaDevAttrComputeCapabilityMajor, dev),
+              rt.deviceGetAttribute(rt.cudaDevAttrComputeCapabilityMinor, dev))
+        sms = rt.deviceGetAttribute(rt.cudaDevAttrMultiProcessorCount, dev)
+        clock_khz = rt.deviceGetAttribute(rt.cudaDevAttrClockRate, dev)
+    except Exception:  # noqa: BLE001 - attribute missing on this CUDA version
+        return 0.0
+    per_clock = SM_FLOPS_PER_CLOCK.get(cc, {}).get(math)
+    return sms * clock_khz * 1e3 * per_clock / 1e12 if per_clock else 0.0
 
 
 @contextlib.contextmanager
@@ -177,21 +353,34 @@ def _tf32_mode(tf, torch, enabled):
             torch.backends.cuda.matmul.allow_tf32 = theirs
 
 
+def _matmul_cases(ctx):
+    """(shape (B, M, N, K), dtype, transpose_b) per case: the user's shapes x dtype, else the defaults."""
+    f32, f16 = np.float32, np.float16
+    if ctx.shapes:
+        for s in ctx.shapes:
+            _need_dims("matmul", s, (3, 4))
+        shapes = [s if len(s) == 4 else (1, *s) for s in ctx.shapes]
+        return [(s, dt, False) for s in shapes for dt in ctx.dtypes((f32,))]
+    cases = ctx.cases(gpu=[((1, 4096, 4096, 4096), f32, False), ((1, 4096, 4096, 4096), f16, False),
+                           ((1, 2048, 2048, 2048), f32, True), ((16, 512, 512, 512), f32, False)],
+                      cpu=[((1, 384, 384, 384), f32, False), ((4, 128, 128, 128), f32, True)],
+                      emulated=[((1, 64, 64, 64), f32, False), ((2, 32, 32, 32), f32, True)])
+    if ctx.dtype:
+        cases = list(dict.fromkeys((s, ctx.dtypes(None)[0], t) for s, _, t in cases))
+    return cases
+
+
 @register("matmul")
 def bench_matmul(ctx):
     """float32 twice, in the same math mode on both sides: TF32 (ours: matmul_f32_tf32 on sm_80+; vendor:
     cuBLAS through PyTorch with allow_tf32) and strict FP32 (ours: matmul_f32; vendor: cuBLAS with TF32
     off, PyTorch or else cupy.matmul); float16 on tensor cores against cupy.matmul. On the CPU TF32 is
-    ignored (NumPy float32 both times), as in TF."""
+    ignored (NumPy float32 both times), as in TF; PyTorch's CPU matmul is timed too when importable."""
     tf = ctx.tf
-    if ctx.gpu:
-        cases = [((4096, 4096, 4096), np.float32, False, 1), ((4096, 4096, 4096), np.float16, False, 1),
-                 ((2048, 2048, 2048), np.float32, True, 1), ((512, 512, 512), np.float32, False, 16)]
-    else:
-        cases = [((384, 384, 384), np.float32, False, 1), ((128, 128, 128), np.float32, True, 4)]
     torch = _torch_cuda() if ctx.gpu else None
+    torch_cpu = _torch_cpu() if not ctx.gpu else None
     rows = []
-    for (m, n, k), dt, trans_b, batch in cases:
+    for (batch, m, n, k), dt, trans_b in _matmul_cases(ctx):
         bshape = (batch,) if batch > 1 else ()
         a = _rand(bshape + (m, k), dt, 1)
         b = _rand(bshape + ((n, k) if trans_b else (k, n)), dt, 2)
@@ -199,32 +388,42 @@ def bench_matmul(ctx):
         va, vb = ctx.vendor_array(a), ctx.vendor_array(b)
         vbt = ctx.xp.swapaxes(vb, -1, -2) if trans_b else vb
         shape = f"{f'{batch}x' if batch > 1 else ''}{m}x{k}@{k}x{n}{'^T' if trans_b else ''}"
+        dname = _dtype_name(dt)
         flops = 2.0 * batch * m * n * k
         ours_fn = (lambda ta=ta, tb=tb, t=trans_b: tf.matmul(ta, tb, transpose_b=t))
         cupy_fn = (lambda va=va, vbt=vbt: ctx.xp.matmul(va, vbt))
-        if dt == np.float16:
-            label = "cuBLAS (cupy.matmul, tensor cores)" if ctx.gpu else "NumPy BLAS"
-            rows.append(KernelRow("matmul", f"{shape} float16", "TFLOP/s", ctx.time(ours_fn), ctx.time(cupy_fn),
-                                  flops, label))
+        others = {}
+        if torch_cpu is not None:
+            xa, xb = torch_cpu.from_numpy(a), torch_cpu.from_numpy(np.ascontiguousarray(np.swapaxes(b, -1, -2))
+                                                                    if trans_b else b)
+            others["PyTorch (CPU)"] = ctx.time(lambda xa=xa, xb=xb: torch_cpu.matmul(xa, xb))
+        if dt != np.float32:
+            label = ("cuBLAS (cupy.matmul" + (", tensor cores)" if dt == np.float16 else ")")) if ctx.gpu \
+                else "NumPy matmul"
+            rows.append(KernelRow("matmul", f"{shape} {dname}", ctx.flop_unit, ctx.time(ours_fn), ctx.time(cupy_fn),
+                                  flops, label, peak_tflops(ctx, dname), shape, dname, others))
             continue
         if torch is not None:
             xa, xb = torch.from_dlpack(va), torch.from_dlpack(vbt)
             vendor_fn = (lambda xa=xa, xb=xb: torch.matmul(xa, xb))
         else:
             vendor_fn = cupy_fn
-        for mode in ("TF32", "FP32"):
+        for mode in ("TF32", "FP32") if ctx.gpu else ("FP32",):
             with _tf32_mode(tf, torch, mode == "TF32"):
                 ours = ctx.time(ours_fn)
                 if not ctx.gpu:
-                    vendor, label = ctx.time(cupy_fn), "NumPy BLAS (TF32 ignored on CPU)"
+                    vendor, label = ctx.time(cupy_fn), "NumPy BLAS"
                 elif torch is not None:
                     vendor = ctx.time(vendor_fn)
                     label = f"cuBLAS (PyTorch, allow_tf32={mode == 'TF32'})"
                 elif mode == "FP32":
                     vendor, label = ctx.time(cupy_fn), "cuBLAS (cupy.matmul, no TF32)"
                 else:
-                    vendor, label = float("nan"), "no TF32 vendor run (PyTorch missing)"
-            rows.append(KernelRow("matmul", f"{shape} float32 {mode}", "TFLOP/s", ours, vendor, flops, label))
+                    vendor, label = NO_TIMING, "no TF32 vendor run (PyTorch missing)"
+            peak = peak_tflops(ctx, "tf32" if mode == "TF32" else "float32")
+            case = f"{shape} float32" + (f" {mode}" if ctx.gpu else "")
+            rows.append(KernelRow("matmul", case, ctx.flop_unit, ours, vendor, flops, label, peak, shape, "float32",
+                                  others))
     return rows
 
 
@@ -232,14 +431,24 @@ def bench_matmul(ctx):
 def bench_conv(ctx):
     """ResNet-50's 3x3 stride-1 layers (batch 32 on a GPU), forward; plus both gradients of one layer."""
     tf = ctx.tf
-    layers = [(32, 56, 64), (32, 28, 128), (32, 14, 256), (32, 7, 512)] if ctx.gpu else [(2, 14, 32)]
+    layers = ctx.cases(gpu=[(32, 56, 64), (32, 28, 128), (32, 14, 256), (32, 7, 512)], cpu=[(2, 14, 32)],
+                       emulated=[(1, 8, 16)])
+    for s in layers:
+        _need_dims("conv", s, (3,))
     torch = _torch_cuda() if ctx.gpu else None
+    torch_cpu = _torch_cpu() if not ctx.gpu else None
     rows = []
-    for n, hw, c in layers:
-        x, w = _rand((n, hw, hw, c), np.float32, 3), _rand((3, 3, c, c), np.float32, 4) * 0.05
+    for (n, hw, c), dt in ((s, dt) for s in layers for dt in ctx.dtypes((np.float32,))):
+        x, w = _rand((n, hw, hw, c), dt, 3), (_rand((3, 3, c, c), dt, 4) * 0.05).astype(dt)
         tx, tw = ctx.tensor(x), ctx.tensor(w)
+        dname = _dtype_name(dt)
         ours = ctx.time(lambda tx=tx, tw=tw: tf.nn.conv2d(tx, tw, strides=1, padding="SAME"))
-        if torch is not None:
+        others = {}
+        if torch_cpu is not None:
+            xc = torch_cpu.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch_cpu.channels_last)
+            wc = torch_cpu.from_numpy(w).permute(3, 2, 0, 1).contiguous()
+            others["PyTorch (CPU)"] = ctx.time(lambda xc=xc, wc=wc: torch_cpu.nn.functional.conv2d(xc, wc, padding=1))
+        if torch is not None and dt == np.float32:
             xt = torch.from_numpy(x).cuda().permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
             wt = torch.from_numpy(w).cuda().permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
 
@@ -253,8 +462,9 @@ def bench_conv(ctx):
             vendor = ctx.time(lambda vx=vx, vw=vw: _im2col_conv(ctx.xp, vx, vw))
             label = "CuPy im2col + cuBLAS" if ctx.gpu else "NumPy im2col + BLAS"
         flops = 2.0 * n * hw * hw * c * c * 9
-        rows.append(KernelRow("conv", f"fwd 3x3 N={n} {hw}x{hw}x{c}->{c} f32", "TFLOP/s", ours, vendor, flops, label))
-    if torch is not None:  # forward + both gradients of the first layer, against cuDNN's backward
+        rows.append(KernelRow("conv", f"fwd 3x3 N={n} {hw}x{hw}x{c}->{c} {dname}", ctx.flop_unit, ours, vendor, flops,
+                              label, peak_tflops(ctx, dname), f"{n}x{hw}x{hw}x{c} * 3x3x{c}x{c}", dname, others))
+    if torch is not None and not ctx.shapes and not ctx.dtype:  # fwd + both gradients of the first layer vs cuDNN
         n, hw, c = layers[0]
         x, w = _rand((n, hw, hw, c), np.float32, 3), _rand((3, 3, c, c), np.float32, 4) * 0.05
         tx, tw = ctx.tensor(x), ctx.tensor(w)
@@ -275,19 +485,30 @@ def bench_conv(ctx):
             torch.autograd.grad(y, [xt, wt], torch.ones_like(y))
             torch.cuda.synchronize()
 
-        rows.append(KernelRow("conv", f"fwd+dx+dw 3x3 N={n} {hw}x{hw}x{c} f32", "TFLOP/s", ctx.time(grads),
-                              ctx.time(run_vendor), 3.0 * 2.0 * n * hw * hw * c * c * 9, "cuDNN fwd+bwd (PyTorch)"))
+        rows.append(KernelRow("conv", f"fwd+dx+dw 3x3 N={n} {hw}x{hw}x{c} f32", ctx.flop_unit, ctx.time(grads),
+                              ctx.time(run_vendor), 3.0 * 2.0 * n * hw * hw * c * c * 9, "cuDNN fwd+bwd (PyTorch)",
+                              peak_tflops(ctx, "float32"), f"{n}x{hw}x{hw}x{c} * 3x3x{c}x{c}", "float32"))
     return rows
 
 
 @register("pool")
 def bench_pool(ctx):
+    rows = []
+    for shape in ctx.cases(gpu=[(64, 112, 64)], cpu=[(4, 56, 32)], emulated=[(1, 16, 8)]):
+        _need_dims("pool", shape, (3,))
+        for dt in ctx.dtypes((np.float32,)):
+            rows += _bench_pool_case(ctx, shape, dt)
+    return rows
+
+
+def _bench_pool_case(ctx, shape, dt):
     tf = ctx.tf
-    n, hw, c = (64, 112, 64) if ctx.gpu else (4, 56, 32)
-    x = _rand((n, hw, hw, c), np.float32, 5)
+    n, hw, c = shape
+    dname = _dtype_name(dt)
+    x = _rand((n, hw, hw, c), dt, 5)
     tx, vx = ctx.tensor(x), ctx.vendor_array(x)
     peak = peak_bandwidth_gbs(ctx)
-    torch = _torch_cuda() if ctx.gpu else None
+    torch = _torch_cuda() if ctx.gpu and dt == np.float32 else None
     xt = torch.from_numpy(x).cuda().permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last) \
         if torch is not None else None
     rows = []
@@ -295,7 +516,7 @@ def bench_pool(ctx):
         fn = tf.nn.max_pool2d if kind == "max" else tf.nn.avg_pool2d
         ours = ctx.time(lambda fn=fn, k=k, s=s, pad=pad: fn(tx, k, s, pad))
         oh = -(-hw // s) if pad == "SAME" else (hw - k) // s + 1
-        nbytes = x.nbytes + n * oh * oh * c * 4
+        nbytes = x.nbytes + n * oh * oh * c * x.itemsize
         if xt is not None:
             tfn = torch.nn.functional.max_pool2d if kind == "max" else torch.nn.functional.avg_pool2d
 
@@ -310,20 +531,25 @@ def bench_pool(ctx):
             vendor = ctx.time(lambda red=red, kind=kind: red.max(axis=(2, 4)) if kind == "max" else
                               red.mean(axis=(2, 4)))
             label = ("CuPy" if ctx.gpu else "NumPy") + " reshape+reduce (2x2 windows)"
-        rows.append(KernelRow("pool", f"{kind} {k}x{k}/{s} {pad} {n}x{hw}x{hw}x{c} f32", "GB/s", ours, vendor,
-                              float(nbytes), label, peak))
+        rows.append(KernelRow("pool", f"{kind} {k}x{k}/{s} {pad} {n}x{hw}x{hw}x{c} {dname}", "GB/s", ours, vendor,
+                              float(nbytes), label, peak, f"{n}x{hw}x{hw}x{c}", dname))
     return rows
 
 
 @register("reduce")
 def bench_reduce(ctx):
     tf = ctx.tf
-    total = (64 << 20) if ctx.gpu else (4 << 20)
     peak = peak_bandwidth_gbs(ctx)
     xp = ctx.xp
+    cases = []
+    for shape in ctx.cases(gpu=[(64 << 20,), (64 << 10, 1024)], cpu=[(4 << 20,), (4 << 10, 1024)],
+                           emulated=[(1 << 14,), (16, 1024)]):
+        _need_dims("reduce", shape, (1, 2))
+        cases += [(shape, None)] if len(shape) == 1 else [(shape, 1), (shape[::-1], 0)]
     rows = []
-    for shape, axis in (((total,), None), ((total // 1024, 1024), 1), ((1024, total // 1024), 0)):
-        x = _rand(shape, np.float32, 6)
+    for (shape, axis), dt in ((c, dt) for c in cases for dt in ctx.dtypes((np.float32,))):
+        x = _rand(shape, dt, 6)
+        dname = _dtype_name(dt)
         tx, vx = ctx.tensor(x), ctx.vendor_array(x)
         ops = [("sum", tf.reduce_sum, xp.sum), ("max", tf.reduce_max, xp.max)]
         if axis == 1:
@@ -331,8 +557,9 @@ def bench_reduce(ctx):
         for op, ours_fn, vendor_fn in ops:
             ours = ctx.time(lambda f=ours_fn, a=axis, tx=tx: f(tx, axis=a) if a is not None else f(tx))
             vendor = ctx.time(lambda f=vendor_fn, a=axis, vx=vx: f(vx, axis=a))
-            rows.append(KernelRow("reduce", f"{op} {list(shape)} axis={axis} f32", "GB/s", ours, vendor,
-                                  float(x.nbytes), ("cupy." if ctx.gpu else "numpy.") + op, peak))
+            rows.append(KernelRow("reduce", f"{op} {list(shape)} axis={axis} {dname}", "GB/s", ours, vendor,
+                                  float(x.nbytes), ("cupy." if ctx.gpu else "numpy.") + op, peak,
+                                  "x".join(map(str, shape)), dname))
     return rows
 
 
@@ -341,10 +568,13 @@ def bench_softmax(ctx):
     tf = ctx.tf
     xp = ctx.xp
     peak = peak_bandwidth_gbs(ctx)
-    shapes = [(65536, 1024), (8192, 8192)] if ctx.gpu else [(4096, 256)]
+    shapes = ctx.cases(gpu=[(65536, 1024), (8192, 8192)], cpu=[(4096, 256)], emulated=[(64, 256)])
+    for s in shapes:
+        _need_dims("softmax", s, (2,))
     rows = []
-    for r, c in shapes:
-        x = _rand((r, c), np.float32, 7)
+    for (r, c), dt in ((s, dt) for s in shapes for dt in ctx.dtypes((np.float32,))):
+        x = _rand((r, c), dt, 7)
+        dname = _dtype_name(dt)
         tx, vx = ctx.tensor(x), ctx.vendor_array(x)
 
         def vendor_softmax(vx=vx):
@@ -359,10 +589,12 @@ def bench_softmax(ctx):
                                          ("log_softmax", tf.nn.log_softmax, vendor_log_softmax)):
             ours = ctx.time(lambda f=ours_fn, tx=tx: f(tx))
             vendor = ctx.time(vendor_fn)
-            rows.append(KernelRow("softmax", f"{name} [{r}, {c}] f32", "GB/s", ours, vendor, 2.0 * x.nbytes,
-                                  "CuPy ops" if ctx.gpu else "NumPy ops", peak))
+            rows.append(KernelRow("softmax", f"{name} [{r}, {c}] {dname}", "GB/s", ours, vendor, 2.0 * x.nbytes,
+                                  "CuPy ops" if ctx.gpu else "NumPy ops", peak, f"{r}x{c}", dname))
+    if ctx.shapes or ctx.dtype:
+        return rows
     # Fused sparse softmax cross-entropy (loss + dlogits) against the unfused CuPy formula.
-    r, c = (65536, 1000) if ctx.gpu else (4096, 100)
+    r, c = (65536, 1000) if ctx.gpu else (64, 100) if ctx.emulated else (4096, 100)
     x = _rand((r, c), np.float32, 8)
     labels = np.random.default_rng(9).integers(0, c, size=r).astype(np.int32)
     tx, tl = ctx.tensor(x), ctx.tensor(labels)
@@ -379,8 +611,8 @@ def bench_softmax(ctx):
 
     ours = ctx.time(lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tl, logits=tx))
     vendor = ctx.time(vendor_xent)
-    rows.append(KernelRow("softmax", f"sparse xent fwd+grad [{r}, {c}] f32", "GB/s", ours, vendor, 2.0 * x.nbytes,
-                          "CuPy ops" if ctx.gpu else "NumPy ops", peak))
+    rows.append(KernelRow("softmax", f"sparse xent fwd+grad [{r}, {c}] float32", "GB/s", ours, vendor,
+                          2.0 * x.nbytes, "CuPy ops" if ctx.gpu else "NumPy ops", peak, f"{r}x{c}", "float32"))
     return rows
 
 
@@ -391,50 +623,107 @@ def run(family, repeat=10, ctx=None):
     return BENCHES[family](ctx or BenchContext(repeat=repeat))
 
 
+def _fmt_rate(x):
+    return f"{x:8.2f}" if x == x else f"{'-':>8}"
+
+
 def format_rows(rows, device_label):
-    """A table like the command's, plus the fraction of the card's DRAM bandwidth for memory-bound rows."""
-    head = (f"{'family':<8} {'case':<40} {'ours ms':>9} {'ours':>15} {'vendor ms':>10} {'vendor':>15} "
-            f"{'ours/vendor':>11} {'of peak':>8}  vendor routine")
+    """The command's table: per case its shape and dtype, our median time with the spread of the repeats
+    (± half the interquartile range, relative to the median), our rate, the share of the device's peak, and the
+    vendor's median time and rate; ``ours/vendor`` is our throughput over the vendor's (1.00 = parity)."""
+    head = (f"{'family':<8} {'case':<40} {'ours ms':>9} {'spread':>7} {'ours':>15} {'of peak':>7} {'vendor ms':>10} "
+            f"{'spread':>7} {'vendor':>15} {'ours/vendor':>11}  vendor routine")
     lines = [f"tfcore kernel benchmarks on {device_label}", head, "-" * len(head)]
     for r in rows:
         frac = getattr(r, "peak_frac", None)
-        lines.append(f"{r.family:<8} {r.case:<40} {r.ours_ms:>9.3f} {r.ours_rate:>8.2f} {r.unit:<6} "
-                     f"{r.vendor_ms:>10.3f} {r.vendor_rate:>8.2f} {r.unit:<6} {r.vendor_ms / r.ours_ms:>11.2f} "
-                     f"{(f'{frac:.0%}' if frac else '-'):>8}  {r.vendor}")
+        others = "".join(f"; {name} {float(t):.3f} ms" for name, t in getattr(r, "others", {}).items())
+        lines.append(f"{r.family:<8} {r.case:<40} {float(r.ours_ms):>9.3f} {_spread(r.ours_ms):>7} "
+                     f"{_fmt_rate(r.ours_rate)} {r.unit:<6} {(f'{frac:.0%}' if frac else '-'):>7} "
+                     f"{float(r.vendor_ms):>10.3f} {_spread(r.vendor_ms):>7} {_fmt_rate(r.vendor_rate)} {r.unit:<6} "
+                     f"{r.vendor_ms / r.ours_ms:>11.2f}  {r.vendor}{others}")
+    lines.append("spread: ± half the interquartile range of the repeats, relative to the median; of peak: our rate / "
+                 "the device's peak (- unknown: CPU, emulator)")
     return "\n".join(lines)
 
 
-def run_all(families=FAMILIES, repeat=10, out=print):
-    """Run the benchmarks of ``families``; returns the rows (also printed as a table)."""
-    ctx = BenchContext(repeat=repeat)
-    rows, errors = [], []
+def _spread(t):
+    if not isinstance(t, Timing) or len(t.samples_ms) < 2 or not float(t):
+        return "-"
+    return f"±{t.iqr_ms / 2 / float(t):.0%}"
+
+
+def report(rows, ctx, errors=()):
+    """The JSON document ``--json`` writes: device, settings, one object per row, and failed families."""
+    return {"device": ctx.device_label, "kind": ctx.kind, "repeat": ctx.repeat, "dtype": ctx.dtype,
+            "shapes": ["x".join(map(str, s)) for s in ctx.shapes] if ctx.shapes else None,
+            "rows": [r.to_json() for r in rows], "errors": list(errors)}
+
+
+def run_all(families=FAMILIES, repeat=10, out=print, shapes=None, dtype=None, json_path=None, errors=None):
+    """Run the benchmarks of ``families``; returns the rows (printed as a table, and written as JSON to
+    ``json_path`` when given: ``"-"`` is standard output, and the table then goes to standard error).
+    A family that raises is reported (``FAILED ...``, and appended to ``errors``) without hiding the others."""
+    ctx = BenchContext(repeat=repeat, shapes=shapes, dtype=dtype)
+    rows = []
+    errors = [] if errors is None else errors
     for fam in families:
         try:
             rows.extend(BENCHES[fam](ctx))
         except Exception as e:  # noqa: BLE001 - one broken family must not hide the others
             errors.append(f"{fam}: {type(e).__name__}: {e}")
-    out(format_rows(rows, ctx.device_label))
+    table_out = (lambda text: print(text, file=sys.stderr)) if json_path == "-" else out
+    table_out(format_rows(rows, ctx.device_label))
     for e in errors:
-        out(f"FAILED {e}")
+        table_out(f"FAILED {e}")
+    if json_path is not None:
+        text = json.dumps(report(rows, ctx, errors), indent=1)
+        if json_path == "-":
+            print(text)
+        else:
+            with open(json_path, "w") as f:
+                f.write(text + "\n")
     return rows
 
 
 def _add_arguments(p):
     from . import training_bench
 
+    p.description = ("Kernel micro-benchmarks: our kernels through the public ops against the vendor library on "
+                     "the same data (cuBLAS/cuDNN via CuPy/PyTorch on a GPU; NumPy BLAS and PyTorch on the CPU; "
+                     "the CPU emulator with TFCORE_EMULATED_GPUS=1). Per case: shape, dtype, median time and "
+                     "spread of the repeats, TFLOP/s or GB/s, fraction of the device's peak, vendor time.")
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = "--shapes per family:\n" + "\n".join(f"  {f:<8} {m}" for f, m in SHAPE_MEANING.items())
     p.add_argument("family", nargs="?", default="all", choices=(*FAMILIES, "all", "train"),
                    help="kernel family to benchmark (default: all); 'train': training steps of an MLP, a CNN "
                         "and ResNet50 next to PyTorch (tfcore/training_bench.py)")
-    p.add_argument("--repeat", type=int, default=10, help="timed repetitions per case (median reported)")
-    training_bench.add_arguments(p)
+    p.add_argument("--repeat", type=int, default=10, help="timed repetitions per case after one warm-up (the median "
+                   "and the spread are reported; default 10)")
+    p.add_argument("--shapes", type=_shapes_argument, default=None, metavar="SHAPE[,SHAPE...]",
+                   help="replace the family's cases, e.g. --shapes 512x512x512,1024x1024x1024 for matmul "
+                        "(meaning per family below)")
+    p.add_argument("--dtype", choices=DTYPES, default=None, help="run every case in this dtype (default: the "
+                   "family's cases: float32, plus float16 tensor-core matmul on a GPU)")
+    p.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
+                   help="also write the results as JSON to PATH ('-' or no PATH: standard output, the table "
+                        "then goes to standard error)")
+    training_bench.add_arguments(p.add_argument_group("options of 'tfcore bench train'"))
 
 
-@command("bench", "benchmark our CUDA kernels against vendor routines (CPU backend without a GPU)", _add_arguments)
+@command("bench", "kernel micro-benchmarks against vendor libraries (CPU, emulated or real GPU); 'train': "
+                  "training steps", _add_arguments)
 def _bench(args):
     if args.family == "train":
         from . import training_bench
 
         return 0 if training_bench.run(training_bench.config(args)) else 1
+    if args.repeat < 1:
+        raise SystemExit(f"tfcore bench: --repeat must be >= 1, got {args.repeat}")
     families = FAMILIES if args.family == "all" else (args.family,)
-    rows = run_all(families, repeat=args.repeat)
-    return 0 if rows else 1
+    if args.shapes and len(families) > 1:
+        raise SystemExit("tfcore bench: --shapes means different things per family; name one family "
+                         f"({', '.join(FAMILIES)})")
+    errors = []
+    rows = run_all(families, repeat=args.repeat, shapes=args.shapes, dtype=args.dtype, json_path=args.json,
+                   errors=errors)
+    return 0 if rows and not errors else 1
