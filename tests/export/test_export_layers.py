@@ -1,0 +1,136 @@
+"""Every layer converter, in each format, run by the real runtime against the tfcore model (<= 1e-4)."""
+
+import numpy as np
+import pytest
+from export_helpers import FORMATS, assert_close, export_and_run, reference
+
+from tfcore import keras
+from tfcore.keras import layers
+from tfcore.keras.train_command import build_model
+
+pytestmark = pytest.mark.usefixtures("cpu")
+
+
+def _randomize_bn(model, seed=1):
+    """Give every BatchNormalization non-trivial statistics (fresh ones fold to the identity)."""
+    rng = np.random.default_rng(seed)
+    for layer in model.layers:
+        if isinstance(layer, layers.BatchNormalization):
+            n = layer.moving_mean.shape[0]
+            layer.moving_mean.assign(rng.normal(0, 0.5, n).astype("float32"))
+            layer.moving_variance.assign(rng.uniform(0.5, 2.0, n).astype("float32"))
+            layer.gamma.assign(rng.uniform(0.5, 1.5, n).astype("float32"))
+            layer.beta.assign(rng.normal(0, 0.5, n).astype("float32"))
+    return model
+
+
+def _images(shape, n=3, seed=0):
+    return np.random.default_rng(seed).standard_normal((n,) + shape).astype("float32")
+
+
+def digits_cnn():
+    keras.utils.set_random_seed(0)
+    return build_model("cnn"), (8, 8, 1)
+
+
+def conv_stack():
+    """Conv2D (strided SAME, dilated, VALID, no bias), DepthwiseConv2D, both poolings, BN, ZeroPadding2D."""
+    keras.utils.set_random_seed(1)
+    inp = keras.Input((13, 11, 3))
+    x = layers.Rescaling(1 / 2.0, offset=0.25)(inp)
+    x = layers.Conv2D(8, 3, strides=2, padding="same", activation="relu")(x)
+    x = layers.ZeroPadding2D(((1, 0), (2, 1)))(x)
+    x = layers.Conv2D(8, 3, dilation_rate=2, padding="same", use_bias=False)(x)
+    x = layers.BatchNormalization()(x)
+    x = layers.ReLU(max_value=6.0)(x)
+    x = layers.DepthwiseConv2D(3, depth_multiplier=2, padding="same", activation="tanh")(x)
+    x = layers.MaxPooling2D(3, strides=2, padding="same")(x)
+    x = layers.Conv2D(6, 2, padding="valid", activation="sigmoid")(x)
+    x = layers.AveragePooling2D(2, strides=1, padding="same")(x)  # SAME averages exclude the padding (TF)
+    x = layers.GlobalAveragePooling2D()(x)
+    out = layers.Dense(5, activation="softmax")(x)
+    return _randomize_bn(keras.Model(inp, out)), (13, 11, 3)
+
+
+def merge_graph():
+    """Add, Multiply, Concatenate, Flatten, Dropout, Reshape, GlobalMaxPooling2D, a two-branch graph."""
+    keras.utils.set_random_seed(2)
+    inp = keras.Input((6, 6, 4))
+    a = layers.Conv2D(4, 1, activation="elu")(inp)
+    b = layers.Conv2D(4, 3, padding="same", activation="swish")(inp)
+    s = layers.Add()([a, b])
+    m = layers.Multiply()([s, layers.Activation("sigmoid")(b)])
+    c = layers.Concatenate()([s, m, inp])
+    pooled = layers.GlobalMaxPooling2D()(c)
+    flat = layers.Dropout(0.5)(layers.Flatten()(c))
+    r = layers.Reshape((12, 6))(layers.Dense(72, activation="gelu")(flat))
+    r = layers.LayerNormalization()(r)
+    r = layers.Dense(3)(r)  # a Dense on a rank-3 tensor
+    out = layers.Concatenate()([layers.Flatten()(r), pooled, layers.LeakyReLU(0.3)(pooled)])
+    return keras.Model(inp, out), (6, 6, 4)
+
+
+def dense_mlp():
+    keras.utils.set_random_seed(3)
+    return keras.Sequential([layers.Input((10,)), layers.Dense(16, activation="relu6"),
+                             layers.Dense(16, activation="tanh"), layers.BatchNormalization(),
+                             layers.Dense(4)]), (10,)
+
+
+MODELS = {"digits_cnn": digits_cnn, "conv_stack": conv_stack, "merge_graph": merge_graph, "dense_mlp": dense_mlp}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_matches_tfcore_in_runtime(name, fmt, tmp_path):
+    model, shape = MODELS[name]()
+    if name == "dense_mlp":
+        _randomize_bn(model)
+    x = _images(shape)
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+
+
+@pytest.mark.parametrize("fmt", ("onnx", "tflite"))
+def test_onnx_and_tflite_only_activations(fmt, tmp_path):
+    """hard_sigmoid (Keras 3's x/6 + 1/2, which TF.js computes differently) and hard_silu."""
+    keras.utils.set_random_seed(4)
+    model = keras.Sequential([layers.Input((7,)), layers.Dense(9, activation="hard_sigmoid"),
+                              layers.Dense(9, activation="hard_silu"), layers.Dense(2)])
+    x = _images((7,), n=4) * 4
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_embedding(fmt, tmp_path):
+    keras.utils.set_random_seed(5)
+    model = keras.Sequential([layers.Input((5,), dtype="int32"), layers.Embedding(20, 4), layers.Flatten(),
+                              layers.Dense(3)])
+    x = np.random.default_rng(0).integers(0, 20, (4, 5)).astype("int32")
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_nested_sequential_is_inlined(fmt, tmp_path):
+    keras.utils.set_random_seed(6)
+    inner = keras.Sequential([layers.Input((4, 4, 2)), layers.Conv2D(3, 2, activation="relu"),
+                              layers.Flatten()], name="stem")
+    inp = keras.Input((4, 4, 2))
+    out = layers.Dense(2)(inner(inp))
+    model = keras.Model(inp, out)
+    x = _images((4, 4, 2))
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_dynamic_batch(fmt, tmp_path):
+    """One export serves any batch size (ONNX 'batch' dim, TFLite shape_signature -1, TF.js null)."""
+    model, shape = digits_cnn()
+    for n in (1, 7):
+        x = _images(shape, n=n, seed=n)
+        assert_close(export_and_run(model, x, fmt, tmp_path / str(n)), reference(model, x))
+
+
+@pytest.fixture(autouse=True)
+def _mkdirs(tmp_path):
+    for n in ("1", "7"):
+        (tmp_path / n).mkdir()
