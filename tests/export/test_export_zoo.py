@@ -1,0 +1,50 @@
+"""One keras.applications model per family in ONNX and TFLite (ResNet50 also in TF.js), at 32x32 with
+weights=None, run by the real runtimes against tfcore (<= 1e-4 relative).
+
+Export does not depend on the default device, and these models are slow on the emulated GPU, so this
+file runs in CI's CPU pass only (skipped under ``TFCORE_EMULATED_GPUS``).
+"""
+
+import os
+
+import numpy as np
+import pytest
+from export_helpers import assert_close, export_and_run, reference
+
+from tfcore import keras
+from tfcore.keras import applications
+
+pytestmark = [pytest.mark.usefixtures("cpu"),
+              pytest.mark.skipif(bool(os.environ.get("TFCORE_EMULATED_GPUS")),
+                                 reason="device-independent and slow on the emulator: runs in the CPU pass only")]
+
+FAMILIES = ["ResNet50", "MobileNetV3Small", "EfficientNetB0", "ConvNeXtTiny", "DenseNet121"]
+_cache = {}
+
+
+def _zoo(name):
+    if name not in _cache:
+        _cache.clear()  # keep one model alive at a time
+        keras.utils.set_random_seed(0)
+        model = getattr(applications, name)(weights=None, input_shape=(32, 32, 3), classes=10)
+        for layer in model.layers:  # BN statistics away from the identity, so folding is tested
+            if type(layer).__name__ == "BatchNormalization":
+                rng = np.random.default_rng(len(layer.name))
+                n = layer.moving_mean.shape[0]
+                layer.moving_mean.assign(rng.normal(0, 0.1, n).astype("float32"))
+                layer.moving_variance.assign(rng.uniform(0.8, 1.2, n).astype("float32"))
+        x = np.random.default_rng(1).uniform(0, 255, (2, 32, 32, 3)).astype("float32")
+        _cache[name] = model, x, reference(model, x)
+    return _cache[name]
+
+
+@pytest.mark.parametrize("fmt", ["onnx", "tflite"])
+@pytest.mark.parametrize("name", FAMILIES)
+def test_zoo_family(name, fmt, tmp_path):
+    model, x, want = _zoo(name)
+    assert_close(export_and_run(model, x, fmt, tmp_path), want)
+
+
+def test_resnet50_tfjs(tmp_path):
+    model, x, want = _zoo("ResNet50")
+    assert_close(export_and_run(model, x, "tfjs", tmp_path), want)
