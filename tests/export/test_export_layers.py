@@ -5,6 +5,7 @@ import pytest
 from export_helpers import FORMATS, assert_close, export_and_run, reference
 
 from tfcore import keras
+from tfcore.export import UnsupportedLayerError, export
 from tfcore.keras import layers
 from tfcore.keras.train_command import build_model
 
@@ -134,3 +135,41 @@ def test_dynamic_batch(fmt, tmp_path):
 def _mkdirs(tmp_path):
     for n in ("1", "7"):
         (tmp_path / n).mkdir()
+
+
+def _sequence_model(make_layer, seed):
+    keras.utils.set_random_seed(seed)
+    inp = keras.Input((5, 6))
+    model = keras.Model(inp, make_layer(inp))
+    rng = np.random.default_rng(seed)
+    for w in model.weights:  # non-zero biases, so every bias path is exercised
+        if "bias" in w.name:
+            w.assign(rng.standard_normal(w.shape).astype("float32"))
+    return model
+
+
+SEQUENCE_MODELS = {
+    "lstm": lambda x: layers.LSTM(4)(x),
+    "lstm_sequences_backwards": lambda x: layers.LSTM(4, return_sequences=True, go_backwards=True)(x),
+    "gru_reset_after": lambda x: layers.GRU(4, return_sequences=True)(x),
+    "gru_reset_before": lambda x: layers.GRU(4, reset_after=False)(x),
+    "simple_rnn": lambda x: layers.SimpleRNN(3, return_sequences=True)(x),
+    "mha_self": lambda x: layers.MultiHeadAttention(2, 3)(x, x),
+    "mha_causal": lambda x: layers.MultiHeadAttention(2, 3, value_dim=4, output_shape=5)(x, x, use_causal_mask=True),
+    "mha_cross_key": lambda x: layers.MultiHeadAttention(3, 2)(x, layers.Dense(6)(x), key=layers.Dense(6)(x)),
+    "mha_keywords": lambda x: layers.MultiHeadAttention(2, 2)(value=layers.Dense(6)(x), query=x),
+}
+NOT_IN_TFJS = {"gru_reset_after": "reset_after=True",
+               **{name: "no MultiHeadAttention" for name in SEQUENCE_MODELS if name.startswith("mha")}}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(SEQUENCE_MODELS))
+def test_recurrent_and_attention(name, fmt, tmp_path):
+    model = _sequence_model(SEQUENCE_MODELS[name], seed=len(name))
+    x = np.random.default_rng(0).standard_normal((3, 5, 6)).astype("float32")
+    if fmt == "tfjs" and name in NOT_IN_TFJS:
+        with pytest.raises(UnsupportedLayerError, match=NOT_IN_TFJS[name]):
+            export(model, str(tmp_path / "js"), format="tfjs")
+        return
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))

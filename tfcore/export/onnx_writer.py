@@ -63,8 +63,9 @@ def to_onnx(g, float16=False):
         return name
 
     conv_kernels = {op.inputs[1] for op in g.ops if op.type in ("conv2d", "depthwise_conv2d")}
+    used = {i for op in g.ops for i in op.inputs} | set(g.outputs)
     for name, arr in g.consts.items():
-        if name not in conv_kernels:  # convolution kernels are stored once, in ONNX's OIHW layout
+        if name in used and name not in conv_kernels:  # convolution kernels are stored once, in OIHW layout
             weight(arr, name)
 
     def nchw(x, hint):

@@ -50,7 +50,7 @@ def topology_and_weights(model):
         produced[id(kt)] = [layer.name, 0, 0]
         input_layers.append([layer.name, 0, 0])
         used.add(layer.name)
-    for layer, kins, kouts in calls:
+    for layer, kins, kouts, _node in calls:
         class_name, config, layer_weights = _entry(layer)
         index = calls_of.get(layer.name)
         inbound = [source(k) + [{}] for k in kins]

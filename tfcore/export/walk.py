@@ -29,7 +29,7 @@ def network_of(model):
 
 
 def layer_calls(model):
-    """``[(layer, input_keras_tensors, output_keras_tensors)]`` in execution order, nested models inlined.
+    """``[(layer, input_keras_tensors, output_keras_tensors, node)]`` in execution order, nested models inlined.
 
     KerasTensors of a nested model's inputs are aliased to the outer tensors that feed them; the returned
     ``aliases`` maps ``id(inner_input)`` to the outer KerasTensor.
@@ -55,7 +55,7 @@ def layer_calls(model):
                 for kt_out, kt_inner in zip(node.flat_outputs, inner.outputs):
                     aliases[id(kt_out)] = kt_inner
                 continue
-            calls.append((layer, list(node.keras_inputs), list(node.flat_outputs)))
+            calls.append((layer, list(node.keras_inputs), list(node.flat_outputs), node))
         return net
 
     net = visit(model)
@@ -71,7 +71,7 @@ def _is_network(layer):
 
 def check_supported(calls):
     """Raise before anything is written when a layer has no converter."""
-    for layer, _, _ in calls:
+    for layer, *_ in calls:
         if type(layer) not in CONVERTERS:
             raise UnsupportedLayerError(f"Cannot export layer '{layer.name}' ({type(layer).__name__}): no "
                                         f"exporter for {type(layer).__name__} layers. Supported: "
@@ -97,9 +97,11 @@ def lower(model):
     for kt, layer in zip(net.inputs, net.input_layers):
         dtype = kt.dtype.as_numpy_dtype if kt.dtype.is_floating is False else np.float32
         names[id(kt)] = g.add_input(layer.name, _shape(kt), dtype)
-    for layer, kins, kouts in calls:
+    for layer, kins, kouts, node in calls:
         xs = [resolve(k) for k in kins]
-        outs = CONVERTERS[type(layer)][0](layer, g, xs, [_shape(k) for k in kouts])
+        lower_layer = CONVERTERS[type(layer)][0]
+        extra = {"node": node} if getattr(lower_layer, "wants_node", False) else {}
+        outs = lower_layer(layer, g, xs, [_shape(k) for k in kouts], **extra)
         for kt, name in zip(kouts, outs):
             names[id(kt)] = name
     g.outputs = [resolve(kt) for kt in nest.flatten(net.outputs)]
