@@ -78,13 +78,30 @@ def dense_mlp():
                              layers.Dense(4)]), (10,)
 
 
-MODELS = {"digits_cnn": digits_cnn, "conv_stack": conv_stack, "merge_graph": merge_graph, "dense_mlp": dense_mlp}
+def separable_and_scale():
+    """SeparableConv2D (Xception) and Inception-ResNet's CustomScaleLayer."""
+    from tfcore.keras.applications.inception_resnet_v2 import CustomScaleLayer
+
+    keras.utils.set_random_seed(7)
+    inp = keras.Input((9, 9, 3))
+    a = layers.SeparableConv2D(6, 3, strides=2, padding="same", depth_multiplier=2, activation="relu")(inp)
+    b = layers.SeparableConv2D(6, 3, strides=2, padding="same", dilation_rate=1, use_bias=False)(inp)
+    out = CustomScaleLayer(0.17)([a, b])
+    return keras.Model(inp, out), (9, 9, 3)
+
+
+MODELS = {"digits_cnn": digits_cnn, "conv_stack": conv_stack, "merge_graph": merge_graph, "dense_mlp": dense_mlp,
+          "separable_and_scale": separable_and_scale}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_model_matches_tfcore_in_runtime(name, fmt, tmp_path):
     model, shape = MODELS[name]()
+    if fmt == "tfjs" and name == "separable_and_scale":
+        with pytest.raises(UnsupportedLayerError, match=r"\(CustomScaleLayer\) to TF.js"):
+            export(model, str(tmp_path / "js"), format="tfjs")
+        return
     if name == "dense_mlp":
         _randomize_bn(model)
     x = _images(shape)
@@ -173,3 +190,11 @@ def test_recurrent_and_attention(name, fmt, tmp_path):
             export(model, str(tmp_path / "js"), format="tfjs")
         return
     assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+
+
+def test_separable_conv_in_tfjs(tmp_path):
+    keras.utils.set_random_seed(8)
+    model = keras.Sequential([layers.Input((9, 9, 3)), layers.SeparableConv2D(
+        6, 3, strides=2, padding="same", depth_multiplier=2, activation="relu")])
+    x = _images((9, 9, 3))
+    assert_close(export_and_run(model, x, "tfjs", tmp_path), reference(model, x))

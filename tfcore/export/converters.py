@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..keras import layers as L
-from ..keras.applications import convnext
+from ..keras.applications import convnext, inception_resnet_v2
 
 CONVERTERS = {}
 
@@ -272,6 +272,25 @@ def _depthwise(layer, g, xs, out_shapes):
     return [apply_activation(g, layer, activation_name(layer.activation), y)]
 
 
+@converter(L.SeparableConv2D, tfjs=lambda layer: _conv_tfjs(
+    layer, "SeparableConv2D", [("depthwise_kernel", layer.depthwise_kernel),
+                               ("pointwise_kernel", layer.pointwise_kernel), ("bias", layer.bias)],
+    {"filters": layer.filters, "depth_multiplier": layer.depth_multiplier}))
+def _separable(layer, g, xs, out_shapes):
+    """A depthwise convolution (no bias) then a 1x1 convolution with the bias, as ``nn.separable_conv2d``."""
+    _channels_last(layer)
+    static(layer, g.shapes[xs[0]])
+    dw, pw = value(layer.depthwise_kernel), value(layer.pointwise_kernel)
+    out = tuple(out_shapes[0])
+    mid = g.op("depthwise_conv2d", [xs[0], g.const(dw, layer.name + "/depthwise_kernel"),
+                                    g.const(np.zeros(dw.shape[2] * dw.shape[3], np.float32), layer.name + "/no_bias")],
+               out[:3] + (dw.shape[2] * dw.shape[3],), layer.name + "/depthwise", **_conv_common(layer))
+    y = g.op("conv2d", [mid, g.const(pw, layer.name + "/pointwise_kernel"), g.const(_bias(layer, pw.shape[3]),
+                                                                                   layer.name + "/bias")],
+             out, layer.name + "/pointwise", groups=1, strides=(1, 1), dilations=(1, 1), padding="VALID")
+    return [apply_activation(g, layer, activation_name(layer.activation), y)]
+
+
 def _pool(kind):
     def lower(layer, g, xs, out_shapes):
         _channels_last(layer)
@@ -380,6 +399,14 @@ def _layer_norm(layer, g, xs, out_shapes):
 @converter(convnext.LayerScale)
 def _layer_scale(layer, g, xs, out_shapes):
     return [g.op("mul", [xs[0], g.const(value(layer.gamma), layer.name + "/gamma")], g.shapes[xs[0]], layer.name)]
+
+
+@converter(inception_resnet_v2.CustomScaleLayer)
+def _custom_scale(layer, g, xs, out_shapes):
+    """Inception-ResNet's ``inputs[0] + inputs[1] * scale``."""
+    shape = tuple(out_shapes[0])
+    scaled = g.op("mul", [xs[1], g.const(np.float32(layer.scale), layer.name + "/scale")], shape, layer.name + "/mul")
+    return [g.op("add", [xs[0], scaled], shape, layer.name)]
 
 
 # -- merging ---------------------------------------------------------------------------------------------
