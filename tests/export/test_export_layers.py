@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from export_helpers import FORMATS, assert_close, export_and_run, reference
 
+import tfcore as tf
 from tfcore import keras
 from tfcore.export import UnsupportedLayerError, export
 from tfcore.keras import layers
@@ -198,3 +199,48 @@ def test_separable_conv_in_tfjs(tmp_path):
         6, 3, strides=2, padding="same", depth_multiplier=2, activation="relu")])
     x = _images((9, 9, 3))
     assert_close(export_and_run(model, x, "tfjs", tmp_path), reference(model, x))
+
+
+class _Subclassed(keras.Model):
+    """A subclassed model whose call is made of layer calls (traced once on symbolic inputs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = layers.Conv2D(4, 3, activation="relu")
+        self.pool = layers.GlobalAveragePooling2D()
+        self.head = layers.Dense(3)
+        self.skip = layers.Dense(3)
+
+    def call(self, x):
+        return layers.add([self.head(self.pool(self.conv(x))), self.skip(self.pool(x))])
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_subclassed_model_with_traced_call(fmt, tmp_path):
+    keras.utils.set_random_seed(9)
+    model = _Subclassed()
+    x = _images((6, 6, 2))
+    want = reference(model, x)  # the first call builds it and records its input shape
+    assert_close(export_and_run(model, x, fmt, tmp_path), want)
+
+
+def test_subclassed_model_needs_a_known_input_shape(tmp_path):
+    with pytest.raises(UnsupportedLayerError, match="input shape is unknown"):
+        export(_Subclassed(), str(tmp_path / "m.onnx"), format="onnx")
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_subclassed_model_with_raw_ops_is_refused_by_name(tmp_path):
+    class Raw(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(3)
+
+        def call(self, x):
+            return tf.nn.relu(self.dense(x)) * 2.0
+
+    model = Raw(name="raw")
+    model(np.ones((2, 4), "float32"))
+    with pytest.raises(UnsupportedLayerError, match=r"'raw' \(Raw\)"):
+        export(model, str(tmp_path / "m.tflite"), format="tflite")
+    assert list(tmp_path.iterdir()) == []

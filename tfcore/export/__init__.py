@@ -32,7 +32,8 @@ def supported_layers():
 
 
 def export(model, path, format="onnx", float16=False):
-    """Export ``model`` (a built Sequential or functional Keras model) to ``path`` in ``format``.
+    """Export ``model`` (a built Sequential or functional Keras model, or a subclassed model whose ``call`` is
+    made of layer calls and whose input shape is known) to ``path`` in ``format``.
 
     ``path`` is the ``.onnx`` / ``.tflite`` file, or the TF.js directory. Returns ``path``.
     """

@@ -15,17 +15,41 @@ from .graph import Graph
 
 
 def network_of(model):
-    """The :class:`GraphNetwork` of a functional or Sequential ``model`` (built with known inputs)."""
+    """The :class:`GraphNetwork` of a functional or Sequential ``model`` (built with known inputs), or of a
+    subclassed model whose ``call`` is traced once on symbolic inputs of its build shape."""
     net = getattr(model, "_graph", None)
     if net is not None:
         return net
     inputs, outputs = getattr(model, "inputs", None), getattr(model, "outputs", None)
-    if not inputs or not outputs:
+    if inputs and outputs:
+        return GraphNetwork(inputs, outputs)
+    shape = getattr(model, "_build_input_shape", None)
+    if shape is None or type(model).__name__ == "Sequential":
         raise UnsupportedLayerError(
-            f"Cannot export model '{model.name}' ({type(model).__name__}): it has no symbolic inputs and outputs. "
-            "Export takes a functional or Sequential model whose input shape is known (an `Input`, an "
-            "`input_shape=` on the first layer, or `model.build(shape)`); a subclassed model is not supported.")
-    return GraphNetwork(inputs, outputs)
+            f"Cannot export model '{model.name}' ({type(model).__name__}): its input shape is unknown. Give it an "
+            "`Input` (or `input_shape=` on the first layer), call `model.build(shape)`, or call it on data first.")
+    return _trace_subclassed(model, shape)
+
+
+def _trace_subclassed(model, shape):
+    """Run a subclassed model's ``call`` on ``keras.Input``s: its layer calls become a functional graph."""
+    from ..framework.tensor_shape import TensorShape
+    from ..keras.engine.input_layer import Input
+
+    shapes = shape if isinstance(shape, list | tuple) and shape and not isinstance(shape[0], int | type(None)) \
+        else [shape]
+    shapes = [(None,) + tuple(TensorShape(s).as_list())[1:] for s in shapes]  # the batch stays dynamic
+    inputs = [Input(batch_shape=s) for s in shapes]
+    try:
+        outputs = model.call(inputs[0] if len(inputs) == 1 else inputs)
+        return GraphNetwork(inputs, outputs)
+    except UnsupportedLayerError:
+        raise
+    except Exception as e:
+        raise UnsupportedLayerError(
+            f"Cannot export subclassed model '{model.name}' ({type(model).__name__}): tracing its call() on "
+            f"symbolic inputs of shape {shapes} failed "
+            f"({type(e).__name__}: {e}). Export needs a call() made of layer calls.") from e
 
 
 def layer_calls(model):
