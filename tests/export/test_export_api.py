@@ -143,3 +143,15 @@ def test_cli_errors_without_traceback(tmp_path):
     (tmp_path / "bad.keras").write_bytes(b"not a zip")
     with pytest.raises(SystemExit, match="cannot load a Keras model"):
         main(["export", "--model", str(tmp_path / "bad.keras"), "--format", "onnx", "--out", str(tmp_path)])
+
+
+def test_model_export_default_is_a_saved_model(tmp_path, capsys):
+    """Keras 3's default format: a SavedModel directory whose serving signature computes the model."""
+    import tfcore as tf
+
+    model = _cnn()
+    model.export(str(tmp_path / "sm"))
+    assert "Saved artifact at" in capsys.readouterr().out
+    loaded = tf.saved_model.load(str(tmp_path / "sm"))
+    out = loaded.signatures["serving_default"](inputs=tf.constant(_x()))
+    assert_close(np.asarray(out["output_0"].numpy()), reference(model, _x()), rtol=1e-6)
