@@ -239,3 +239,50 @@ def test_subclassed_model_with_raw_ops_is_refused_by_name(tmp_path):
     with pytest.raises(UnsupportedLayerError, match=r"'raw' \(Raw\)"):
         export(model, str(tmp_path / "m.tflite"), format="tflite")
     assert list(tmp_path.iterdir()) == []
+
+
+def sequence_1d(tfjs=False):
+    """Conv1D (same, strided, causal), 1-D poolings, Cropping1D, ZeroPadding1D, UpSampling1D, Permute, RepeatVector
+    (``tfjs=True`` leaves out what TF.js lacks: causal padding and three layers)."""
+    keras.utils.set_random_seed(10)
+    inp = keras.Input((12, 3))
+    x = layers.Conv1D(5, 3, padding="same", activation="relu")(inp)
+    x = layers.Conv1D(5, 3, strides=2, padding="valid")(x)
+    x = layers.Conv1D(4, 2, dilation_rate=2, padding="same" if tfjs else "causal", activation="tanh")(x)
+    if not tfjs:
+        x = layers.ZeroPadding1D((1, 2))(x)
+    x = layers.MaxPooling1D(2, padding="same")(x)
+    if not tfjs:
+        x = layers.UpSampling1D(3)(x)
+        x = layers.Cropping1D((1, 2))(x)
+    x = layers.AveragePooling1D(2)(x)
+    pooled = layers.GlobalMaxPooling1D()(x)
+    rep = layers.Flatten()(layers.Permute((2, 1))(layers.RepeatVector(3)(pooled)))
+    out = layers.Concatenate()([layers.Flatten()(x), rep])
+    return keras.Model(inp, out), (12, 3)
+
+
+def upsample_crop_2d():
+    keras.utils.set_random_seed(11)
+    inp = keras.Input((5, 6, 2))
+    x = layers.UpSampling2D((2, 3))(inp)
+    x = layers.Cropping2D(((1, 2), (3, 1)))(x)
+    x = layers.Conv2D(3, 3, activation="relu")(x)
+    out = layers.Permute((3, 1, 2))(x)
+    return keras.Model(inp, out), (5, 6, 2)
+
+
+MORE_MODELS = {"sequence_1d": sequence_1d, "upsample_crop_2d": upsample_crop_2d}
+NOT_IN_TFJS_1D = ("padding='causal'", "ZeroPadding1D", "UpSampling1D", "Cropping1D")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(MORE_MODELS))
+def test_1d_and_resampling_layers(name, fmt, tmp_path):
+    model, shape = MORE_MODELS[name]()
+    x = _images(shape)
+    if fmt == "tfjs" and name == "sequence_1d":
+        with pytest.raises(UnsupportedLayerError, match="|".join(NOT_IN_TFJS_1D)):
+            export(model, str(tmp_path / "refused"), format="tfjs")
+        model, _ = sequence_1d(tfjs=True)
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
