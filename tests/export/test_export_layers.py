@@ -286,3 +286,21 @@ def test_1d_and_resampling_layers(name, fmt, tmp_path):
             export(model, str(tmp_path / "refused"), format="tfjs")
         model, _ = sequence_1d(tfjs=True)
     assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_merging_layers(fmt, tmp_path):
+    """Subtract, Average, Maximum, Minimum of three branches (TF.js has no Subtract layer)."""
+    keras.utils.set_random_seed(12)
+    inp = keras.Input((5,))
+    a, b, c = (layers.Dense(4, activation=act)(inp) for act in ("tanh", "relu", "sigmoid"))
+    outs = [layers.Average()([a, b, c]), layers.Maximum()([a, b, c]), layers.Minimum()([a, b, c])]
+    if fmt != "tfjs":
+        outs.append(layers.Subtract()([a, b]))
+    model = keras.Model(inp, layers.Concatenate()(outs))
+    x = _images((5,))
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+    if fmt == "tfjs":
+        refused = keras.Model(inp, layers.Subtract(name="diff")([a, b]))
+        with pytest.raises(UnsupportedLayerError, match=r"'diff' \(Subtract\).*no Subtract"):
+            export(refused, str(tmp_path / "refused"), format="tfjs")
