@@ -155,3 +155,19 @@ def test_model_export_default_is_a_saved_model(tmp_path, capsys):
     loaded = tf.saved_model.load(str(tmp_path / "sm"))
     out = loaded.signatures["serving_default"](inputs=tf.constant(_x()))
     assert_close(np.asarray(out["output_0"].numpy()), reference(model, _x()), rtol=1e-6)
+
+
+def test_model_argument_must_be_a_model(tmp_path):
+    with pytest.raises(TypeError, match="model must be a Keras model, got str"):
+        export("digits.keras", str(tmp_path / "m.onnx"))
+
+
+@pytest.mark.parametrize("fmt", ["onnx", "tflite", "tfjs"])
+def test_variable_length_sequences(tmp_path, fmt):
+    """A Dense over (batch, steps, features) with unknown steps: each runtime takes any length."""
+    keras.utils.set_random_seed(13)
+    model = keras.Sequential([layers.Input((None, 4)), layers.Dense(3, activation="tanh"), layers.Dense(2)])
+    for steps in (1, 6):
+        x = np.random.default_rng(steps).standard_normal((2, steps, 4)).astype("float32")
+        (tmp_path / str(steps)).mkdir()
+        assert_close(export_and_run(model, x, fmt, tmp_path / str(steps)), reference(model, x))

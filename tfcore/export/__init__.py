@@ -37,6 +37,8 @@ def export(model, path, format="onnx", float16=False):
 
     ``path`` is the ``.onnx`` / ``.tflite`` file, or the TF.js directory. Returns ``path``.
     """
+    if not hasattr(model, "layers") or not callable(getattr(model, "get_weights", None)):
+        raise TypeError(f"export: model must be a Keras model, got {type(model).__name__}")
     if format not in FORMATS:
         raise ValueError(f"export: format={format!r} is not one of {', '.join(map(repr, FORMATS))}")
     if not isinstance(float16, bool):

@@ -146,7 +146,8 @@ def to_onnx(g, float16=False):
             raise ValueError(f"ONNX writer: no lowering for op '{t}' (tensor {out})")
 
     def value_info(name):
-        shape = ["batch" if d is None else int(d) for d in g.shapes[name]]
+        shape = [("batch" if i == 0 else f"{name}_dim{i}") if d is None else int(d)
+                 for i, d in enumerate(g.shapes[name])]  # unknown dims other than the batch are independent
         return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(g.dtypes[name]), shape)
 
     graph = helper.make_graph(nodes, g.name, [value_info(n) for n in g.inputs], [value_info(n) for n in g.outputs],
