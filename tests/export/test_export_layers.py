@@ -304,3 +304,19 @@ def test_merging_layers(fmt, tmp_path):
         refused = keras.Model(inp, layers.Subtract(name="diff")([a, b]))
         with pytest.raises(UnsupportedLayerError, match=r"'diff' \(Subtract\).*no Subtract"):
             export(refused, str(tmp_path / "refused"), format="tfjs")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_several_inputs_and_outputs(fmt, tmp_path):
+    keras.utils.set_random_seed(14)
+    image, extra = keras.Input((6, 6, 1), name="image"), keras.Input((3,), name="extra")
+    features = layers.Flatten()(layers.Conv2D(2, 3, activation="relu")(image))
+    joined = layers.Concatenate()([features, layers.Dense(4)(extra)])
+    model = keras.Model([image, extra], [layers.Dense(2, name="a")(joined), layers.Dense(5, name="b")(joined)])
+    xs = [_images((6, 6, 1)), _images((3,), seed=1)]
+    got = export_and_run(model, xs, fmt, tmp_path)
+    with tf.device("/CPU:0"):
+        want = [np.asarray(t.numpy()) for t in model(xs)]
+    assert len(got) == 2
+    for g_, w in zip(got, want):
+        assert_close(g_, w)

@@ -1,7 +1,8 @@
 """Run an exported model in the runtime that deploys it: onnxruntime, LiteRT, or TensorFlow.js on Node.
 
 These helpers are what the tests and the README use to check an export against the tfcore model:
-each takes the exported file (or TF.js directory) and a float32 batch, and returns the first output.
+each takes the exported file (or TF.js directory) and a batch (a list of batches for a model with
+several inputs, in the model's input order), and returns the output (a list for several outputs).
 TF.js runs the pure-JS ``@tensorflow/tfjs`` package under Node (``tfjs-node`` downloads a native
 binary at install); :func:`tfjs_node_modules` finds it (``TFCORE_TFJS_NODE_MODULES``, else
 ``~/.cache/tfcore/tfjs-node-check/node_modules``, where ``.ci/run`` installs it).
@@ -16,24 +17,33 @@ import tempfile
 import numpy as np
 
 
+def _inputs(x):
+    return [np.asarray(v) for v in x] if isinstance(x, list | tuple) else [np.asarray(x)]
+
+
+def _outputs(ys):
+    return ys[0] if len(ys) == 1 else ys
+
+
 def run_onnx(path, x):
     import onnxruntime as ort
 
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    return sess.run(None, {sess.get_inputs()[0].name: np.asarray(x)})[0]
+    return _outputs(sess.run(None, {i.name: v for i, v in zip(sess.get_inputs(), _inputs(x))}))
 
 
 def run_tflite(path, x):
     from ai_edge_litert.interpreter import Interpreter
 
-    x = np.asarray(x)
     it = Interpreter(model_path=str(path))
-    index = it.get_input_details()[0]["index"]
-    it.resize_tensor_input(index, x.shape)
+    details, xs = it.get_input_details(), _inputs(x)
+    for d, v in zip(details, xs):
+        it.resize_tensor_input(d["index"], v.shape)
     it.allocate_tensors()
-    it.set_tensor(index, x.astype(it.get_input_details()[0]["dtype"]))
+    for d, v in zip(details, xs):
+        it.set_tensor(d["index"], v.astype(d["dtype"]))
     it.invoke()
-    return it.get_tensor(it.get_output_details()[0]["index"]).copy()
+    return _outputs([it.get_tensor(d["index"]).copy() for d in it.get_output_details()])
 
 
 def tfjs_node_modules():
@@ -63,10 +73,13 @@ const handler = {load: async () => {
 }};
 (async () => {
   const model = await tf.loadLayersModel(handler);
-  const input = JSON.parse(fs.readFileSync(inputFile, 'utf8'));
-  const x = tf.tensor(input.data, input.shape, input.dtype);
-  const y = model.predict(x);
-  fs.writeFileSync(outputFile, JSON.stringify({shape: y.shape, data: Array.from(await y.data())}));
+  const inputs = JSON.parse(fs.readFileSync(inputFile, 'utf8'));
+  const xs = inputs.map((i) => tf.tensor(i.data, i.shape, i.dtype));
+  const y = model.predict(xs.length === 1 ? xs[0] : xs);
+  const ys = Array.isArray(y) ? y : [y];
+  const out = [];
+  for (const t of ys) out.push({shape: t.shape, data: Array.from(await t.data())});
+  fs.writeFileSync(outputFile, JSON.stringify(out));
 })().catch((e) => { console.error(e && e.stack || e); process.exit(1); });
 """
 
@@ -77,14 +90,14 @@ def run_tfjs(directory, x, timeout=300):
     if modules is None:
         raise RuntimeError("TF.js check needs Node and `npm install @tensorflow/tfjs` in "
                            "~/.cache/tfcore/tfjs-node-check (or TFCORE_TFJS_NODE_MODULES)")
-    x = np.asarray(x)
+    xs = _inputs(x)
     with tempfile.TemporaryDirectory() as tmp:
         script, inp, out = (os.path.join(tmp, n) for n in ("check.js", "in.json", "out.json"))
         with open(script, "w") as f:
             f.write(_NODE_SCRIPT)
         with open(inp, "w") as f:
-            json.dump({"shape": list(x.shape), "data": x.ravel().tolist(),
-                       "dtype": "int32" if x.dtype.kind in "iu" else "float32"}, f)
+            json.dump([{"shape": list(v.shape), "data": v.ravel().tolist(),
+                        "dtype": "int32" if v.dtype.kind in "iu" else "float32"} for v in xs], f)
         env = dict(os.environ, NODE_PATH=modules)
         proc = subprocess.run(["node", script, os.path.abspath(directory), inp, out], env=env,
                               capture_output=True, text=True, timeout=timeout)
@@ -92,4 +105,4 @@ def run_tfjs(directory, x, timeout=300):
             raise RuntimeError(f"tf.loadLayersModel/predict failed in Node:\n{proc.stderr[-4000:]}")
         with open(out) as f:
             res = json.load(f)
-    return np.asarray(res["data"], np.float32).reshape(res["shape"])
+    return _outputs([np.asarray(r["data"], np.float32).reshape(r["shape"]) for r in res])
