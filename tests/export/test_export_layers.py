@@ -320,3 +320,27 @@ def test_several_inputs_and_outputs(fmt, tmp_path):
     assert len(got) == 2
     for g_, w in zip(got, want):
         assert_close(g_, w)
+
+
+def activation_layers(tfjs=False):
+    """The activation layers and inference-time identities not covered above (no Normalization for TF.js)."""
+    keras.utils.set_random_seed(15)
+    inp = keras.Input((4, 4, 3))
+    x = inp
+    if not tfjs:
+        x = layers.Normalization(mean=[0.5, -1.0, 2.0], variance=[4.0, 0.25, 1.0])(x)
+        x = layers.Normalization(mean=[0.1, 0.2, 0.3], variance=[1.5, 2.0, 0.5], invert=True)(x)
+    x = layers.SpatialDropout2D(0.3)(layers.GaussianNoise(0.5)(x))
+    x = layers.Conv2D(6, 1, activation="tanh" if tfjs else "exponential")(x)  # TF.js has no exponential
+    branches = [layers.ELU()(x), layers.ReLU(max_value=2.5)(x), layers.ReLU()(x), layers.Activation("relu6")(x),
+                layers.Softmax()(x), layers.ReLU(negative_slope=0.1)(x)]
+    seq = layers.Reshape((16, 36))(layers.Concatenate()(branches))
+    out = layers.Concatenate()([layers.GlobalAveragePooling1D()(seq), layers.Flatten()(seq)])
+    return keras.Model(inp, out)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_activation_layers_and_identities(fmt, tmp_path):
+    model = activation_layers(tfjs=fmt == "tfjs")
+    x = _images((4, 4, 3))
+    assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))

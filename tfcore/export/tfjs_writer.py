@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from .converters import CONVERTERS, UnsupportedLayerError
+from .converters import CONVERTERS, IDENTITY, UnsupportedLayerError
 from .walk import check_supported, layer_calls
 
 SHARD_BYTES = 4 * 1024 * 1024  # the tensorflowjs converter's default shard size
@@ -51,7 +51,11 @@ def topology_and_weights(model):
         input_layers.append([layer.name, 0, 0])
         used.add(layer.name)
     for layer, kins, kouts, _node in calls:
-        class_name, config, layer_weights = _entry(layer)
+        entry = _entry(layer)
+        if entry == IDENTITY:  # GaussianNoise, SpatialDropout2D, ...: consumers read the layer's input
+            produced[id(kouts[0])] = source(kins[0])
+            continue
+        class_name, config, layer_weights = entry
         index = calls_of.get(layer.name)
         inbound = [source(k) + [{}] for k in kins]
         if index is None:
@@ -70,6 +74,8 @@ def topology_and_weights(model):
         for i, kt in enumerate(kouts):
             produced[id(kt)] = [layer.name, index, i]
     outputs = [source(kt) for kt in net.outputs]
+    if any(out in input_layers for out in outputs):
+        raise UnsupportedLayerError("Cannot export to TF.js: a model output is one of its inputs")
     topology = {"class_name": "Model", "keras_version": "2.15.0", "backend": "tensorflow",
                 "config": {"name": model.name, "layers": entries, "input_layers": input_layers,
                            "output_layers": outputs}}

@@ -12,4 +12,4 @@ Converters are looked up by the layer's exact class (a subclass may change ``cal
 """
 
 from . import attention, convolution, core, normalization, recurrent  # each registers its converters
-from .base import CONVERTERS, UnsupportedLayerError
+from .base import CONVERTERS, IDENTITY, UnsupportedLayerError

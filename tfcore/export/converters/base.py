@@ -3,6 +3,7 @@
 import numpy as np
 
 CONVERTERS = {}
+IDENTITY = "identity"  # a ``tfjs`` half's answer for a layer that is the identity at inference (left out)
 
 
 class UnsupportedLayerError(ValueError):
@@ -60,8 +61,8 @@ def apply_activation(g, layer, name, x):
 
 
 def act_tfjs(name):
-    return name if name in ("linear", "relu", "relu6", "sigmoid", "tanh", "softmax", "elu", "swish", "gelu",
-                            "exponential") else None
+    return name if name in ("linear", "relu", "relu6", "sigmoid", "tanh", "softmax", "elu", "swish", "gelu") \
+        else None  # TF.js's activations that compute what Keras's of the same name do
 
 
 def tfjs_with_activation(layer, class_name, config, weights):

@@ -8,6 +8,7 @@ import numpy as np
 from ...keras import layers as L
 from ...keras.applications import convnext, inception_resnet_v2
 from .base import (
+    IDENTITY,
     act_tfjs,
     activation_name,
     apply_activation,
@@ -48,8 +49,10 @@ def _relu_layer(layer, g, xs, out_shapes):
 
 
 def _relu_tfjs(layer):
-    if layer.negative_slope or layer.threshold:
+    if layer.threshold:
         return None
+    if layer.negative_slope:
+        return None if layer.max_value is not None else ("LeakyReLU", {"alpha": float(layer.negative_slope)}, [])
     return "ReLU", {"max_value": None if layer.max_value is None else float(layer.max_value)}, []
 
 
@@ -92,7 +95,7 @@ converter(L.Dropout, tfjs=lambda layer: ("Dropout", {"rate": float(layer.rate)},
 for _name in ("SpatialDropout1D", "SpatialDropout2D", "GaussianNoise", "GaussianDropout", "AlphaDropout",
               "ActivityRegularization"):
     if hasattr(L, _name):
-        converter(getattr(L, _name))(_identity)
+        converter(getattr(L, _name), tfjs=lambda layer: IDENTITY)(_identity)
 
 
 # -- core ------------------------------------------------------------------------------------------------
