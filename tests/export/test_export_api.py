@@ -171,3 +171,16 @@ def test_variable_length_sequences(tmp_path, fmt):
         x = np.random.default_rng(steps).standard_normal((2, steps, 4)).astype("float32")
         (tmp_path / str(steps)).mkdir()
         assert_close(export_and_run(model, x, fmt, tmp_path / str(steps)), reference(model, x))
+
+
+def test_tflite_serving_signature(tmp_path):
+    """The flatbuffer carries a 'serving_default' signature (input names, output_0...), runnable by name."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    model = _cnn()
+    path = str(tmp_path / "m.tflite")
+    export(model, path, format="tflite")
+    it = Interpreter(model_path=path)
+    assert it.get_signature_list() == {"serving_default": {"inputs": ["conv2d_input"], "outputs": ["output_0"]}}
+    out = it.get_signature_runner("serving_default")(conv2d_input=_x(4))
+    assert_close(out["output_0"], reference(model, _x(4)))
