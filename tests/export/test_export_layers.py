@@ -344,3 +344,20 @@ def test_activation_layers_and_identities(fmt, tmp_path):
     model = activation_layers(tfjs=fmt == "tfjs")
     x = _images((4, 4, 3))
     assert_close(export_and_run(model, x, fmt, tmp_path), reference(model, x))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_conv2d_transpose(fmt, tmp_path):
+    """Conv2DTranspose with SAME and VALID padding, strides, and (ONNX/TFLite) output_padding."""
+    keras.utils.set_random_seed(16)
+    inp = keras.Input((5, 4, 3))
+    x = layers.Conv2DTranspose(4, 3, strides=2, padding="same", activation="relu")(inp)
+    x = layers.Conv2DTranspose(3, (2, 3), strides=(1, 2), padding="valid")(x)
+    if fmt != "tfjs":  # TF.js's Conv2DTranspose has no output_padding
+        x = layers.Conv2DTranspose(2, 3, strides=2, padding="same", output_padding=1)(x)
+        x = layers.Conv2DTranspose(2, 3, strides=3, padding="valid", output_padding=(2, 1))(x)
+    model = keras.Model(inp, x)
+    for n in (1, 3):
+        xb = _images((5, 4, 3), n=n)
+        (tmp_path / str(n)).mkdir()
+        assert_close(export_and_run(model, xb, fmt, tmp_path / str(n)), reference(model, xb))

@@ -62,7 +62,7 @@ def to_onnx(g, float16=False):
             inits.append(numpy_helper.from_array(arr, name))
         return name
 
-    conv_kernels = {op.inputs[1] for op in g.ops if op.type in ("conv2d", "depthwise_conv2d")}
+    conv_kernels = {op.inputs[1] for op in g.ops if op.type in ("conv2d", "depthwise_conv2d", "conv2d_transpose")}
     used = {i for op in g.ops for i in op.inputs} | set(g.outputs)
     for name, arr in g.consts.items():
         if name in used and name not in conv_kernels:  # convolution kernels are stored once, in OIHW layout
@@ -93,6 +93,21 @@ def to_onnx(g, float16=False):
             wname = weight(np.ascontiguousarray(wo), op.inputs[1])
             y = node("Conv", [nchw(x, out), wname, op.inputs[2]], name=out, strides=list(a["strides"]),
                      dilations=list(a["dilations"]), group=int(group), pads=conv_pads(x, op),
+                     kernel_shape=list(w.shape[:2]))
+            node("Transpose", [y], [out], name=out + "/to_nhwc", perm=[0, 2, 3, 1])
+        elif t == "conv2d_transpose":
+            w = g.consts[op.inputs[1]]  # (kh, kw, cout, cin) -> ONNX's (cin, cout, kh, kw)
+            begins, ends, extra = [], [], []
+            for size, out_size, k, s, d in zip(g.shapes[x][1:3], a["out_hw"], w.shape[:2], a["strides"],
+                                               a["dilations"]):
+                before = same_padding(out_size, k, s, d)[0] if a["padding"] == "SAME" else 0
+                end = (size - 1) * s + (k - 1) * d + 1 - out_size - before
+                begins.append(before)
+                ends.append(max(end, 0))
+                extra.append(max(-end, 0))  # output_padding: rows past the full transposed convolution
+            wname = weight(np.ascontiguousarray(w.transpose(3, 2, 0, 1)), op.inputs[1])
+            y = node("ConvTranspose", [nchw(x, out), wname, op.inputs[2]], name=out, strides=list(a["strides"]),
+                     dilations=list(a["dilations"]), pads=begins + ends, output_padding=extra,
                      kernel_shape=list(w.shape[:2]))
             node("Transpose", [y], [out], name=out + "/to_nhwc", perm=[0, 2, 3, 1])
         elif t in ("max_pool", "avg_pool"):

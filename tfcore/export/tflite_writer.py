@@ -137,6 +137,27 @@ def to_tflite(g, float16=False):
                        b.opts("DepthwiseConv2DOptionsT", padding=padding[a["padding"]], strideH=a["strides"][0],
                               strideW=a["strides"][1], depthMultiplier=int(mult),
                               dilationHFactor=a["dilations"][0], dilationWFactor=a["dilations"][1]))
+        elif t == "conv2d_transpose":
+            if tuple(a["dilations"]) != (1, 1):
+                raise ValueError(f"TFLite writer: TRANSPOSE_CONV has no dilation ({out_name})")
+            w = g.consts[op.inputs[1]]  # (kh, kw, cout, cin) -> TFLite's (cout, kh, kw, cin)
+            wt = b.const(w.transpose(2, 0, 1, 3), op.inputs[1])
+            # The output shape input holds the batch, so it is computed from the input: shape(x)[:1] ++ [h, w, c].
+            full_shape = b.tensor(out_name + "/input_shape", (4,), np.int32)
+            b.operator("SHAPE", [x], [full_shape], b.opts("ShapeOptionsT", outType=s.TensorType.INT32))
+            batch = b.tensor(out_name + "/batch", (1,), np.int32)
+            b.operator("STRIDED_SLICE", [full_shape, b.int_const([0], out_name + "/begin"),
+                                         b.int_const([1], out_name + "/end"), b.int_const([1], out_name + "/step")],
+                       [batch], b.opts("StridedSliceOptionsT"))
+            out_shape = b.tensor(out_name + "/output_shape", (4,), np.int32)
+            b.operator("CONCATENATION", [batch, b.int_const(list(a["out_hw"]) + [int(w.shape[2])],
+                                                            out_name + "/hwc")], [out_shape],
+                       b.opts("ConcatenationOptionsT", axis=0))
+            conv = b.tensor(out_name + "/no_bias", g.shapes[out_name], np.float32)
+            b.operator("TRANSPOSE_CONV", [out_shape, wt, x], [conv],
+                       b.opts("TransposeConvOptionsT", padding=padding[a["padding"]], strideH=a["strides"][0],
+                              strideW=a["strides"][1]))
+            b.operator("ADD", [conv, inp(op.inputs[2])], [out()], b.opts("AddOptionsT"))
         elif t in ("max_pool", "avg_pool"):
             b.operator("MAX_POOL_2D" if t == "max_pool" else "AVERAGE_POOL_2D", [x], [out()],
                        b.opts("Pool2DOptionsT", padding=padding[a["padding"]], strideH=a["strides"][0],

@@ -259,3 +259,23 @@ def _repeat_vector(layer, g, xs, out_shapes):
     if layer.n == 1:
         return [y]
     return [g.op("concat", [y] * int(layer.n), tuple(out_shapes[0]), layer.name, axis=1)]
+
+
+def _conv_transpose_tfjs(layer):
+    if layer.output_padding is not None:
+        raise unsupported(layer, "TF.js's Conv2DTranspose has no output_padding")
+    return _conv_tfjs(layer, "Conv2DTranspose", [("kernel", layer.kernel), ("bias", layer.bias)],
+                     {"filters": layer.filters})
+
+
+@converter(L.Conv2DTranspose, tfjs=_conv_transpose_tfjs)
+def _conv2d_transpose(layer, g, xs, out_shapes):
+    """``nn.conv2d_transpose`` to the layer's output size (its SAME/VALID padding taken as TF does)."""
+    channels_last(layer)
+    static(layer, g.shapes[xs[0]])
+    w = value(layer.kernel)  # (kh, kw, filters, cin)
+    out = tuple(out_shapes[0])
+    y = g.op("conv2d_transpose", [xs[0], g.const(w, layer.name + "/kernel"),
+                                  g.const(bias_or_zeros(layer, w.shape[2]), layer.name + "/bias")],
+             out, layer.name + "/conv_transpose", out_hw=tuple(out[1:3]), **_conv_common(layer))
+    return [apply_activation(g, layer, activation_name(layer.activation), y)]
