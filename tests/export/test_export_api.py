@@ -181,6 +181,7 @@ def test_tflite_serving_signature(tmp_path):
     path = str(tmp_path / "m.tflite")
     export(model, path, format="tflite")
     it = Interpreter(model_path=path)
-    assert it.get_signature_list() == {"serving_default": {"inputs": ["conv2d_input"], "outputs": ["output_0"]}}
-    out = it.get_signature_runner("serving_default")(conv2d_input=_x(4))
+    name = model.inputs[0]._keras_history.layer.name  # the Input layer's name, e.g. "conv2d_input"
+    assert it.get_signature_list() == {"serving_default": {"inputs": [name], "outputs": ["output_0"]}}
+    out = it.get_signature_runner("serving_default")(**{name: _x(4)})
     assert_close(out["output_0"], reference(model, _x(4)))
