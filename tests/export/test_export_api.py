@@ -140,6 +140,11 @@ def test_cli_exports_a_saved_model(tmp_path, capsys, fmt):
 def test_cli_errors_without_traceback(tmp_path):
     with pytest.raises(SystemExit, match="--model .*nope.keras: no such file"):
         main(["export", "--model", str(tmp_path / "nope.keras"), "--format", "onnx", "--out", str(tmp_path)])
+    _cnn().save(str(tmp_path / "digits.keras"))
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(SystemExit, match="--out .*a_file"):
+        main(["export", "--model", str(tmp_path / "digits.keras"), "--format", "onnx",
+              "--out", str(tmp_path / "a_file")])
     (tmp_path / "bad.keras").write_bytes(b"not a zip")
     with pytest.raises(SystemExit, match="cannot load a Keras model"):
         main(["export", "--model", str(tmp_path / "bad.keras"), "--format", "onnx", "--out", str(tmp_path)])

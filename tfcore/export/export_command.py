@@ -27,7 +27,10 @@ def run(args):
         model = load_model(args.model, compile=False)
     except Exception as e:  # a file that is not a Keras model: say so without a traceback
         raise SystemExit(f"tfcore export: error: --model {args.model}: cannot load a Keras model: {e}") from e
-    os.makedirs(args.out, exist_ok=True)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        raise SystemExit(f"tfcore export: error: --out {args.out}: {e.strerror or e}") from e
     stem = os.path.splitext(os.path.basename(args.model))[0]
     target = args.out if args.format == "tfjs" else os.path.join(args.out, f"{stem}.{args.format}")
     try:
