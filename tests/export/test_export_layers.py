@@ -361,3 +361,24 @@ def test_conv2d_transpose(fmt, tmp_path):
         xb = _images((5, 4, 3), n=n)
         (tmp_path / str(n)).mkdir()
         assert_close(export_and_run(model, xb, fmt, tmp_path / str(n)), reference(model, xb))
+
+
+def test_nested_model_called_twice_is_refused(tmp_path):
+    inner = keras.Sequential([layers.Input((3,)), layers.Dense(2)], name="tower")
+    a, b = keras.Input((3,)), keras.Input((3,))
+    model = keras.Model([a, b], layers.Add()([inner(a), inner(b)]))
+    with pytest.raises(UnsupportedLayerError, match=r"'tower' \(Sequential\): it is called more than once"):
+        export(model, str(tmp_path / "m.onnx"), format="onnx")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_shared_layer_called_twice(fmt, tmp_path):
+    """One Dense applied to two inputs (TF.js: one layer with two inbound nodes)."""
+    keras.utils.set_random_seed(17)
+    shared = layers.Dense(3, activation="tanh", name="shared")
+    a, b = keras.Input((4,)), keras.Input((4,))
+    model = keras.Model([a, b], layers.Concatenate()([shared(a), shared(b), layers.Dense(2)(shared(a))]))
+    xs = [_images((4,)), _images((4,), seed=3)]
+    got = export_and_run(model, xs, fmt, tmp_path)
+    assert_close(got, reference(model, xs))

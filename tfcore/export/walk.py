@@ -58,7 +58,7 @@ def layer_calls(model):
     KerasTensors of a nested model's inputs are aliased to the outer tensors that feed them; the returned
     ``aliases`` maps ``id(inner_input)`` to the outer KerasTensor.
     """
-    calls, aliases = [], {}
+    calls, aliases, inlined = [], {}, set()
 
     def visit(model):
         net = network_of(model)
@@ -68,7 +68,11 @@ def layer_calls(model):
             layer = node.layer
             if isinstance(layer, InputLayer):
                 continue
-            if layer not in CONVERTERS_BY_INSTANCE and _is_network(layer):
+            if _is_network(layer):
+                if id(layer) in inlined:  # its inner tensors would stand for two different calls
+                    raise UnsupportedLayerError(f"Cannot export nested model '{layer.name}' "
+                                                f"({type(layer).__name__}): it is called more than once")
+                inlined.add(id(layer))
                 inner = network_of(layer)
                 if len(inner.inputs) != len(node.keras_inputs):
                     raise UnsupportedLayerError(f"Cannot export nested model '{layer.name}': called with "
@@ -84,9 +88,6 @@ def layer_calls(model):
 
     net = visit(model)
     return net, calls, aliases
-
-
-CONVERTERS_BY_INSTANCE = ()  # reserved: a nested model is always inlined
 
 
 def _is_network(layer):
