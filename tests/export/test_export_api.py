@@ -32,7 +32,7 @@ def test_onnx_model_is_checked_opset_20_and_keeps_nhwc(tmp_path):
     _cnn().export(path, format="onnx", verbose=False)
     m = onnx.load(path)
     onnx.checker.check_model(m, full_check=True)
-    assert m.opset_import[0].version == 20
+    assert m.opset_import[0].version == 20 and m.ir_version == 9 and m.producer_name == "tfcore"
     dims = [d.dim_param or d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]
     assert dims == ["batch", 8, 8, 1]  # channels-last in and out, as the Keras model
     assert {"Conv", "MaxPool", "Transpose"} <= {n.op_type for n in m.graph.node}

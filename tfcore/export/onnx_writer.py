@@ -27,7 +27,7 @@ def _onnx():
     return onnx
 
 
-def to_onnx(g, float16=False):
+def to_onnx(g, float16=False, version=""):
     """The ``onnx.ModelProto`` of graph ``g``, checked with ``onnx.checker.check_model(full_check=True)``."""
     onnx = _onnx()
     from onnx import TensorProto, helper, numpy_helper
@@ -167,15 +167,18 @@ def to_onnx(g, float16=False):
 
     graph = helper.make_graph(nodes, g.name, [value_info(n) for n in g.inputs], [value_info(n) for n in g.outputs],
                               initializer=inits)
+    # IR version 9 is the one opset 20 shipped with (ONNX 1.15): the oldest runtime that runs opset 20 reads it.
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="tfcore",
-                              ir_version=min(onnx.IR_VERSION, 10))
+                              producer_version=version, ir_version=9)
     onnx.checker.check_model(model, full_check=True)
     return model
 
 
 def write_onnx(g, path, float16=False):
     """Write ``g`` as an ONNX file at ``path`` (the caller renames a temp file into place)."""
-    model = to_onnx(g, float16=float16)
+    from .._version import __version__
+
+    model = to_onnx(g, float16=float16, version=__version__)
     with open(path, "wb") as f:
         f.write(model.SerializeToString())
     return math.fsum(len(i.raw_data) for i in model.graph.initializer)
