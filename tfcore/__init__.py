@@ -43,6 +43,7 @@ from .debugging import Assert, assert_equal, assert_greater, assert_less, assert
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'
 from . import io, train, sparse, summary, strings, saved_model
+from . import export as _export  # registers Model.export's ONNX / TFLite / TF.js formats
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from .framework.indexed_slices import IndexedSlices
 from .ops.string_extra_ops import fingerprint

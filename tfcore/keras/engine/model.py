@@ -29,6 +29,16 @@ def register_model_io(module):
     _MODEL_IO[:] = [module]
 
 
+# Portable exports (ONNX, TFLite, TF.js) live above keras in ``tfcore/export``, which registers its
+# ``export(model, path, format=..., float16=...)`` here when ``tfcore`` is imported.
+_EXPORTER = []
+
+
+def register_exporter(fn):
+    """Install the function behind ``Model.export``'s "onnx", "tflite"/"litert" and "tfjs" formats."""
+    _EXPORTER[:] = [fn]
+
+
 def _model_io():
     if not _MODEL_IO:
         raise RuntimeError("Keras model saving is not available: import tfcore.keras (it registers keras.saving)")
@@ -271,6 +281,30 @@ class Model(TrainingMixin, Layer):
         keras_format = _model_io()
 
         keras_format.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
+        """Export for inference, as Keras 3's ``Model.export``.
+
+        ``format``: "tf_saved_model" (a SavedModel directory), "onnx" (an ``.onnx`` file), "tflite" or
+        Keras's name "litert" (a ``.tflite`` file), "tfjs" (a TF.js layers-model directory). The portable
+        formats take ``float16=True`` to store the weights as float16. ``input_signature`` is not used:
+        the model's own input shapes are exported (batch dimension dynamic).
+        """
+        formats = ("tf_saved_model", "onnx", "tflite", "litert", "tfjs")
+        if format not in formats:
+            raise ValueError(f"Unrecognized format={format!r}. Supported formats are: {', '.join(formats)}.")
+        if format == "tf_saved_model":
+            from ...saving import saved_model
+
+            if kwargs:
+                raise TypeError(f"export(format='tf_saved_model') got unexpected arguments {sorted(kwargs)}")
+            saved_model.save(self, str(filepath))
+        else:
+            if not _EXPORTER:
+                raise RuntimeError("Model.export: portable formats need tfcore.export (import tfcore)")
+            _EXPORTER[0](self, filepath, format="tflite" if format == "litert" else format, **kwargs)
+        if verbose or verbose is None:
+            print(f"Saved artifact at '{filepath}'.")
 
     def to_json(self, **kwargs):
         """The model's Keras 3 config as a JSON string (``tf.keras.models.model_from_json`` reads it)."""
