@@ -83,7 +83,8 @@ def _print_op_kernels(names, devices):
 
 
 def main(argv=None):
-    for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench", "tfcore.saving.saved_model_cli"):
+    for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench", "tfcore.saving.saved_model_cli",
+                "tfcore.selftest.command"):
         try:
             importlib.import_module(mod)  # registers its subcommand
         except ImportError:
