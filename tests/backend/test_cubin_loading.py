@@ -48,7 +48,9 @@ class _RecordingRawModule:
 
 @pytest.fixture
 def fake_library(monkeypatch, tmp_path):
-    nvrtc.load_nvrtc()  # bind the real NVRTC before the CuPy stand-in replaces `cupy`
+    nvrtc.load_nvrtc()  # bind the real NVRTC (and its lazily loaded entry points) before the CuPy stand-in
+    nvrtc.supported_archs()  # replaces `cupy`
+    nvrtc.nvrtc_version()
     fake = install(monkeypatch)
     fake.module.RawModule = _RecordingRawModule
     _RecordingRawModule.loaded = []

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .report import FAIL, SKIP, Check, Recorder, format_table, to_json
 
+PROBE_TIMEOUT_S = 60  # per probe on a real GPU (each takes ~10 s: a process start, cached kernels)
 PROBE_SECTIONS = (("graphs", "CUDA graph capture and replay", "graph_replay"),
                   ("graphs", "forced capture failure, then eager ops", "capture_failure"),
                   ("graphs", "workspace regrowth under a live graph", "workspace_regrowth"),
@@ -61,23 +62,30 @@ def run_selftest(json_path=None, timings=True, probes=True, out=print, progress=
     emulated = backend is not None and getattr(backend, "emulated", False)
     meta["device"] = None if backend is None else {
         "name": backend.device_name, "compute_capability": list(backend.compute_capability), "emulated": emulated}
+
+    def save(complete):  # after every section, so a run cut short still leaves its rows
+        if json_path:
+            Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+            doc = to_json({**meta, "complete": complete}, rec.checks, time.perf_counter() - t0)
+            Path(json_path).write_text(doc)
+
     run_stack_checks(rec, meta, backend)
     if backend is not None:
         run_kernel_checks(rec, backend, small=emulated)
+    save(False)
     for section, name, probe in PROBE_SECTIONS:
         if backend is None or not probes:
             rec.run(section, name, lambda: (SKIP, "no GPU" if backend is None else "--no-probes"))
             continue
         started = time.perf_counter()
-        result = run_probe(probe, timeout=240 if emulated else 120)
+        result = run_probe(probe, timeout=240 if emulated else PROBE_TIMEOUT_S)
         rec.add(Check(section, name, result["status"], result["detail"], time.perf_counter() - started,
                       data=result.get("data") or {}))
+        save(False)
     if timings:
         run_timing_rows(rec, backend)
     total = time.perf_counter() - t0
     label = "no GPU" if backend is None else f"GPU:0 {'(emulated) ' if emulated else ''}{backend.device_name}"
     out(format_table(f"tfcore selftest {meta['tfcore']} on {label}", rec.checks, total))
-    if json_path:
-        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(to_json(meta, rec.checks, total))
+    save(True)
     return 1 if any(c.status == FAIL for c in rec.checks) else 0
