@@ -143,9 +143,18 @@ def compile_cubin(source, arch, filename="kernel.cu", options=("-std=c++17",)):
 
     Raises :class:`NVRTCError` with the log."""
     nvrtc = load_nvrtc()
+    try:
+        return _compile_cubin(nvrtc, source, arch, filename, ["-Xptxas=-v", *options])
+    except NVRTCError as e:
+        if "INVALID_OPTION" not in str(e):
+            raise
+    return _compile_cubin(nvrtc, source, arch, filename, list(options))  # an NVRTC without -Xptxas: no report
+
+
+def _compile_cubin(nvrtc, source, arch, filename, options):
     prog = nvrtc.createProgram(source, filename, [], [])
     try:
-        opts = [f"--gpu-architecture=sm_{arch}", "-Xptxas=-v", *options]
+        opts = [f"--gpu-architecture=sm_{arch}", *options]
         try:
             nvrtc.compileProgram(prog, opts)
         except nvrtc.NVRTCError as e:
