@@ -36,6 +36,7 @@ HELPER_PY=${GPU_RUN_HELPER_PYTHON:-$PY}  # writes the step records and the repor
 RESULTS=${OUT:-$REPO/gpu-run-$(date -u +%Y%m%d-%H%M%S)}
 WORK=${GPU_RUN_WORK:-/tmp/tfcore-gpu-run}
 BUDGET=${GPU_RUN_BUDGET_S:-530}          # all steps together: the 9-minute window, less packing
+MIN_STEP=${GPU_RUN_MIN_STEP_S:-10}       # a step that would get less than this is skipped
 mkdir -p "$RESULTS" "$WORK/logs"
 rm -f "$WORK"/logs/*.log "$WORK/steps.jsonl"
 export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"   # a plain copy of the checkout (tfcore/_source_tree.py)
@@ -53,7 +54,7 @@ step() {
   if [ -n "${GPU_RUN_STEPS:-}" ] && [[ ",$GPU_RUN_STEPS," != *",$name,"* ]]; then return 0; fi
   local used=$(( $(date +%s) - START )) left
   left=$(( BUDGET - used ))
-  if [ "$left" -lt 10 ]; then
+  if [ "$left" -lt "$MIN_STEP" ]; then
     echo "== $name: SKIPPED (budget of ${BUDGET}s spent)"
     printf '{"name": "%s", "rc": null, "seconds": 0, "limit": 0, "skipped": true, "command": ""}\n' "$name" >> "$WORK/steps.jsonl"
     return 0

@@ -68,7 +68,7 @@ def test_failures_hangs_and_the_budget_never_stop_the_run(tmp_path):
     fake.write_text(FAKE_PYTHON.format(python=sys.executable))
     fake.chmod(0o755)
     steps = ["01-info", "03-tests-gpu", "04-bench-kernels"]
-    _, out = _run(tmp_path, steps, python=str(fake), GPU_RUN_BUDGET_S="13")
+    _, out = _run(tmp_path, steps, python=str(fake), GPU_RUN_BUDGET_S="9", GPU_RUN_MIN_STEP_S="2")
     doc = json.loads((out / "results.json").read_text())
     verdicts = {s["name"]: s["verdict"] for s in doc["steps"]}
     assert verdicts["01-info"] == "FAILED (exit 3)"
