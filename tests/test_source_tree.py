@@ -47,9 +47,15 @@ def _env(root, **extra):
     return env
 
 
-def test_imports_and_kernels_come_from_the_copy(plain_copy):
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(plain_copy)], cwd=plain_copy, capture_output=True,
-                          text=True, timeout=300, env=_env(plain_copy, TFCORE_EMULATED_GPUS="1"))
+@pytest.mark.parametrize("isolated", [False, True], ids=["with-site", "no-site"])
+def test_imports_and_kernels_come_from_the_copy(plain_copy, isolated):
+    """``isolated``: ``python -S`` with site-packages on PYTHONPATH: NumPy importable, but no ``.pth`` file runs,
+    so no editable install of any checkout is in play at all."""
+    cmd, env = [sys.executable, "-c", PROBE, str(plain_copy)], _env(plain_copy, TFCORE_EMULATED_GPUS="1")
+    if isolated:
+        cmd.insert(1, "-S")
+        env["PYTHONPATH"] += "".join(os.pathsep + p for p in sys.path if p.endswith("site-packages"))
+    proc = subprocess.run(cmd, cwd=plain_copy, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "OK /job:localhost/replica:0/task:0/device:GPU:0 [[2.0, 3.0, 4.0], [2.0, 3.0, 4.0]]" in proc.stdout
 
