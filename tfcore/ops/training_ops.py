@@ -254,7 +254,7 @@ def _padded(size, step):
 
 def _concatenate_padded(xp, group, step):
     """One flat array holding the arrays of ``group`` in order, each followed by zeros up to the next
-    multiple of ``step`` elements (one concatenate; the zero pads stay finite through every update)."""
+    multiple of ``step`` elements (one concatenate). Updates also run over the pads; nothing reads them."""
     pieces = []
     pads = {}
     for a in group:
