@@ -9,8 +9,10 @@ processes: a CUDA-graph capture and replay, a forced capture failure followed by
 reduction workspace regrown under a live graph, an explicit ``NcclAllReduce`` on two logical GPUs of
 one card), and ``timing`` (our kernels next to cuBLAS / cuDNN / CuPy / PyTorch, real GPUs only).
 
-It runs on an emulated GPU too (``TFCORE_EMULATED_GPUS=1``: small shapes, no timings), which is how CI
-runs it. The exit status is 1 when any check fails. ``--json PATH`` writes every row and the versions.
+GPU memory grows as needed (``TF_FORCE_GPU_ALLOW_GROWTH=true`` unless set): the probe processes share
+the card with this one. It runs on an emulated GPU too (``TFCORE_EMULATED_GPUS=1``: small shapes, no
+timings), which is how CI runs it. The exit status is 1 when any check fails. ``--json PATH`` writes
+every row and the versions.
 """
 
 from .runner import run_selftest

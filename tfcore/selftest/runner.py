@@ -54,6 +54,9 @@ def run_selftest(json_path=None, timings=True, probes=True, out=print, progress=
     t0 = time.perf_counter()
     rec = Recorder(out=progress)
     meta = stack_meta()
+    # Memory growth (unless the user chose): with growth off the first allocation reserves the whole card,
+    # and the probe processes below need memory on the same GPU while this process is alive.
+    os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     backend = None
     try:
         backend = _gpu0_backend()
