@@ -23,9 +23,9 @@ def run_timing_rows(rec, backend, repeat=5):
             continue
         for r in rows:
             ratio = r.vendor_ms / r.ours_ms if r.ours_ms else float("nan")
-            rec.add(Check("timing", f"{family} {r.case}", TIME,
+            rec.add(Check("timing", f"{r.family} {r.case}", TIME,
                           f"ours {r.ours_ms:.3f} ms ({r.ours_rate:.1f} {r.unit}), {r.vendor} {r.vendor_ms:.3f} ms: "
-                          f"ours/vendor {ratio:.2f}", r.ours_ms / 1e3 * repeat,
+                          f"speed ours/vendor {ratio:.2f}", r.ours_ms / 1e3 * repeat,
                           data={"ours_ms": r.ours_ms, "vendor_ms": r.vendor_ms, "unit": r.unit,
                                 "ours_rate": r.ours_rate, "vendor_rate": r.vendor_rate, "vendor": r.vendor,
                                 "speed_ratio": ratio}))
