@@ -97,6 +97,7 @@ def test_a_failing_check_makes_the_exit_status_one_and_is_named(monkeypatch, tmp
         rec.run("stack", "a check that raises", lambda: 1 / 0)
 
     monkeypatch.setattr(stack_checks, "run_stack_checks", broken_stack)
+    monkeypatch.setenv("TF_FORCE_GPU_ALLOW_GROWTH", os.environ.get("TF_FORCE_GPU_ALLOW_GROWTH", "true"))  # restored
     printed = []
     status = runner.run_selftest(json_path=tmp_path / "r.json", timings=False, probes=False, out=printed.append)
     assert status == 1
