@@ -114,6 +114,8 @@ def main():
     parser.add_argument("--cpus", type=int, default=4, help="logical CPUs for the scaling run")
     parser.add_argument("--gpu-split", type=int, default=2, help="logical GPUs carved from GPU:0")
     parser.add_argument("--memory-limit", type=int, default=8192, help="MB per logical GPU")
+    parser.add_argument("--max-size-log2", type=int, default=28,
+                        help="largest all-reduce bucket: 2**N bytes (default 28; smaller for smoke runs)")
     args = parser.parse_args()
     _configure(args.cpus, args.gpu_split, args.memory_limit)
 
@@ -122,7 +124,7 @@ def main():
     import tfcore as tf
     from tfcore.framework.context import context
 
-    sizes = [1 << k for k in range(12, 29, 2)]
+    sizes = [1 << k for k in range(12, args.max_size_log2 + 1, 2)]
     print(f"{'reduction':<22}{'bytes':>12}{'time (ms)':>12}{'algbw GB/s':>12}{'busbw GB/s':>12}")
     cpus = context.logical_devices("CPU")[:2]
     candidates = [(cdo.ReductionToOneDevice(), cpus, None)]

@@ -19,6 +19,8 @@ summing the buckets' arrays is ``tfcore.backend.collectives``'s job. MEAN divide
 as the host reduction does (TF's ``value / n``), for every policy and dtype.
 """
 
+import logging
+
 import numpy as np
 
 from tfcore.backend import collectives
@@ -27,6 +29,8 @@ from tfcore.framework import recording
 from tfcore.framework.tensor import backend_array, from_backend_array
 
 from .reduce_util import ReduceOp
+
+logger = logging.getLogger("tfcore.distribute")
 
 
 def _as_reduce_op(reduce_op):
@@ -181,6 +185,8 @@ def _all_reduce_buckets(reduce_op, per_replica, bytes_per_pack, transport):
         return per_replica
     devices = [per_replica[r][0]._device for r in range(n)]
     backends = [d.backend for d in devices]
+    if transport == "nccl":
+        transport = _nccl_or_fallback(devices, backends)
     out = [[None] * len(per_replica[0]) for _ in range(n)]
     with recording.stop_recording():
         buckets = _buckets(per_replica[0], bytes_per_pack)
@@ -211,11 +217,33 @@ def _all_reduce_buckets(reduce_op, per_replica, bytes_per_pack, transport):
     return out
 
 
+def _nccl_or_fallback(devices, backends):
+    """``"nccl"``, or the transport to use instead when some devices are logical GPUs of one physical GPU.
+
+    NCCL refuses two ranks on one GPU (``init.cc``: "Duplicate GPU detected", ``ncclInvalidUsage``). TF
+    then warns "NCCL is not supported when using virtual GPUs" and reduces another way; so does tfcore:
+    all devices on one card use the on-device reduction (one kernel, no copies), a mix goes through
+    the host. The warning names the devices that share a card."""
+    shared = collectives.shared_physical_devices(backends)
+    if not shared:
+        return "nccl"
+    names = "; ".join(", ".join(devices[i].name.rpartition("device:")[2] for i in group) + f" on physical GPU {gpu}"
+                      for gpu, group in shared.items())
+    transport = "on_device" if collectives.same_physical_device(backends) else "host"
+    logger.warning("NcclAllReduce: NCCL is not supported when using virtual GPUs (%s), falling back to the %s "
+                   "reduction", names, "on-device" if transport == "on_device" else "host")
+    return transport
+
+
 class NcclAllReduce(CrossDeviceOps):
     """NCCL all-reduce across distinct physical GPUs (``tfcore.backend.collectives``, transport "nccl").
 
     Gradients are packed into buckets of ``bytes_per_pack`` bytes; each bucket is one NCCL group
     call across the devices (one communicator per device set, cached by the backend).
+
+    On logical GPUs that share a physical GPU (``tf.config.set_logical_device_configuration``), which
+    NCCL refuses, it warns as TF does and falls back: to the on-device reduction when every device is
+    on one card (the same sums), else through the host.
     """
 
     name = "NcclAllReduce"

@@ -4,6 +4,9 @@
 lives in the layer that owns it (see DESIGN.md §1).
 """
 
+from . import _source_tree
+
+_source_tree.install()  # a plain copy of the checkout: tfcore.kernels / tfcore.distribute from its folders
 from ._version import __version__
 from .framework import dtypes as _dtypes_mod
 from .framework.dtypes import *

@@ -23,8 +23,9 @@ def module(cp, tmp_path_factory):
 
     src = CU.read_text().replace('#include "common.cuh"', (kernels_dir() / "common.cuh").read_text())
     arch = int(cp.cuda.Device(0).compute_capability)
-    path = tmp_path_factory.mktemp("ptx") / "emu_tests.ptx"
-    path.write_text(nvrtc.compile_ptx(src, arch, filename="emu_tests.cu"))
+    # a cubin for the device (as the kernel library loads): PTX from an NVRTC newer than the driver would not load
+    path = tmp_path_factory.mktemp("cubin") / "emu_tests.cubin"
+    path.write_bytes(nvrtc.compile_cubin(src, arch, filename="emu_tests.cu").cubin)
     return cp.RawModule(path=str(path))
 
 

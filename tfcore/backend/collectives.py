@@ -42,6 +42,16 @@ def same_physical_device(backends):
     return len({(type(b), b.device_id) for b in backends}) == 1
 
 
+def shared_physical_devices(backends):
+    """``{physical GPU id: [indices into backends]}`` for every GPU that holds two or more of ``backends``
+    (logical GPUs of one card); empty when each device is on its own GPU."""
+    groups = collections.defaultdict(list)
+    for i, b in enumerate(backends):
+        if getattr(b, "kind", None) == "cuda":
+            groups[(type(b), b.device_id)].append(i)
+    return {key[1]: idx for key, idx in groups.items() if len(idx) > 1}
+
+
 def transport_for(backends):
     """``'nccl'``, ``'on_device'`` or ``'host'``: the fastest transport ``backends`` support."""
     if len(backends) > 1 and all(b.device_collectives for b in backends):
@@ -250,7 +260,14 @@ def _nccl_dtype(nccl, dtype):
 def _nccl_all_reduce(arrays, backends):
     from .cuda import nccl_module
 
+    shared = shared_physical_devices(backends)
+    if shared:  # NCCL's init.cc: "Duplicate GPU detected : rank %d and rank %d both on CUDA device" -> invalid usage
+        where = "; ".join(f"logical devices {idx} on physical GPU {gpu}" for gpu, idx in shared.items())
+        raise ValueError(f"all_reduce: NCCL needs one rank per physical GPU, but {where} share a GPU; use the "
+                         f"'on_device' or 'host' transport for logical GPUs of one card")
     nccl = nccl_module()
+    if nccl is None:
+        raise RuntimeError('all_reduce: NCCL is not available (pip install "tfcore[cuda12]" or "tfcore[cuda13]")')
     comms = _communicators.get([b.device_id for b in backends])
     nccl_type = _nccl_dtype(nccl, arrays[0].dtype)
     out = []

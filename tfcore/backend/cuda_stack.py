@@ -56,8 +56,41 @@ def nccl():
     return f"{v // 10000}.{(v // 100) % 100}.{v % 100}" if v >= 10000 else f"{v // 1000}.{(v // 100) % 10}.{v % 100}"
 
 
+def _version_tuple(text):
+    return tuple(int(x) for x in str(text).split(".")[:2])
+
+
+def compatibility_warnings(rt, compiler):
+    """Warnings about this driver with this CuPy runtime and NVRTC (``rt``: :func:`cuda_runtime`,
+    ``compiler``: :func:`nvrtc`); an empty list when they fit or a piece is missing.
+
+    tfcore loads kernels as cubins for the device (``kernel_library.compile_family_cubin``), which any
+    driver of the same CUDA major version runs, so an NVRTC newer than the driver within one major
+    version is fine (a note: PTX from it would not JIT). A newer major version than the driver's does
+    not run at all."""
+    if not rt or not rt.get("driver"):
+        return []
+    driver = _version_tuple(rt["driver"])
+    out = []
+    runtime = _version_tuple(rt["runtime"])
+    if runtime[0] > driver[0]:
+        out.append(f"WARNING: CuPy is built for CUDA {rt['runtime']} but the driver supports CUDA {rt['driver']}: "
+                   f"update the driver or install tfcore[{EXTRAS.get(driver[0], 'cuda12')}]")
+    if compiler and compiler.get("version"):
+        nv = _version_tuple(compiler["version"])
+        if nv[0] > driver[0]:
+            out.append(f"WARNING: NVRTC {compiler['version']} is newer than the driver's CUDA {rt['driver']}: "
+                       f"its cubins will not load; install {NVRTC_PACKAGES.get(driver[0], 'an older NVRTC')} "
+                       f"or update the driver")
+        elif nv > driver:
+            out.append(f"note: NVRTC {compiler['version']} is newer than the driver's CUDA {rt['driver']}: fine for "
+                       f"tfcore's kernels (loaded as cubins), but PTX from this NVRTC would not JIT on this driver")
+    return out
+
+
 def report_lines():
-    """The CUDA part of ``tfcore info``: one line each for the CUDA runtime, NVRTC and NCCL."""
+    """The CUDA part of ``tfcore info``: one line each for the CUDA runtime, NVRTC and NCCL, then any
+    driver compatibility warnings (:func:`compatibility_warnings`)."""
     rt = cuda_runtime()
     major = rt["major"] if rt else None
     if rt is None:
@@ -75,4 +108,5 @@ def report_lines():
         nccl_line = collectives
     else:
         nccl_line = "not available" + (f" (pip install {NCCL_PACKAGES[major]})" if major in NCCL_PACKAGES else "")
-    return [f"CUDA runtime: {runtime}", f"NVRTC: {nvrtc_line}", f"NCCL: {nccl_line}"]
+    lines = [f"CUDA runtime: {runtime}", f"NVRTC: {nvrtc_line}", f"NCCL: {nccl_line}"]
+    return lines + compatibility_warnings(rt, compiler)

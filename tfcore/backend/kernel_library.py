@@ -4,9 +4,10 @@
 implementations make. Two implementations:
 
 - :class:`CupyKernelLibrary` (real GPUs): each kernel file is compiled once per process
-  (and cached on disk) with NVRTC to PTX for the device's compute capability, loaded with
-  ``cupy.RawModule`` and launched on the current stream (the logical device's, entered by
-  ``CudaBackend.activate``). Scalars are typed from the PTX entry's parameter list.
+  (and cached on disk) with NVRTC to a cubin for the device's architecture (``sm_XX``: no driver
+  JIT, so an NVRTC newer than the driver still loads), loaded with ``cupy.RawModule`` and launched
+  on the current stream (the logical device's, entered by ``CudaBackend.activate``). Scalars are
+  typed from the parameter lists in the PTX of the same compile.
 - :class:`EmulatorKernelLibrary` (emulated GPUs): the same sources compiled by g++ with the
   CUDA shim and launched on the CPU (``backend/emulator``).
 
@@ -185,21 +186,74 @@ def _ptx_cache_dir():
     return Path(os.environ.get("TFCORE_PTX_CACHE") or os.path.join(base, "tfcore", "ptx"))
 
 
+def _cache_key(family, source, arch, target):
+    from . import nvrtc
+
+    key = hashlib.sha256(f"{source}\0{target}\0{arch}\0{nvrtc.nvrtc_version()}".encode()).hexdigest()
+    return _ptx_cache_dir() / f"{family}-{target}{arch}-{key[:24]}"
+
+
+def _write_atomic(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f"{path.suffix}.tmp{os.getpid()}")
+    if isinstance(data, bytes):
+        tmp.write_bytes(data)
+    else:
+        tmp.write_text(data)
+    os.replace(tmp, path)
+
+
 def compile_family_ptx(family, arch):
-    """PTX of one kernel family for ``compute_<arch>`` (disk-cached by source, arch and NVRTC version)."""
+    """PTX of one kernel family for ``compute_<arch>`` (disk-cached by source, arch and NVRTC version).
+
+    Only for a device newer than every architecture this NVRTC knows (the driver JIT-compiles it);
+    :func:`compile_family_cubin` is what devices load."""
     from . import nvrtc
 
     source = kernel_source(family)
-    key = hashlib.sha256(f"{source}\0{arch}\0{nvrtc.nvrtc_version()}".encode()).hexdigest()
-    path = _ptx_cache_dir() / f"{family}-{key[:24]}.ptx"
+    path = _cache_key(family, source, arch, "compute").with_suffix(".ptx")
     if path.exists():
         return path, path.read_text()
     ptx = nvrtc.compile_ptx(source, arch, filename=f"{family}.cu")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(ptx)
-    os.replace(tmp, path)
+    _write_atomic(path, ptx)
     return path, ptx
+
+
+def compile_family_cubin(family, arch):
+    """``(cubin path, PTX text)`` of one kernel family for ``sm_<arch>``, disk-cached by source, arch and
+    NVRTC version. The PTX of the same compile (cached beside it) gives the kernels' parameter lists;
+    the ptxas ``-v`` log is kept as ``.log`` (registers and spills per kernel)."""
+    from . import nvrtc
+
+    source = kernel_source(family)
+    base = _cache_key(family, source, arch, "sm")
+    cubin_path, ptx_path = base.with_suffix(".cubin"), base.with_suffix(".ptx")
+    if cubin_path.exists() and ptx_path.exists():
+        return cubin_path, ptx_path.read_text()
+    out = nvrtc.compile_cubin(source, arch, filename=f"{family}.cu")
+    _write_atomic(base.with_suffix(".log"), out.log)
+    _write_atomic(ptx_path, out.ptx)
+    _write_atomic(cubin_path, out.cubin)  # last: its presence means the set is complete
+    return cubin_path, out.ptx
+
+
+def compile_family_for_device(family, arch):
+    """``(path, PTX text, kind)`` to load one family on a device of compute capability ``arch``: a cubin
+    for ``sm_<arch>`` when this NVRTC supports that architecture (kind ``"cubin"``), else PTX for the
+    newest older architecture it supports, left to the driver's JIT (kind ``"ptx"``)."""
+    from . import nvrtc
+
+    arch = int(arch)
+    archs = nvrtc.supported_archs()
+    if arch in archs:
+        path, ptx = compile_family_cubin(family, arch)
+        return path, ptx, "cubin"
+    older = [a for a in archs if a <= arch]
+    if not older:
+        raise RuntimeError(f"NVRTC {'.'.join(map(str, nvrtc.nvrtc_version()))} supports no architecture "
+                           f"up to sm_{arch} (it supports {archs})")
+    path, ptx = compile_family_ptx(family, max(older))
+    return path, ptx, "ptx"
 
 
 # -- kernel arguments on real GPUs ---------------------------------------------------------------------
@@ -259,7 +313,7 @@ def pack_args(name, converters, args, ndarray):
 
 
 class CupyKernelLibrary(KernelLibrary):
-    """Kernels on a real GPU: NVRTC PTX for the device's arch, ``cupy.RawModule``, current stream."""
+    """Kernels on a real GPU: an NVRTC cubin for the device's arch, ``cupy.RawModule``, current stream."""
 
     kind = "cupy"
 
@@ -274,11 +328,12 @@ class CupyKernelLibrary(KernelLibrary):
         self._ndarray = cupy.ndarray
         self._kernels = {}  # name -> cupy RawKernel function
         self._plans = {}  # name -> (function, converters): see plan()
+        self.loaded_kind = {}  # family -> "cubin" or "ptx" (what _load gave cupy.RawModule)
 
     def _load(self, family):
         from .nvrtc import ptx_entries
 
-        path, ptx = compile_family_ptx(family, self.arch)
+        path, ptx, self.loaded_kind[family] = compile_family_for_device(family, self.arch)
         with self.cupy.cuda.Device(self.device_id):
             mod = self.cupy.RawModule(path=str(path))
         entries = ptx_entries(ptx)

@@ -3,8 +3,14 @@
 The pip wheels ``nvidia-cuda-nvrtc-cu12`` (libnvrtc) and ``nvidia-cuda-nvcc-cu12`` (ptxas) are
 found inside the installed ``nvidia`` namespace package; libnvrtc is preloaded with ctypes so
 that ``cupy_backends.cuda.libs.nvrtc`` can bind to it even when no CUDA toolkit is installed.
-Used by the CuPy kernel library (PTX for ``cupy.RawModule``), the NVRTC compile tests and the
+Used by the CuPy kernel library (a cubin for the device's architecture, loaded by ``cupy.RawModule``;
+the PTX of the same compile gives the kernels' parameter lists), the NVRTC compile tests and the
 ptxas register/spill report.
+
+Why cubin and not PTX: a driver JIT-compiles only PTX of an ISA version it knows, so PTX from an NVRTC
+newer than the driver fails to load (``CUDA_ERROR_UNSUPPORTED_PTX_VERSION``: NVRTC 13.5 writes PTX 9.5,
+a CUDA 13.0 driver takes <= 9.0). A cubin for ``sm_XX`` runs on any driver of the same CUDA major
+version; CuPy compiles with ``-arch=sm_*`` for the same reason (``cupy/cuda/compiler.py``).
 """
 
 import ctypes
@@ -14,6 +20,7 @@ import os
 import re
 import shutil
 import subprocess
+import typing
 
 
 class NVRTCError(RuntimeError):
@@ -122,6 +129,47 @@ def compile_ptx(source, arch, filename="kernel.cu", options=("-std=c++17",)):
     return ptx.rstrip("\x00")
 
 
+class Compiled(typing.NamedTuple):
+    """One NVRTC compile for a real architecture: the cubin (ELF), its PTX and ptxas's ``-v`` log."""
+
+    cubin: bytes
+    ptx: str
+    log: str
+
+
+def compile_cubin(source, arch, filename="kernel.cu", options=("-std=c++17",)):
+    """Compile CUDA C ``source`` to a cubin for ``sm_<arch>`` (``--gpu-architecture=sm_<arch>``, as CuPy's
+    compiler does); returns :class:`Compiled` (cubin, PTX of the same compile, ptxas ``-v`` log).
+
+    Raises :class:`NVRTCError` with the log."""
+    nvrtc = load_nvrtc()
+    try:
+        return _compile_cubin(nvrtc, source, arch, filename, ["-Xptxas=-v", *options])
+    except NVRTCError as e:
+        if "INVALID_OPTION" not in str(e):
+            raise
+    return _compile_cubin(nvrtc, source, arch, filename, list(options))  # an NVRTC without -Xptxas: no report
+
+
+def _compile_cubin(nvrtc, source, arch, filename, options):
+    prog = nvrtc.createProgram(source, filename, [], [])
+    try:
+        opts = [f"--gpu-architecture=sm_{arch}", *options]
+        try:
+            nvrtc.compileProgram(prog, opts)
+        except nvrtc.NVRTCError as e:
+            raise NVRTCError(f"NVRTC failed on {filename} for sm_{arch}: {e}\n"
+                             f"{nvrtc.getProgramLog(prog)}") from None
+        cubin = nvrtc.getCUBIN(prog)
+        ptx = nvrtc.getPTX(prog)
+        log = nvrtc.getProgramLog(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    log = log.decode() if isinstance(log, bytes) else log
+    return Compiled(bytes(cubin), ptx.rstrip("\x00"), log or "")
+
+
 _ENTRY_RE = re.compile(r"\.entry\s+(\w+)\s*\(([^)]*)\)", re.S)
 _PARAM_RE = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)(?:\s+\.ptr(?:\s+\.\w+)*(?:\s+\.align\s+\d+)?)?"
                        r"\s+(\w+)(?:\[(\d+)\])?")
@@ -162,8 +210,14 @@ def ptxas_report(ptx, arch):
                               capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"ptxas failed for sm_{arch}:\n{proc.stderr[-4000:]}")
+    return parse_ptxas_log(proc.stderr)
+
+
+def parse_ptxas_log(text):
+    """``{kernel: {registers, smem, stack, spill_stores, spill_loads}}`` from a ptxas ``-v`` log (``ptxas``'s
+    stderr, or NVRTC's program log after ``-Xptxas=-v``)."""
     report, current = {}, None
-    for line in proc.stderr.splitlines():
+    for line in str(text).splitlines():
         m = _PTXAS_FUNC_RE.search(line)
         if m:
             current = report.setdefault(m.group(1), {"registers": 0, "smem": 0, "stack": 0,

@@ -215,11 +215,12 @@ def _multi_tensor_apply(b, *arrays, op, n, **attrs):
     gradients) are concatenated. So a training step copies its gradients once and nothing else."""
     base = REGISTRY[op]
     xp = b.xp
+    step = _align_step(arrays[0].itemsize)
     flats = []
     for j in range(0, len(arrays), n):
         group = arrays[j:j + n]
-        flat = _flat_of(group)
-        flats.append(flat if flat is not None else xp.concatenate([a.reshape(-1) for a in group]))
+        flat = _flat_of(group, step)
+        flats.append(flat if flat is not None else _concatenate_padded(xp, group, step))
     out = base.run_kernel(b, flats, attrs)
     if not base.multi_output:
         out = (out,)
@@ -227,7 +228,7 @@ def _multi_tensor_apply(b, *arrays, op, n, **attrs):
     start = 0
     for a in arrays[:n]:
         spans.append((start, start + a.size, a.shape))
-        start += a.size
+        start += _padded(a.size, step)
     result = []
     for flat in out:
         if b.scoped:
@@ -236,19 +237,51 @@ def _multi_tensor_apply(b, *arrays, op, n, **attrs):
     return tuple(result)
 
 
+# Every variable's slot in a flat buffer starts on a 16-byte boundary (the buffer itself is at least that
+# aligned: 256 bytes from the device allocator, 16+ from NumPy), so the views that become the variables
+# keep the kernels' vector loads and tensor-core cp.async paths, which need 16-byte aligned bases.
+FLAT_ALIGN_BYTES = 16
+
+
+def _align_step(itemsize):
+    """Elements per 16-byte alignment unit (4 float32, 8 float16, 2 float64)."""
+    return max(1, FLAT_ALIGN_BYTES // int(itemsize))
+
+
+def _padded(size, step):
+    return -(-int(size) // step) * step
+
+
+def _concatenate_padded(xp, group, step):
+    """One flat array holding the arrays of ``group`` in order, each followed by zeros up to the next
+    multiple of ``step`` elements (one concatenate). Updates also run over the pads; nothing reads them."""
+    pieces = []
+    pads = {}
+    for a in group:
+        pieces.append(a.reshape(-1))
+        pad = _padded(a.size, step) - a.size
+        if pad:
+            if pad not in pads:
+                pads[pad] = xp.zeros(pad, dtype=a.dtype)
+            pieces.append(pads[pad])
+    return xp.concatenate(pieces)
+
+
 def _address(a):
     cai = getattr(a, "__cuda_array_interface__", None)
     return (cai if cai is not None else a.__array_interface__)["data"][0]
 
 
-def _flat_of(group):
-    """The 1-D array whose consecutive pieces are exactly the arrays of ``group`` (C-contiguous views
-    of one C-contiguous buffer, in order, end to end), or None. Decided from the arrays alone (their
+def _flat_of(group, step=1):
+    """The 1-D array whose consecutive pieces are exactly the arrays of ``group``, each padded to a
+    multiple of ``step`` elements (C-contiguous views of one C-contiguous buffer, in order, as
+    :func:`_concatenate_padded` lays them out), or None. Decided from the arrays alone (their
     common ``base`` and addresses), so it holds whatever produced them; a view of that buffer equals
     the concatenation because update kernels never write into their inputs."""
     first = group[0]
     owner = first.base  # an array, or (allocator-backed host memory) the raw block the array was made on
-    if getattr(owner, "dtype", None) != first.dtype or not owner.flags.c_contiguous:
+    # owner None first: NumPy's float64 dtype compares equal to None
+    if owner is None or getattr(owner, "dtype", None) != first.dtype or not owner.flags.c_contiguous:
         return None
     item = first.itemsize
     start = _address(first)
@@ -259,7 +292,7 @@ def _flat_of(group):
     for a in group:
         if a.base is not owner or a.size == 0 or not a.flags.c_contiguous or _address(a) != end:
             return None
-        end += a.size * item
+        end += _padded(a.size, step) * item
     count = (end - start) // item
     if offset + count > owner.size:
         return None
