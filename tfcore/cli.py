@@ -35,7 +35,8 @@ def _info(args):
     import tfcore as tf
     from tfcore.framework.context import context
 
-    print(f"tfcore {tf.__version__}  (Python {platform.python_version()}, NumPy {numpy.__version__})")
+    print(f"tfcore {tf.version.TFCORE_VERSION}  (Python {platform.python_version()}, NumPy {numpy.__version__}, "
+          f"TF API {tf.version.TF_API_VERSION})")
     from .backend import cuda, cuda_stack, native_cpu
 
     print(f"CuPy: {cuda.cupy_version() or 'not available'}")
@@ -91,7 +92,8 @@ def _print_op_kernels(names, devices):
 
 
 def main(argv=None):
-    for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench", "tfcore.saving.saved_model_cli"):
+    for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench", "tfcore.saving.saved_model_cli",
+                "tfcore.compat.run_command"):
         try:
             importlib.import_module(mod)  # registers its subcommand
         except ImportError:
