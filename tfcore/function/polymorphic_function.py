@@ -214,6 +214,17 @@ class ConcreteFunction:
         args = tuple(_key_spec(k) for k in self._arg_keys)
         return args, {}
 
+    @property
+    def function_type(self):
+        """TF's ``FunctionType``: an ``inspect.Signature`` whose parameters are annotated with their specs (what
+        the graph accepts) and whose return annotation is the output structure of TensorSpecs."""
+        import inspect
+
+        args, _ = self.structured_input_signature
+        params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=spec)
+                  for name, spec in zip(self._param_names, args)]
+        return inspect.Signature(params, return_annotation=self.structured_outputs)
+
     def _run_flat(self, flat_tensors):
         if self._jit_compile and not recording.active_tapes():  # fused steps: no tape may need the ops
             if self._fused_plan is None:

@@ -611,10 +611,14 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
     """Write ``model`` to a ``.keras`` zip (atomically)."""
     h5py = _h5py()
     filepath = os.fspath(filepath)
+    if filepath.endswith((".h5", ".hdf5")):  # Keras 3 still writes Keras 2's legacy HDF5 model files; tfcore does not
+        raise ValueError(f"Saving a whole model to a legacy HDF5 file ({filepath}) is not supported by tfcore: save "
+                         "it in the native Keras format with a `.keras` extension (`model.save('model.keras')`), or "
+                         "only its weights with `model.save_weights('model.weights.h5')`.")
     if not filepath.endswith(".keras"):
-        raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` extension for the "
-                         f"native Keras format (recommended) or a `.h5` extension. Received: filepath={filepath}. "
-                         "Use `tf.saved_model.save` to export a SavedModel.")
+        raise ValueError("Invalid filepath extension for saving. Please add a `.keras` extension for the native "
+                         f"Keras format. Received: filepath={filepath}. Use `tf.saved_model.save` to export a "
+                         "SavedModel.")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} already exists and overwrite=False")
     if not model.built:

@@ -1,0 +1,146 @@
+"""Defects real TF2 programs met (issue 29, item 2: Keras, optimizers and autodiff, tf.data, tf.function,
+tensors): each test fails on the code before the fix and states what TF 2.21 / Keras 3 do."""
+
+import numpy as np
+import pytest
+
+import tfcore as tf
+
+
+# -- Keras -------------------------------------------------------------------------------------------------
+def test_summary_of_an_unbuilt_model_prints_as_keras3(capsys):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2), tf.keras.layers.Dense(1)])
+    model.summary()
+    out = capsys.readouterr().out
+    assert "dense (Dense)" in out and "0 (unbuilt)" in out and "?" in out and "Total params: 0" in out
+
+
+def test_one_dimensional_data_is_expanded_to_the_inputs_rank():
+    """Keras 3 adds a trailing 1 to (B,) data for an Input((1,)) (``_adjust_input_rank``)."""
+    model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    model.compile("sgd", "mse")
+    model.fit(np.arange(8.0), np.arange(8.0), epochs=1, verbose=0)
+    assert model.predict(np.arange(3.0), verbose=0).shape == (3, 1)
+    inp = tf.keras.Input((1,))
+    functional = tf.keras.Model(inp, tf.keras.layers.Dense(1, kernel_initializer="ones", use_bias=False)(inp))
+    np.testing.assert_allclose(functional(np.array([2.0, 3.0])).numpy(), [[2.0], [3.0]])
+
+
+def test_integer_data_is_cast_to_the_inputs_dtype():
+    """Keras 3 converts each input to its Input's dtype: int64 features into a float32 model."""
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((8, 2), np.int64), np.ones(8), epochs=1, verbose=0)
+    out = model(np.full((1, 2), 2, np.int64))
+    assert out.dtype == tf.float32
+
+
+def test_saving_a_model_to_h5_gives_a_message_that_does_not_suggest_h5(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    with pytest.raises(ValueError, match=r"\.keras") as info:
+        model.save(tmp_path / "m.h5")
+    assert "or a `.h5` extension" not in str(info.value) and "save_weights" in str(info.value)
+    assert not (tmp_path / "m.h5").exists()
+
+
+# -- optimizers and autodiff ------------------------------------------------------------------------------------
+def test_adam_updates_a_scalar_variable_eagerly_and_traced():
+    v = tf.Variable(1.0)
+    opt = tf.keras.optimizers.Adam(0.1)
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = v * v
+        opt.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+
+    step()
+    assert float(v.numpy()) == pytest.approx(0.9, abs=1e-6)  # Adam's first step moves by lr
+    tf.function(step)()
+    assert float(v.numpy()) == pytest.approx(0.8, abs=1e-3)
+
+
+def test_gradient_of_a_variable_with_respect_to_itself_is_one():
+    """TF identifies targets and sources by the variable's handle: d v / d v = 1 (before: None)."""
+    v = tf.Variable([3.0, 4.0])
+    with tf.GradientTape() as tape:
+        pass
+    np.testing.assert_array_equal(tape.gradient(v, v).numpy(), [1.0, 1.0])
+    with tf.GradientTape() as tape:
+        y = v * 2.0
+    np.testing.assert_array_equal(tape.gradient([v, y], v).numpy(), [3.0, 3.0])  # not counted twice
+
+
+@pytest.mark.parametrize("name, kwargs, steps, want", [
+    ("InverseTimeDecay", dict(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5), (0, 10, 15),
+     (0.1, 0.1 / 1.5, 0.1 / 1.75)),
+    ("InverseTimeDecay", dict(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5, staircase=True), (15,),
+     (0.1 / 1.5,)),
+    ("PolynomialDecay", dict(initial_learning_rate=0.1, decay_steps=10, end_learning_rate=0.01, power=2.0),
+     (0, 5, 10, 20), (0.1, 0.0325, 0.01, 0.01)),
+    ("PolynomialDecay", dict(initial_learning_rate=0.1, decay_steps=10, cycle=True), (15,), (0.025075,)),
+    ("CosineDecayRestarts", dict(initial_learning_rate=0.1, first_decay_steps=10), (0, 5, 10, 20, 30),
+     (0.1, 0.05, 0.1, 0.05, 0.1)),
+    ("CosineDecayRestarts", dict(initial_learning_rate=0.1, first_decay_steps=10, t_mul=1.0, m_mul=0.5),
+     (10, 15), (0.05, 0.025)),
+])
+def test_learning_rate_schedules_follow_keras3_formulas(name, kwargs, steps, want):
+    cls = getattr(tf.keras.optimizers.schedules, name)
+    schedule = cls(**kwargs)
+    got = [float(schedule(s)) for s in steps]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    again = tf.keras.optimizers.schedules.deserialize(tf.keras.optimizers.schedules.serialize(schedule))
+    assert type(again) is cls and again.get_config() == schedule.get_config()
+
+
+def test_optimizer_with_a_new_schedule_trains():
+    v = tf.Variable(1.0)
+    opt = tf.keras.optimizers.SGD(tf.keras.optimizers.schedules.InverseTimeDecay(0.5, 1, 1.0))
+    for _ in range(2):
+        opt.apply_gradients([(tf.constant(1.0), v)])
+    assert float(v.numpy()) == pytest.approx(1.0 - 0.5 - 0.25)
+
+
+# -- specs, tf.function ---------------------------------------------------------------------------------------------
+def test_specs_have_value_type():
+    assert tf.SparseTensorSpec([2], tf.float32).value_type is tf.SparseTensor
+    assert tf.TensorSpec([2]).value_type is tf.Tensor
+
+
+def test_concrete_function_has_function_type():
+    f = tf.function(lambda x, y: x * 2)
+    cf = f.get_concrete_function(tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32))
+    params = cf.function_type.parameters
+    assert list(params) == ["x", "y"]
+    assert params["x"].annotation == tf.TensorSpec([None], tf.float32)
+
+
+def test_dtype_mismatch_while_tracing_is_a_type_error_as_in_tf_graphs():
+    """TF: eagerly the kernel's InvalidArgumentError; in a traced graph the op builder's TypeError."""
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.constant(1.0) + tf.constant(1, tf.int32)
+    with pytest.raises(TypeError, match="AddV2"):
+        tf.function(lambda x: x + tf.constant(1, tf.int32))(tf.constant(1.0))
+    with pytest.raises(TypeError, match="MatMul"):
+        tf.function(lambda a: tf.matmul(a, tf.ones((2, 2), tf.float64)))(tf.ones((2, 2)))
+
+
+# -- tensors ----------------------------------------------------------------------------------------------------------
+def test_boolean_mask_indexing():
+    x = tf.constant([[1, 2], [3, 4]])
+    np.testing.assert_array_equal(x[x > 1].numpy(), [2, 3, 4])
+    np.testing.assert_array_equal(x[np.array([True, False])].numpy(), [[1, 2]])
+    v = tf.Variable([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(v[v > 1.5].numpy(), [2.0, 3.0])
+    f = tf.function(lambda t: t[t > 1])
+    np.testing.assert_array_equal(f(tf.constant([1, 2, 3])).numpy(), [2, 3])
+
+
+def test_wrong_shape_assign_raises_value_error_and_changes_nothing():
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(ValueError, match="Shape mismatch"):
+        v.assign([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+def test_tf_version_says_tf_2():
+    assert tf.__version__.startswith("2.") and int(tf.__version__.split(".")[1]) >= 16
