@@ -144,3 +144,19 @@ def test_wrong_shape_assign_raises_value_error_and_changes_nothing():
 
 def test_tf_version_says_tf_2():
     assert tf.__version__.startswith("2.") and int(tf.__version__.split(".")[1]) >= 16
+
+
+def test_tensorboard_logs_epoch_learning_rate(tmp_path):
+    """Keras 3's TensorBoard callback writes ``epoch_learning_rate`` (a schedule at the optimizer's step)."""
+    event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator",
+                                            reason="the tensorboard extra reads event files")
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    schedule = tf.keras.optimizers.schedules.InverseTimeDecay(0.1, 1, 1.0)
+    model.compile(tf.keras.optimizers.SGD(schedule), "mse")
+    model.fit(np.ones((8, 2)), np.ones(8), epochs=2, batch_size=4, verbose=0,
+              callbacks=[tf.keras.callbacks.TensorBoard(str(tmp_path))])
+    acc = event_accumulator.EventAccumulator(str(tmp_path / "train"))
+    acc.Reload()
+    got = [(e.step, float(tf.make_ndarray(e.tensor_proto))) for e in acc.Tensors("epoch_learning_rate")]
+    assert [s for s, _ in got] == [0, 1]
+    np.testing.assert_allclose([v for _, v in got], [0.1 / 3, 0.1 / 5], rtol=1e-6)  # after 2 and 4 steps
