@@ -186,3 +186,21 @@ def test_profiler_sessions_run_without_a_profiler(tmp_path):
         tf.profiler.experimental.stop()
     with tf.profiler.experimental.Profile(str(tmp_path)), tf.profiler.experimental.Trace("step", step_num=1):
         pass
+
+
+def test_string_scalar_math_gives_a_string_tensor():
+    """NumPy's add on 0-d object arrays returns bytes; the tensor must still be a scalar string tensor (the
+    tf.function guide's ``double(tf.constant("a"))``)."""
+    assert tf.constant("a") + tf.constant("b") == tf.constant("ab")
+    assert tf.function(lambda a: a + a)(tf.constant("a")).numpy() == b"aa"
+
+
+def test_a_function_with_an_unknown_rank_signature_saves_and_loads(tmp_path):
+    class Clip(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec(None)])
+        def call(self, x):
+            return tf.clip_by_value(x, -1.0, 1.0)
+
+    tf.saved_model.save(Clip(), str(tmp_path / "m"))
+    loaded = tf.saved_model.load(str(tmp_path / "m"))
+    assert float(loaded.call(tf.constant(3.0))) == 1.0

@@ -306,7 +306,7 @@ class ConcreteFunction:
 
 def _key_spec(k):
     if k[0] == "T":
-        return TensorSpec(list(k[2]), k[1])
+        return TensorSpec(None if k[2] is None else list(k[2]), k[1])  # None: an unknown rank
     if k[0] in ("list", "tuple"):
         vals = [_key_spec(v) for v in k[1]]
         return vals if k[0] == "list" else tuple(vals)
@@ -681,7 +681,7 @@ def _weakrefable(obj):
 
 def _has_none(k):
     if k[0] == "T":
-        return None in k[2]
+        return k[2] is None or None in k[2]  # an unknown rank (TensorSpec(None)) or an unknown dimension
     if k[0] in ("list", "tuple"):
         return any(_has_none(v) for v in k[1])
     if k[0] == "dict":
