@@ -204,3 +204,38 @@ def test_a_function_with_an_unknown_rank_signature_saves_and_loads(tmp_path):
     tf.saved_model.save(Clip(), str(tmp_path / "m"))
     loaded = tf.saved_model.load(str(tmp_path / "m"))
     assert float(loaded.call(tf.constant(3.0))) == 1.0
+
+
+def test_checkpoint_restores_module_variables_created_after_restore(tmp_path):
+    """TF's restore-on-create for a tf.Module whose variables appear on its first call (the modules guide)."""
+
+    class FlexibleDense(tf.Module):
+        def __init__(self, n, name=None):
+            super().__init__(name=name)
+            self.is_built = False
+            self.n = n
+
+        def __call__(self, x):
+            if not self.is_built:
+                self.w = tf.Variable(tf.random.normal([x.shape[-1], self.n]), name="w")
+                self.b = tf.Variable(tf.zeros([self.n]), name="b")
+                self.is_built = True
+            return tf.matmul(x, self.w) + self.b
+
+    class Sequential(tf.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            self.dense_1 = FlexibleDense(3)
+            self.dense_2 = FlexibleDense(2)
+
+        def __call__(self, x):
+            return self.dense_2(self.dense_1(x))
+
+    x = tf.constant([[2.0, 2.0, 2.0]])
+    model = Sequential()
+    want = model(x).numpy()
+    tf.train.Checkpoint(model=model).write(str(tmp_path / "ck"))
+    fresh = Sequential()
+    status = tf.train.Checkpoint(model=fresh).restore(str(tmp_path / "ck"))
+    np.testing.assert_array_equal(fresh(x).numpy(), want)
+    status.assert_consumed()

@@ -131,6 +131,7 @@ def _no_gradient_defined(call, *dys):
                       "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
 
 
+_no_gradient_defined.raises_lookup_error = True  # recorded by tapes so that reaching it raises, not differentiable
 ADJUST_CONTRAST = Op("AdjustContrastv2", rule=_adjust_contrast_rule, grad=_no_gradient_defined)
 
 
