@@ -239,3 +239,34 @@ def test_checkpoint_restores_module_variables_created_after_restore(tmp_path):
     status = tf.train.Checkpoint(model=fresh).restore(str(tmp_path / "ck"))
     np.testing.assert_array_equal(fresh(x).numpy(), want)
     status.assert_consumed()
+
+
+# -- tf.data CSV sources ------------------------------------------------------------------------------------
+_CSV = "survived,sex,age,fare\n0,male,22.0,7.25\n1,female,38.0,71.2833\n1,female,26.0,7.925\n"
+
+
+def test_csv_dataset_parses_typed_columns(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(_CSV)
+    ds = tf.data.experimental.CsvDataset(str(path), [tf.int32, tf.string, tf.float32, 0.0], header=True)
+    rows = [[t.numpy() for t in e] for e in ds]
+    assert [r[0] for r in rows] == [0, 1, 1] and [r[1] for r in rows] == [b"male", b"female", b"female"]
+    np.testing.assert_allclose([r[3] for r in rows], [7.25, 71.2833, 7.925], rtol=1e-6)
+    picked = tf.data.experimental.CsvDataset(str(path), [tf.float32], header=True, select_cols=[2])
+    assert [float(e[0]) for e in picked] == [22.0, 38.0, 26.0]
+
+
+def test_make_csv_dataset_gives_feature_dicts_and_labels(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(_CSV)
+    ds = tf.data.experimental.make_csv_dataset(str(path), batch_size=2, label_name="survived", num_epochs=1,
+                                               shuffle=False)
+    batches = list(ds)
+    assert len(batches) == 2
+    features, label = batches[0]
+    assert sorted(features) == ["age", "fare", "sex"]
+    assert features["age"].dtype == tf.float32 and features["sex"].dtype == tf.string
+    assert label.dtype == tf.int32 and label.numpy().tolist() == [0, 1]
+    assert ds.element_spec[1].shape.as_list() == [None]
+    forever = tf.data.experimental.make_csv_dataset(str(path), batch_size=2, select_columns=["age"])
+    assert list(next(iter(forever))) == ["age"] and next(iter(forever))["age"].shape == (2,)
