@@ -167,6 +167,31 @@ class ReplicaContext:
         return self._scope.__exit__(*exc)
 
 
+def _flatten_distributed(structure):
+    """``(tensors, rebuild)``: the tensor leaves of ``structure``, a distributed value's components counted
+    one by one, and ``rebuild(new_tensors)`` that puts new tensors in their places (other leaves kept)."""
+    from tfcore.framework.tensor import Tensor
+
+    leaves = nest.flatten(structure)
+    tensors, where = [], []
+    for i, leaf in enumerate(leaves):
+        if isinstance(leaf, values.DistributedValues) and all(isinstance(c, Tensor) for c in leaf.values):
+            where.append((i, type(leaf), len(leaf.values)))
+            tensors.extend(leaf.values)
+        elif isinstance(leaf, Tensor) and not isinstance(leaf, values.MirroredVariable):
+            where.append((i, None, 1))
+            tensors.append(leaf)
+
+    def rebuild(new):
+        out, k = list(leaves), 0
+        for i, cls, count in where:
+            out[i] = new[k] if cls is None else cls(new[k:k + count])
+            k += count
+        return nest.pack_sequence_as(structure, out)
+
+    return tensors, rebuild
+
+
 class RunOptions:
     """``tf.distribute.RunOptions``: options for ``Strategy.run``. Its settings concern TPU compilation
     (dynamic batch sizes, bucketized dynamic shapes, XLA options); other strategies accept and ignore them,
@@ -264,6 +289,8 @@ class Strategy:
         n = len(self._devices)
         if n == 1:
             return self._run_replica(fn, 0, None, args, kwargs)
+        if tracing.is_tracing():
+            return self._run_as_graph_node(fn, args, kwargs)
         collective = _Collective(n)
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=n - 1,
@@ -279,6 +306,26 @@ class Strategy:
         if real or any(errors):
             raise (real or [e for e in errors if e is not None])[0]
         return values.regroup(results)
+
+    def _run_as_graph_node(self, fn, args, kwargs):
+        """``run`` inside a tf.function with several replicas: one graph node that runs the replicas (in their
+        threads, eagerly) with each call's tensors, per-replica components included. Replica threads do not
+        record into the caller's graph, so tracing them inline would replay the trace's results on every
+        call. A tensor the replica function reads from a closure instead of its arguments keeps the trace's
+        value: pass per-call tensors in ``args``, as TF's guides do."""
+        flat_in, rebuild_in = _flatten_distributed([list(args), kwargs])
+        rebuild_out = []
+
+        def body(*tensors):
+            a, kw = rebuild_in(tensors)
+            out = self.run(fn, args=tuple(a), kwargs=kw)
+            flat_out, rebuild = _flatten_distributed(out)
+            if not rebuild_out:
+                rebuild_out.append(rebuild)
+            return list(flat_out)
+
+        out = tracing.call_python(body, flat_in, name="StrategyRun")
+        return rebuild_out[0](list(out or ())) if rebuild_out else None
 
     def _run_replica_guarded(self, fn, i, collective, args, kwargs, creators=None):
         try:

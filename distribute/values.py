@@ -33,6 +33,15 @@ class DistributedValues:
     def __len__(self):
         return len(self._values)
 
+    # TF's nest protocol: tf.function keys a distributed value by its components' specs (never by identity)
+    # and traces them as placeholders, so a distributed dataset's batches reuse one trace.
+    def __tf_flatten__(self):
+        return None, self._values
+
+    @classmethod
+    def __tf_unflatten__(cls, metadata, components):
+        return cls(components)
+
     def __repr__(self):
         body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"{type(self).__name__}:{{\n{body}\n}}"

@@ -42,6 +42,8 @@ from .function import (case, cond, control_dependencies, foldl, foldr, init_scop
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
 from . import bitwise, ragged, version
+from . import profiler
+from . import compat  # tf.compat; install_as_tensorflow() is opt-in (importing it aliases nothing)
 from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # TF2's top-level aliases
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'

@@ -8,6 +8,8 @@ import importlib
 import platform
 import sys
 
+from .framework.errors import OpError
+
 COMMANDS = {}
 
 
@@ -33,7 +35,8 @@ def _info(args):
     import tfcore as tf
     from tfcore.framework.context import context
 
-    print(f"tfcore {tf.__version__}  (Python {platform.python_version()}, NumPy {numpy.__version__})")
+    print(f"tfcore {tf.version.TFCORE_VERSION}  (Python {platform.python_version()}, NumPy {numpy.__version__}, "
+          f"TF API {tf.version.TF_API_VERSION})")
     from .backend import cuda, cuda_stack, native_cpu
 
     print(f"CuPy: {cuda.cupy_version() or 'not available'}")
@@ -71,6 +74,12 @@ def _print_op_kernels(names, devices):
     """Per op and logical device: the kernel candidates in the order ``execute`` tries them."""
     from .ops.registry import REGISTRY, get_op
 
+    for n in names or ():
+        if n not in REGISTRY:  # TF's op names (as tf.raw_ops spells them): suggest the ones that contain it
+            key = n.lower().replace("_", "")
+            near = sorted(r for r in REGISTRY if key and key in r.lower().replace("_", ""))[:5]
+            raise KeyError(f"No op named {n!r} is registered" + (f"; did you mean {', '.join(near)}?" if near else
+                                                                  " (ops have TF's names, as tf.raw_ops spells them)"))
     ops = [get_op(n) for n in names] if names else [REGISTRY[n] for n in sorted(REGISTRY)]
     print("Op kernels (per device, in the order execute tries them; the first eligible one runs):")
     for op in ops:
@@ -84,7 +93,7 @@ def _print_op_kernels(names, devices):
 
 def main(argv=None):
     for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench", "tfcore.saving.saved_model_cli",
-                "tfcore.export.export_command", "tfcore.selftest.command"):
+                "tfcore.export.export_command", "tfcore.selftest.command", "tfcore.compat.run_command"):
         try:
             importlib.import_module(mod)  # registers its subcommand
         except ImportError:
@@ -94,7 +103,12 @@ def main(argv=None):
     for name, (help_text, add_arguments, _) in COMMANDS.items():
         add_arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
-    return COMMANDS[args.command][2](args) or 0
+    try:
+        return COMMANDS[args.command][2](args) or 0
+    except (OpError, OSError, KeyError, ValueError) as e:  # a user's mistake (a missing path, an unknown op): one line
+        message = e.args[0] if isinstance(e, KeyError) and e.args else getattr(e, "message", None) or str(e)
+        print(f"tfcore {args.command}: error: {message}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # run as tfcore.cli so subcommands register into the same COMMANDS

@@ -9,6 +9,7 @@ first in the order found, as TF's ``_flatten_module``.
 import functools
 import re
 
+from .framework import deferred as _deferred
 from .framework.context import name_scope as _name_scope
 from .framework.variables import Variable
 
@@ -33,6 +34,13 @@ class Module:
                              "identifiers (e.g. a valid class name).")
         self._name = name
         self._scope_name = name
+
+    def __setattr__(self, name, value):
+        # a variable created after Checkpoint.restore (``self.w = tf.Variable(...)`` on a module's first call)
+        # is restored when it is assigned, as TF's restore-on-create does
+        object.__setattr__(self, name, value)
+        if _deferred.waiting() and isinstance(value, Variable):
+            _deferred.created(self, name, value)
 
     @property
     def name(self):

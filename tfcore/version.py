@@ -1,5 +1,8 @@
-"""``tf.version``: the version strings TF exposes (tfcore's own version; no git or compiler build info)."""
+"""``tf.version``: the version strings TF exposes. ``VERSION`` is the TF API level with tfcore's version as
+a PEP 440 local label (``2.21.0+tfcore.0.1.0``); ``TFCORE_VERSION`` is tfcore's own (no git or compiler
+build info)."""
 
+from ._version import TF_API_VERSION, TFCORE_VERSION  # noqa: F401 - tfcore's names
 from ._version import __version__ as VERSION  # noqa: F401, N811 - TF's public name
 
 GIT_VERSION = "unknown"

@@ -28,7 +28,7 @@ def test_scope_contexts_and_mirrored_variables(devices):
     v.assign_add([1.0, 1.0])  # cross-replica: every copy
     for c in s.experimental_local_results(v):
         np.testing.assert_allclose(c.numpy(), [2.0, 3.0])
-    with pytest.raises(tf.errors.InvalidArgumentError):
+    with pytest.raises(ValueError, match="Shape mismatch"):  # TF 2.21: assign's shape check is a ValueError
         v.assign([1.0, 2.0, 3.0])
     for c in v.values:  # a failed update leaves every copy as it was
         np.testing.assert_allclose(c.numpy(), [2.0, 3.0])

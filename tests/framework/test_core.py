@@ -44,7 +44,7 @@ def test_variable_assign_keeps_old_reads_and_rejects_bad_shape():
     v.assign_add([1.0, 1.0])
     np.testing.assert_allclose(old.numpy(), [1, 2])
     np.testing.assert_allclose(v.numpy(), [2, 3])
-    with pytest.raises(tf.errors.InvalidArgumentError):
+    with pytest.raises(ValueError, match="Shape mismatch"):  # as TF 2.21's ResourceVariable.assign
         v.assign([1.0, 2.0, 3.0])
     np.testing.assert_allclose(v.numpy(), [2, 3])
 

@@ -232,9 +232,9 @@ def test_loss_scaling_keeps_small_float16_gradients_from_underflowing():
         with tf.GradientTape() as tape:
             loss = tf.cast(dense(x), tf.float32) * 1e-8
             loss = tf.reduce_sum(loss)
-            scaled = opt.get_scaled_loss(loss) if opt is not None else loss
+            scaled = opt.scale_loss(loss) if opt is not None else loss
         g = tape.gradient(scaled, dense.kernel)
-        return opt.get_unscaled_gradients([g])[0] if opt is not None else g
+        return g / opt.loss_scale if opt is not None else g
 
     np.testing.assert_array_equal(grads().numpy(), 0.0)
     np.testing.assert_allclose(grads(mp.LossScaleOptimizer(tf.keras.optimizers.SGD())).numpy(), [[1e-8]] * 3,
@@ -271,9 +271,8 @@ def test_mirrored_replicas_agree_on_skipping(two_cpus):
 
     def step(x):
         with tf.GradientTape() as tape:
-            loss = opt.get_scaled_loss(tf.reduce_sum(v * x))
-        grads = opt.get_unscaled_gradients(tape.gradient(loss, [v]))
-        opt.apply_gradients(zip(grads, [v]))
+            loss = opt.scale_loss(tf.reduce_sum(v * x))
+        opt.apply_gradients(zip(tape.gradient(loss, [v]), [v]))  # Keras 3: apply_gradients unscales
 
     # replica 1 alone sees an infinite gradient: both replicas skip the step
     strategy.run(step, args=(values.PerReplica([tf.constant([1.0, 1.0]), tf.constant([np.inf, 1.0])]),))
@@ -305,8 +304,8 @@ def _digits_accuracy(policy, device):
 def test_mixed_float16_converges_to_the_float32_accuracy_on_cpu(monkeypatch):
     reference, _ = _digits_accuracy("float32", "/CPU:0")
     scaled = []
-    monkeypatch.setattr(mp.LossScaleOptimizer, "get_scaled_loss",
-                        lambda self, loss, f=mp.LossScaleOptimizer.get_scaled_loss: scaled.append(1) or f(self, loss))
+    monkeypatch.setattr(mp.LossScaleOptimizer, "scale_loss",
+                        lambda self, loss, f=mp.LossScaleOptimizer.scale_loss: scaled.append(1) or f(self, loss))
     accuracy, model = _digits_accuracy("mixed_float16", "/CPU:0")
     assert reference > 0.9
     assert abs(accuracy - reference) <= 0.01

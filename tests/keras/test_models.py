@@ -76,8 +76,7 @@ def test_sequential_add_and_deferred_build():
     model.add(L.Dense(8, activation="relu"))
     model.add(L.Dense(2))
     assert not model.built
-    with pytest.raises(ValueError, match="not yet been built"):
-        model.summary()
+    model.summary()  # Keras 3 prints an unbuilt model ("?" shapes, "0 (unbuilt)" params) instead of raising
     y = model(rand(5, 3))
     assert y.shape == (5, 2) and model.built
     assert model.count_params() == 3 * 8 + 8 + 8 * 2 + 2

@@ -25,18 +25,21 @@ import threading
 import cupy_strict
 import numpy as np
 
+import tfcore
+
 _FUNCS = frozenset({"concatenate", "stack", "hstack", "vstack", "copyto", "tile", "repeat", "pad"})
 _XP_CREATION = frozenset({"ascontiguousarray", "asfortranarray", "array", "copy"})
-_TFCORE = os.sep + "tfcore" + os.sep
-_HERE = os.path.abspath(__file__)
+# the package's own folder, not any path with a "tfcore" folder in it: a repository cloned into a folder
+# named tfcore holds these tests under .../tfcore/tests/, which are not library code
+_PACKAGE = os.path.dirname(os.path.abspath(tfcore.__file__)) + os.sep
 
 
 def _site():
     f = sys._getframe(2)
     while f is not None:
         fn = f.f_code.co_filename
-        if _TFCORE in fn and f.f_code.co_filename != _HERE:
-            rel = fn[fn.rindex(_TFCORE) + 1:]
+        if fn.startswith(_PACKAGE):
+            rel = "tfcore/" + fn[len(_PACKAGE):].replace(os.sep, "/")
             return f"{rel}:{f.f_lineno} {f.f_code.co_name}"
         f = f.f_back
     return "<outside tfcore>"

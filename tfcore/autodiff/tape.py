@@ -195,7 +195,13 @@ class GradientTape:
         out_grads = nest.flatten(output_gradients) if output_gradients is not None else [None] * len(targets)
         if len(out_grads) != len(targets):
             raise ValueError("GradientTape.gradient: output_gradients must match target structure")
+        # a source that is itself a target gets the target's output gradient (ones by default), as TF's
+        # tape does for "sources that are targets" (TF identifies both by the variable's handle)
+        variable_targets = [(t, g) for t, g in zip(targets, out_grads) if isinstance(t, Variable)]
         targets = [t.value() if isinstance(t, Variable) else t for t in targets]
+        # ... unless the target's value is a read this tape recorded (the backward pass then seeds it)
+        variable_targets = [(t, g) for (t, g), value in zip(variable_targets, [x.value() for x, _ in variable_targets])
+                            if id(value) not in self._var_reads.get(id(t), ())]
         was_recording = self._recording
         if was_recording:
             self._pop()
@@ -204,6 +210,10 @@ class GradientTape:
             result = []
             for s in flat_sources:
                 g = self._source_grad(s, grads)
+                for t, out_grad in variable_targets:
+                    if t is s:
+                        own = _ops().ones_like(s.value()) if out_grad is None else out_grad
+                        g = own if g is None else _ops().add(g, own)
                 if g is None and unconnected is UnconnectedGradients.ZERO:
                     g = _ops().zeros_like(s)
                 result.append(g)

@@ -144,7 +144,7 @@ class _Entry:
         self.is_slot = [type(v) is Tensor for v in leaves]
         if type(out) is Tensor:
             self.kind = 0
-        elif type(out) is tuple and all(self.is_slot):
+        elif type(out) is tuple and all(self.is_slot) and len(leaves) == len(out):  # flat: ((a, b), c) is not
             self.kind = 1
         else:
             self.kind = 2
@@ -370,7 +370,7 @@ class DataFunction:
     normalised to CPU tensors (a top-level list becomes a tuple) inside the graph.
     """
 
-    __slots__ = ("fn", "normalize", "traced", "trace_output")
+    __slots__ = ("fn", "normalize", "traced", "trace_output", "trace_input")
 
     def __init__(self, fn, normalize=True, element=None, trace=True):
         if not callable(fn):
@@ -379,6 +379,7 @@ class DataFunction:
         self.normalize = normalize
         self.traced = None
         self.trace_output = None
+        self.trace_input = element
         if trace and not _debug_mode[0]:
             traced = TracedFunction(fn, post=normalize_result if normalize else None)
             if trace != "deferred":  # "deferred": traced with its first element
@@ -391,6 +392,21 @@ class DataFunction:
     @property
     def tracing_count(self):
         return 0 if self.traced is None else self.traced.tracing_count
+
+    def replay_first_graph(self, element):
+        """The first traced graph run on ``element`` (which may have other static sizes), without running the
+        Python function again; None when there is no such graph or it has effects (variable assignments,
+        Python calls). Random ops are previewed (generators rewound). ``map``'s ``element_spec`` uses it to
+        find which output sizes follow the input's unknown sizes."""
+        traced = self.traced
+        entry = None if traced is None else traced._first
+        if entry is None or any(step[0] not in (0, 1) for step in entry.plan.steps):
+            return None
+        flat = structure.flatten(element if type(element) is tuple else (element,))
+        if len(flat) != len(entry.graph.placeholders) or any(type(t) is not Tensor for t in flat):
+            return None
+        with _tracing.suspended(), _CpuScope(), _random_ops.previewing():
+            return entry.pack(_executor.run_plan(entry.plan, flat))
 
     def _replay(self, element):
         traced = self.traced

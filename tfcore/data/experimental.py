@@ -6,6 +6,7 @@ return a function to pass to ``Dataset.apply``, as TF's do.
 
 from ..framework.errors import OpError
 from ._runtime import enable_debug_mode
+from .csv_readers import CsvDataset, make_csv_dataset
 from .dataset_ops import DatasetV2, UnaryUnchangedStructureDataset
 from .iterators import Optional
 from .options import (
@@ -27,7 +28,7 @@ __all__ = [
     "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions", "ThreadingOptions", "Optional", "DatasetSpec",
     "cardinality", "assert_cardinality", "enumerate_dataset", "shuffle_and_repeat", "ignore_errors", "scan",
     "unbatch", "take_while", "unique", "get_single_element", "sample_from_datasets", "choose_from_datasets",
-    "from_list", "map_and_batch", "Counter", "enable_debug_mode",
+    "from_list", "map_and_batch", "Counter", "enable_debug_mode", "CsvDataset", "make_csv_dataset",
 ]
 
 

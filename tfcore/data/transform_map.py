@@ -43,6 +43,45 @@ def _parallelism(value, ctx, what):
     return n
 
 
+def _unknown_sizes_followed(fn, input_spec, spec):
+    """``spec`` (the trace's output shapes) with None where a size follows an unknown input size.
+
+    TF traces ``map`` with symbolic shapes, so a batch dimension of None stays None. tfcore traces with a
+    real element (batch 32): the traced graph is replayed once on that element resized to other sizes in
+    the input's None dimensions, and the output sizes that change become None. A graph that cannot run
+    on the resized element (an op that baked a size in) keeps the trace's sizes.
+    """
+    element = fn.trace_input
+    in_specs = structure.flatten(input_spec)
+    if element is None or not any(_has_unknown_dim(s) for s in in_specs):
+        return spec
+    leaves = structure.flatten(element)
+    if len(leaves) != len(in_specs) or any(type(t) is not Tensor for t in leaves):
+        return spec
+    resized = structure.pack_as(element, [_resized(t, s) for t, s in zip(leaves, in_specs)])
+    try:
+        other = fn.replay_first_graph(resized)
+        return spec if other is None else structure.relax_spec(spec, structure.spec_of(other))
+    except Exception:  # noqa: BLE001 - the trace's sizes stand when the graph cannot run on other sizes
+        return spec
+
+
+def _has_unknown_dim(s):
+    shape = getattr(s, "shape", None)
+    return shape is not None and (shape.rank is None or None in shape.as_list())
+
+
+def _resized(t, s):
+    """``t`` with each dimension that ``s`` leaves unknown one longer (its values repeated, so strings stay
+    parseable records and numbers stay in range)."""
+    shape = getattr(s, "shape", None)
+    if shape is None or shape.rank is None or shape.rank != t._array.ndim:
+        return t
+    dims = [n if d is not None else n + 1 for n, d in zip(t._array.shape, shape.as_list())]
+    arr = np.resize(np.asarray(t._array), dims)
+    return Tensor(arr, t._dtype, t._device)
+
+
 def _first_element_spec(dataset, fn):
     """element_spec of ``dataset.map(fn)`` for an untraced ``fn``: ``fn`` applied to the input's
     representative element (TF derives it by tracing ``fn``)."""
@@ -95,7 +134,10 @@ class MapDataset(UnaryDataset):
     def element_spec(self):
         if self._spec is None:
             out = self._fn.trace_output
-            self._spec = structure.spec_of(out) if out is not None else _first_element_spec(self._input, self._fn)
+            if out is None:
+                self._spec = _first_element_spec(self._input, self._fn)
+            else:
+                self._spec = _unknown_sizes_followed(self._fn, self._input.element_spec, structure.spec_of(out))
         return self._spec
 
     def _trace_element(self):

@@ -25,6 +25,11 @@ def cancel(owner, name):
         _pending.pop((id(owner), name), None)
 
 
+def waiting():
+    """True while some checkpoint value waits for a variable (a cheap test for hot paths)."""
+    return bool(_pending)
+
+
 def created(owner, name, variable):
     """``owner`` created ``variable`` under ``name``: restore it if a checkpoint value waits for it."""
     if not _pending:

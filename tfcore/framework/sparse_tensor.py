@@ -108,6 +108,11 @@ class SparseTensorSpec:
     def dtype(self):
         return self._dtype
 
+    @property
+    def value_type(self):
+        """The Python type of the values this spec describes (``tf.SparseTensor``), as TF's TypeSpec."""
+        return SparseTensor
+
     @classmethod
     def from_value(cls, value):
         return cls(value.shape, value.dtype)

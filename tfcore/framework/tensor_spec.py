@@ -19,6 +19,13 @@ class TensorSpec:
         return cls(tensor.shape, tensor.dtype, name)
 
     @property
+    def value_type(self):
+        """The Python type of the values this spec describes (``tf.Tensor``), as TF's TypeSpec."""
+        from .tensor import Tensor
+
+        return Tensor
+
+    @property
     def shape(self):
         return self._shape
 

@@ -249,6 +249,9 @@ class Variable:
     def _set(self, t, op_name):
         # Same shape as the current value: compatible by construction (skips TensorShape work per update).
         if t._array.shape != self._value._array.shape and not self._shape.is_compatible_with(t.shape):
+            if op_name == "AssignVariableOp":  # TF's assign checks shapes in Python: ValueError, TF's message
+                raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
+                                 f"{self._shape}, and the assigned value shape {t.shape} are incompatible.")
             raise InvalidArgumentError(
                 f"{op_name}: cannot assign a value of shape {t.shape} dtype {t.dtype.name} to variable "
                 f"{self._name} of shape {self._shape} dtype {self.dtype.name}")

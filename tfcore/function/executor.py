@@ -90,7 +90,7 @@ def compile_runner(plan, returns="list", shapes=None):
                 return None
             if not outs:
                 lines.append(f"    {call}")
-            elif (kind == 0 and len(outs) == 1) or kind == 1 or (kind == 3 and attrs["single"]):
+            elif (kind == 0 and len(outs) == 1 and not fn.multi_output) or kind == 1 or (kind == 3 and attrs["single"]):
                 lines.append(f"    {bind(outs)[0]} = {call}")
             else:
                 lines.append(f"    r = {call}")
@@ -145,7 +145,7 @@ def run_steps(env, steps, effects=False):
                 out = execute(fn, [env[i] for i in ins], attrs)
             else:
                 out = _run_with_residuals(env, fn, ins, attrs, target)
-            if len(outs) == 1:
+            if len(outs) == 1 and not fn.multi_output:  # a multi-output op with one output returns a 1-tuple
                 env[outs[0]] = out
             else:
                 for s, v in zip(outs, out):

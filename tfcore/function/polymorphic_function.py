@@ -55,6 +55,51 @@ def _spec_of(x):
     return dtypes.from_numpy(x.dtype), tuple(x.shape)
 
 
+class _CompositeArgs(tuple):
+    """The components of an argument that follows TF's ``__tf_flatten__`` / ``__tf_unflatten__`` protocol
+    (a distributed dataset's ``PerReplica`` batch). A tuple, so the signature keys its tensors by dtype and
+    shape and tracing gives them placeholders (TF traces such values by their TypeSpec, never by identity);
+    :func:`_rebuild_composites` turns the placeholders back into the object the function sees."""
+
+    def __new__(cls, owner, metadata, components):
+        self = super().__new__(cls, components)
+        self.cls, self.metadata = owner, metadata
+        return self
+
+
+def _expand_composites(value):
+    """``value`` with every ``__tf_flatten__`` object (nested in lists, tuples, dicts) as a :class:`_CompositeArgs`."""
+    if isinstance(value, Tensor):
+        return value
+    if hasattr(type(value), "__tf_flatten__") and not isinstance(value, Tensor):
+        metadata, components = value.__tf_flatten__()
+        return _CompositeArgs(type(value), metadata, [_expand_composites(c) for c in components])
+    if isinstance(value, list):
+        return [_expand_composites(v) for v in value]
+    if isinstance(value, tuple) and not isinstance(value, _CompositeArgs):
+        parts = [_expand_composites(v) for v in value]
+        if all(a is b for a, b in zip(parts, value)):
+            return value
+        return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+    if isinstance(value, dict):
+        return {k: _expand_composites(v) for k, v in value.items()}
+    return value
+
+
+def _rebuild_composites(value):
+    """The inverse of :func:`_expand_composites` (applied to the trace's placeholders)."""
+    if isinstance(value, _CompositeArgs):
+        return value.cls.__tf_unflatten__(value.metadata, tuple(_rebuild_composites(c) for c in value))
+    if isinstance(value, list):
+        return [_rebuild_composites(v) for v in value]
+    if isinstance(value, tuple):
+        parts = [_rebuild_composites(v) for v in value]
+        return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+    if isinstance(value, dict):
+        return {k: _rebuild_composites(v) for k, v in value.items()}
+    return value
+
+
 def _key(x, relaxed=None):
     """The hashable part of the signature for one argument (tensors by dtype/shape)."""
     if _is_tensor_like(x):
@@ -62,6 +107,8 @@ def _key(x, relaxed=None):
         return ("T", dt, shape)
     if _is_variable(x):
         return ("V", id(x))
+    if isinstance(x, _CompositeArgs):  # by its type, metadata and its components' specs, as TF's TypeSpec
+        return ("C", x.cls, x.metadata, tuple(_key(v) for v in x))
     if isinstance(x, list | tuple):
         return (type(x).__name__, tuple(_key(v) for v in x))
     if isinstance(x, dict):
@@ -144,7 +191,7 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self):
-        return self.graph.output_structure
+        return _rebuild_composites(self.graph.output_structure)
 
     @property
     def inputs(self):
@@ -166,6 +213,17 @@ class ConcreteFunction:
     def structured_input_signature(self):
         args = tuple(_key_spec(k) for k in self._arg_keys)
         return args, {}
+
+    @property
+    def function_type(self):
+        """TF's ``FunctionType``: an ``inspect.Signature`` whose parameters are annotated with their specs (what
+        the graph accepts) and whose return annotation is the output structure of TensorSpecs."""
+        import inspect
+
+        args, _ = self.structured_input_signature
+        params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=spec)
+                  for name, spec in zip(self._param_names, args)]
+        return inspect.Signature(params, return_annotation=self.structured_outputs)
 
     def _run_flat(self, flat_tensors):
         if self._jit_compile and not recording.active_tapes():  # fused steps: no tape may need the ops
@@ -249,7 +307,7 @@ class ConcreteFunction:
 
 def _key_spec(k):
     if k[0] == "T":
-        return TensorSpec(list(k[2]), k[1])
+        return TensorSpec(None if k[2] is None else list(k[2]), k[1])  # None: an unknown rank
     if k[0] in ("list", "tuple"):
         vals = [_key_spec(v) for v in k[1]]
         return vals if k[0] == "list" else tuple(vals)
@@ -273,13 +331,24 @@ def _output_str(structure):
 
 def _pack_outputs(graph, outs):
     it = iter(outs)
-    flags = graph.output_is_slot
+    flags = iter(graph.output_is_slot)
+    return _rebuild_composites(_map_leaves(lambda v: next(it) if next(flags) else v, graph.output_structure))
 
-    def leaf(v, is_slot):
-        return next(it) if is_slot else v
 
-    leaves = nest.flatten(graph.output_structure)
-    return nest.pack_sequence_as(graph.output_structure, [leaf(v, f) for v, f in zip(leaves, flags)])
+def _map_leaves(fn, value):
+    """``value`` with each leaf replaced by ``fn(leaf)``, called in ``nest.flatten`` order (dict values by
+    sorted key); lists, tuples, namedtuples, dicts and :class:`_CompositeArgs` keep their types."""
+    if isinstance(value, _CompositeArgs):
+        return _CompositeArgs(value.cls, value.metadata, [_map_leaves(fn, c) for c in value])
+    if isinstance(value, list):
+        return [_map_leaves(fn, c) for c in value]
+    if isinstance(value, tuple):
+        parts = [_map_leaves(fn, c) for c in value]
+        return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+    if isinstance(value, dict):
+        built = {k: _map_leaves(fn, value[k]) for k in sorted(value)}
+        return {k: built[k] for k in value}
+    return fn(value)
 
 
 # -- Function --------------------------------------------------------------------------------------------
@@ -405,6 +474,7 @@ class Function:
             # Called while tracing another function: trace inline (the outer graph records the ops).
             return self._call_python(args, kwargs)
         names, values, instance = self._bind(args, kwargs)
+        values = [_expand_composites(v) for v in values]
         if self._input_signature is not None:
             values = self._apply_input_signature(names, values)
             sig_keys = tuple(_spec_key(s) for s in self._input_signature)
@@ -524,10 +594,11 @@ class Function:
         if count:
             self._tracing_count += 1
         with tracing.recording_into(graph):
-            ph_values = [_placeholders(graph, v) for v in values]
+            ph_values = [_rebuild_composites(_placeholders(graph, v)) for v in values]
             call_args = ([instance] if instance is not None else []) + ph_values
             out = _call_with_names(fn, self._signature, names, call_args, instance is not None)
             out = nest.map_structure(lambda x: x.value() if _is_variable(x) else x, out)
+            out = _expand_composites(out)  # a PerReplica result: its tensors are outputs of the graph
         flat = nest.flatten(out)
         graph.output_structure = out
         graph.output_is_slot = []
@@ -541,10 +612,10 @@ class Function:
         cf._jit_compile = bool(self._jit_compile)
         cf._owner = self
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
-        graph.output_structure = nest.map_structure(
+        graph.output_structure = _map_leaves(
             lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
         graph.release_values()
-        return cf, out
+        return cf, _rebuild_composites(out)
 
     def _key_lock(self, keys):
         with self._lock:
@@ -611,7 +682,7 @@ def _weakrefable(obj):
 
 def _has_none(k):
     if k[0] == "T":
-        return None in k[2]
+        return k[2] is None or None in k[2]  # an unknown rank (TensorSpec(None)) or an unknown dimension
     if k[0] in ("list", "tuple"):
         return any(_has_none(v) for v in k[1])
     if k[0] == "dict":
@@ -707,7 +778,7 @@ def _placeholders(graph, value):
         return leaf
 
     # flatten order (dict values by sorted key) is the order calls pass their tensors in
-    return nest.pack_sequence_as(value, [ph(leaf) for leaf in nest.flatten(value)])
+    return _map_leaves(ph, value)
 
 
 def _call_with_names(fn, signature, names, call_args, has_self):

@@ -491,6 +491,23 @@ class ReduceLROnPlateau(Callback, _MonitorMixin):
                     self.wait = 0
 
 
+def _current_learning_rate(optimizer):
+    """The optimizer's learning rate now, as a float (a schedule evaluated at ``iterations``; the inner
+    optimizer of a LossScaleOptimizer), or None without an optimizer."""
+    optimizer = getattr(optimizer, "inner_optimizer", optimizer)
+    lr = getattr(optimizer, "_learning_rate", None)  # a schedule itself: Keras 3 evaluates it at iterations
+    if lr is None or not callable(lr) or hasattr(lr, "numpy"):
+        lr = getattr(optimizer, "learning_rate", None)
+    if lr is None:
+        return None
+    if callable(lr) and not hasattr(lr, "numpy"):
+        lr = lr(optimizer.iterations)
+    try:
+        return float(np.asarray(lr.numpy())) if hasattr(lr, "numpy") else float(lr)
+    except (TypeError, ValueError):
+        return None
+
+
 def _get_lr(model):
     lr = model.optimizer.learning_rate
     return float(np.asarray(lr.numpy())) if hasattr(lr, "numpy") else float(lr)
@@ -806,6 +823,9 @@ class TensorBoard(Callback):
         logs = logs or {}
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        learning_rate = _current_learning_rate(getattr(self.model, "optimizer", None))
+        if learning_rate is not None:  # Keras 3 logs epoch_learning_rate in the train run
+            train["learning_rate"] = learning_rate
         if self.write_steps_per_second and self._epoch_start is not None:
             train["steps_per_second"] = self._epoch_batches / max(time.time() - self._epoch_start, 1e-9)
         for run, values in (("train", train), ("validation", val)):

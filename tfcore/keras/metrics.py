@@ -208,11 +208,23 @@ def accuracy(y_true, y_pred):
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    """Mean over the last axis of ``y_true == (y_pred > threshold)``."""
+    """``y_true == (y_pred > threshold)`` element-wise as float32 (Keras 3: no mean over the last axis).
+
+    Labels ``(B,)`` against predictions ``(B, 1)`` are first brought to one rank (Keras 3's
+    ``squeeze_or_expand_to_same_rank``), so a metric counts one value per sample: a short last batch
+    weighs by its size, not as much as a full one.
+    """
     y_pred = _t(y_pred)
     y_true = _t(y_true, y_pred.dtype)
+    rt, rp = y_true.ndim, y_pred.ndim
+    if rp == rt + 1 and y_pred.shape[-1] == 1:
+        y_true = array_ops.expand_dims(y_true, -1) if rt == 1 else y_true
+        y_pred = y_pred if rt == 1 else array_ops.squeeze(y_pred, [-1])
+    elif rt == rp + 1 and y_true.shape[-1] == 1:
+        y_pred = array_ops.expand_dims(y_pred, -1) if rp == 1 else y_pred
+        y_true = y_true if rp == 1 else array_ops.squeeze(y_true, [-1])
     pred = math_ops.cast(math_ops.greater(y_pred, float(threshold)), y_pred.dtype)
-    return reduce_ops.reduce_mean(math_ops.cast(math_ops.equal(y_true, pred), dtypes.float32), axis=-1)
+    return math_ops.cast(math_ops.equal(y_true, pred), dtypes.float32)
 
 
 def categorical_accuracy(y_true, y_pred):

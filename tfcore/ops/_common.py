@@ -4,6 +4,7 @@ import numpy as np
 
 from ..framework import context as _ctx
 from ..framework import dtypes
+from ..framework import tracing as _tracing
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -110,13 +111,24 @@ def describe(tensors):
     return ", ".join(f"{t.dtype.name}{list(t.shape)}" for t in tensors)
 
 
+def dtype_mismatch(op_name, ts, arg_names=("x", "y")):
+    """The error for inputs of different dtypes, as TF raises it: eagerly the kernel's InvalidArgumentError;
+    while a graph is traced (tf.function, tf.data functions) the op builder's TypeError naming the inputs."""
+    if not _tracing.is_tracing():
+        return InvalidArgumentError(None, None, f"{op_name}: inputs must have the same dtype, got {describe(ts)}")
+    first = ts[0]._dtype
+    i = next(k for k, t in enumerate(ts) if t._dtype is not first)
+    names = arg_names if len(ts) == len(arg_names) else [f"inputs[{k}]" for k in range(len(ts))]
+    return TypeError(f"Input '{names[i]}' of '{op_name}' Op has type {ts[i]._dtype.name} that does not match type "
+                     f"{first.name} of argument '{names[0]}'. (inputs: {describe(ts)})")
+
+
 def same_dtype_rule(op, ts, attrs):
     """All inputs share one dtype (TF never promotes implicitly)."""
     d = ts[0]._dtype
     for t in ts:  # no slice: this runs on every binary op
         if t._dtype is not d:
-            raise InvalidArgumentError(
-                None, None, f"{op.name}: inputs must have the same dtype, got {describe(ts)}")
+            raise dtype_mismatch(op.name, ts)
     return None
 
 
@@ -128,8 +140,7 @@ def arith_rule(op, ts, attrs):
     x, y = ts
     d = x._dtype
     if y._dtype is not d:
-        raise InvalidArgumentError(
-            None, None, f"{op.name}: inputs must have the same dtype, got {describe(ts)}")
+        raise dtype_mismatch(op.name, ts)
     return d
 
 

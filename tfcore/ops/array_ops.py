@@ -1196,6 +1196,8 @@ def _check_int_indices(t, index):
 
 def _getitem(self, key):
     t = self if type(self) is Tensor else self.value()
+    if (isinstance(key, Tensor) and key._dtype is dtypes.bool) or (isinstance(key, np.ndarray) and key.dtype == bool):
+        return boolean_mask(t, key)  # x[x > 0]: TF's _slice_helper gives boolean_mask for a boolean tensor key
     if _TRACING[0] and isinstance(key, Tensor) and key._array.ndim == 0 and key._dtype.is_integer \
             and _tracing.current_graph() is not None and _tracing.current_graph().knows(key):
         # x[i] with i computed in the traced graph: a graph op on i (not i's trace-time value).

@@ -114,14 +114,45 @@ def yuv_to_rgb(images):
 
 # -- adjustments -----------------------------------------------------------------------------------------
 
+def _adjust_contrast_rule(op, ts, attrs):
+    images, factor = ts
+    if not images._dtype.is_floating or factor._array.ndim != 0:
+        raise InvalidArgumentError(None, None, f"AdjustContrastv2: images must be floating point and "
+                                               f"contrast_factor a scalar, got {describe(ts)}")
+    return images._dtype
+
+
+def _no_gradient_defined(call, *dys):
+    # TF registers no gradient for AdjustContrastv2: a tape that reaches it raises LookupError (the autodiff
+    # guide shows it); tfcore's composition would have differentiated silently
+    name = call.op.name
+    raise LookupError(f"gradient registry has no entry for: {name}\nNo gradient defined for operation "
+                      f"'{name}' (op type: {name}). In general every operation must have an associated "
+                      "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
+
+
+_no_gradient_defined.raises_lookup_error = True  # recorded by tapes so that reaching it raises, not differentiable
+ADJUST_CONTRAST = Op("AdjustContrastv2", rule=_adjust_contrast_rule, grad=_no_gradient_defined)
+
+
+@ADJUST_CONTRAST.kernel()
+def _adjust_contrast(b, images, factor):
+    mean = images.mean(axis=(-3, -2), keepdims=True, dtype=np.float64 if images.dtype == np.float64
+                       else np.float32).astype(images.dtype)
+    out = images - mean
+    out *= factor.astype(images.dtype)
+    out += mean
+    return out
+
+
 def adjust_contrast(images, contrast_factor):
-    """``tf.image.adjust_contrast``: ``(x - mean) * contrast_factor + mean`` per image and channel."""
+    """``tf.image.adjust_contrast``: ``(x - mean) * contrast_factor + mean`` per image and channel (the mean
+    over height and width). One op, ``AdjustContrastv2``, with no gradient, as in TF."""
     orig, x = _to_float(images)
     if x.ndim < 3:
         raise ValueError(f"adjust_contrast: images must be at least 3-D, got shape {x.shape.as_list()}")
-    mean = _r.reduce_mean(x, axis=[-3, -2], keepdims=True)
     factor = _m.cast(as_tensor(contrast_factor), x.dtype)
-    return _back(orig, _m.add(_m.multiply(_m.subtract(x, mean), factor), mean))
+    return _back(orig, execute(ADJUST_CONTRAST, (x, factor), {}))
 
 
 def adjust_gamma(image, gamma=1, gain=1):

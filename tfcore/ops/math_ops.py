@@ -16,6 +16,7 @@ from ._common import (
     binary_args,
     bool_rule,
     describe,
+    dtype_mismatch,
     floating_rule,
     in_accumulation_dtype,
     numeric_rule,
@@ -748,7 +749,7 @@ def add_n(inputs, name=None):
 def _matmul_rule(op, ts, attrs):
     a, b = ts
     if a._dtype is not b._dtype:
-        raise InvalidArgumentError(None, None, f"MatMul: inputs must have the same dtype, got {describe(ts)}")
+        raise dtype_mismatch("MatMul", ts, ("a", "b"))
     if a._dtype is dtypes.bool or a._dtype is dtypes.string:
         raise InvalidArgumentError(None, None, f"MatMul: unsupported dtype, got {describe(ts)}")
     sa, sb = a._array.shape, b._array.shape

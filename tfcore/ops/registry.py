@@ -434,6 +434,8 @@ def execute(op, inputs, attrs=None, residuals_into=None):
                 out, saved = _unwrap_residuals(out, b, False)
             if isinstance(out, _np_generic):
                 out = np.asarray(out)
+            elif isinstance(out, bytes):  # NumPy's math on 0-d object (string) arrays gives the Python object
+                out = np.array(out, dtype=object)
         outputs = Tensor(out, out_dtype if out_dtype is not None else _from_numpy(out.dtype), dev)
     if tapes and op.grad is not None:
         outs = outputs if type(outputs) is tuple else (outputs,)

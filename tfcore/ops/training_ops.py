@@ -108,6 +108,8 @@ def _adam(b, var, m, v, grad, *, alpha, beta_1, beta_2, epsilon):
     new_m, new_v = _adam_moments(m, v, grad, beta_1, beta_2)
     xp = b.xp
     upd = xp.sqrt(new_v)  # the new value is built in this buffer: one temporary instead of three
+    if upd.ndim == 0:  # a scalar variable: NumPy's 0-d math gives scalars, which `out=` cannot write into
+        upd = xp.array(upd)
     upd += _scalar(epsilon, var)
     xp.divide(new_m, upd, out=upd)
     upd *= _scalar(-alpha, var)

@@ -179,8 +179,14 @@ def _variants(cf):
 def _exact(declared, variant):
     """``declared`` specs with the static shapes ``variant`` was traced with."""
     shapes = iter(variant._shapes or ())
-    return nest.map_structure(lambda s: TensorSpec(list(next(shapes, s.shape.as_list())), s.dtype, name=s.name),
-                              declared)
+
+    def exact(s):
+        shape = next(shapes, None)
+        if shape is None:  # the declared shape (None: an unknown rank, TensorSpec(None))
+            shape = s.shape.as_list() if s.shape.rank is not None else None
+        return TensorSpec(None if shape is None else list(shape), s.dtype, name=s.name)
+
+    return nest.map_structure(exact, declared)
 
 
 def _arg_names(cf, specs):

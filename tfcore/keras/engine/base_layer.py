@@ -221,7 +221,9 @@ class Layer(Module):
         self.built = False
         self._build_input_shape = None
         self._input_spec = None
-        self.supports_masking = False
+        # Keras 3: a layer whose class overrides compute_mask supports masking (its mask is attached to its
+        # outputs, so attention downstream masks padding); layers may still set it in their own __init__
+        self.supports_masking = type(self).compute_mask is not Layer.compute_mask
         self._dynamic = dynamic
         self._autocast = kwargs.get("autocast", True)
         self._set_dtype_policy(dtype)

@@ -20,6 +20,35 @@ def cast(x, dtype):
     return _cast(x, dtype)
 
 
+def conform_input(x, kt):
+    """``x`` (a tensor or array given for the Input ``kt``) as Keras 3 standardizes a model's inputs: numbers
+    cast to the Input's dtype (int64 data into a float32 model) and the rank adjusted by a trailing 1
+    (labels-like ``(B,)`` data for an ``Input((1,))``, or ``(B, n, 1)`` for ``Input((n,))``). Other values
+    (specs, sparse and ragged tensors, strings) are returned as they are."""
+    if not is_tensor(x):
+        if not hasattr(x, "__array__") or isinstance(x, TensorSpec):
+            return x
+        try:
+            x = convert_to_tensor(x)
+        except (TypeError, ValueError):
+            return x
+    if not hasattr(x, "_array"):
+        return x
+    if x.dtype is not kt.dtype and (x.dtype.is_floating or x.dtype.is_integer) \
+            and (kt.dtype.is_floating or kt.dtype.is_integer):
+        x = cast(x, kt.dtype)
+    ref = kt.shape.as_list() if kt.shape.rank is not None else None
+    if ref is not None:
+        from ...ops import array_ops
+
+        rank = x._array.ndim
+        if rank == len(ref) + 1 and x._array.shape[-1] == 1:
+            x = array_ops.squeeze(x, [-1])
+        elif rank == len(ref) - 1 and ref and ref[-1] == 1:
+            x = array_ops.expand_dims(x, -1)
+    return x
+
+
 class GraphNetwork:
     """The static graph of a functional model (built once from inputs and outputs)."""
 
@@ -129,12 +158,12 @@ class GraphNetwork:
             missing = [n for n in names if n not in inputs]
             if missing:
                 raise ValueError(f"Missing data for input(s) {missing}; expected keys {names}")
-            return [inputs[n] for n in names]
+            return [conform_input(inputs[n], kt) for n, kt in zip(names, self.inputs)]
         flat = nest.flatten(inputs)
         if len(flat) != len(self.inputs):
             raise ValueError(f"Layer expects {len(self.inputs)} input(s), but it received {len(flat)} input "
                              f"tensors. Inputs received: {[getattr(x, 'shape', x) for x in flat]}")
-        return flat
+        return [conform_input(x, kt) for x, kt in zip(flat, self.inputs)]
 
     def check_input_shapes(self, inputs, model_name):
         """Raise ValueError when a real input's shape contradicts an Input's declared shape."""

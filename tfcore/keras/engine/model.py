@@ -196,10 +196,8 @@ class Model(TrainingMixin, Layer):
     # -- introspection and weights ------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
                 show_trainable=False, layer_range=None):
-        """Print a table of layers, output shapes and parameter counts (as TF 2)."""
-        if not self.built:
-            raise ValueError("This model has not yet been built. Build the model first by calling `build()` or "
-                             "by calling the model on a batch of data.")
+        """Print a table of layers, output shapes and parameter counts (as TF 2). An unbuilt model prints its
+        layers with ``?`` shapes and ``0 (unbuilt)`` parameters, as Keras 3 does."""
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
                       expand_nested=expand_nested, show_trainable=show_trainable, layer_range=layer_range)
 

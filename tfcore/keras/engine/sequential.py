@@ -10,6 +10,7 @@ from ...framework import nest
 from ...framework.tensor_shape import TensorShape
 from ...framework.tensor_spec import TensorSpec
 from .base_layer import Layer, bump_structure_version
+from .functional import conform_input
 from .input_layer import InputLayer
 from .keras_tensor import KerasTensor
 from .model import Model
@@ -144,6 +145,8 @@ class Sequential(Model):
 
     def call(self, inputs, training=None, mask=None):
         x = inputs
+        if self._input_layer is not None:  # Keras 3: the Input's dtype, and its rank by a trailing 1
+            x = conform_input(x, self.inputs[0])
         for layer in self._seq_layers:
             x = layer(x)
         return x

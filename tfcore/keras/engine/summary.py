@@ -85,6 +85,8 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
         positions = positions or [0.33, 0.55, 0.67, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     if positions[-1] <= 1:
+        if any(not layer.built for layer in model.layers):  # room for "0 (unbuilt)" in the last column
+            line_length += 2
         positions = [int(line_length * p) for p in positions]
     if show_trainable:
         line_length += 11
@@ -97,8 +99,9 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
     _print_row(header, positions, print_fn)
     print_fn("=" * line_length)
     for layer in layers:
-        params = layer.count_params() if layer.built else 0
-        fields = [f"{layer.name} ({type(layer).__name__})", _shape_text(layer, in_model), params]
+        params = layer.count_params() if layer.built else "0 (unbuilt)"  # Keras 3's text for an unbuilt layer
+        shape = _shape_text(layer, in_model) if layer.built or layer._inbound_nodes else "?"
+        fields = [f"{layer.name} ({type(layer).__name__})", shape, params]
         if not sequential_like:
             fields.append(_connections(layer, in_model))
         if show_trainable:

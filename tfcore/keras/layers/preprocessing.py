@@ -120,10 +120,17 @@ class Normalization(Layer):
 
     def call(self, inputs):
         inputs = math_ops.cast(inputs, self._dtype) if inputs.dtype != self._dtype else inputs
-        std = math_ops.maximum(math_ops.sqrt(self.variance), backend.epsilon())
+        mean, variance = self.mean, self.variance
+        if self.input_mean is None:
+            # the adapted statistics are read from their variables on every call, so weights restored after
+            # adapt/build (load_model of a .keras file, load_weights, set_weights, a checkpoint) take effect
+            # as Keras 3's finalize_state() after loading does
+            mean = array_ops.reshape(self.adapt_mean, self._broadcast_shape)
+            variance = array_ops.reshape(self.adapt_variance, self._broadcast_shape)
+        std = math_ops.maximum(math_ops.sqrt(variance), backend.epsilon())
         if self.invert:
-            return self.mean + inputs * std
-        return (inputs - self.mean) / std
+            return mean + inputs * std
+        return (inputs - mean) / std
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -10,9 +10,12 @@ scale adapts, as TF's dynamic loss scale:
 - after ``dynamic_growth_steps`` consecutive finite steps the scale doubles (if the doubled
   scale is finite) and the counter restarts.
 
-``minimize`` (used by Keras ``fit``) scales the loss and unscales the gradients itself; a custom
-loop with a ``GradientTape`` calls ``get_scaled_loss`` / ``get_unscaled_gradients`` and then
-``apply_gradients``. Under a ``MirroredStrategy`` the finiteness check is made on the all-reduced
+As in Keras 3 (TF 2.16+, so TF 2.21): a custom loop scales the loss with ``scale_loss``, takes the
+tape's gradients of the scaled loss and passes them to ``apply_gradients``, which unscales them and
+skips a non-finite step itself; ``minimize`` (used by Keras ``fit``) does the same. Keras 2's
+``get_scaled_loss`` / ``get_unscaled_gradients`` do not exist in TF 2.21's Keras 3 optimizer: they raise
+AttributeError naming ``scale_loss`` (a Keras 2 loop that unscaled the gradients itself and then called
+``apply_gradients`` would unscale twice). Under a ``MirroredStrategy`` the finiteness check is made on the all-reduced
 gradients, so every replica takes the same decision.
 """
 
@@ -35,6 +38,7 @@ __all__ = ["LossScaleOptimizer"]
 _DEFAULT_INITIAL_SCALE = 2.0 ** 15
 _DEFAULT_GROWTH_STEPS = 2000
 _MULTIPLIER = 2.0
+_KERAS2_NAMES = ("get_scaled_loss", "get_unscaled_gradients")
 
 
 class LossScaleOptimizer(Optimizer):
@@ -91,6 +95,10 @@ class LossScaleOptimizer(Optimizer):
         # attributes of the wrapped optimizer (clipnorm, weight_decay, slots, ...) read through
         if name == "_optimizer":
             raise AttributeError(name)
+        if name in _KERAS2_NAMES:
+            raise AttributeError(f"'LossScaleOptimizer' object has no attribute '{name}': Keras 2's loss scaling "
+                                 "API is not in Keras 3 (TF 2.16+). Scale the loss with `scale_loss(loss)` and pass "
+                                 "the gradients of the scaled loss to `apply_gradients`, which unscales them.")
         return getattr(self._optimizer, name)
 
     # -- loss scale state --------------------------------------------------------------------------
@@ -122,35 +130,34 @@ class LossScaleOptimizer(Optimizer):
         return self._optimizer
 
     # -- scaling -------------------------------------------------------------------------------------
-    def get_scaled_loss(self, loss):
-        """``loss * loss_scale`` (in the loss's dtype); a callable loss gives a callable."""
+    def scale_loss(self, loss):
+        """``loss * loss_scale`` (Keras 3), in the loss's dtype; a callable loss gives a callable.
+
+        Differentiate the scaled loss and pass its gradients to :meth:`apply_gradients`, which unscales them.
+        """
         if callable(loss) and not isinstance(loss, Tensor):
-            return lambda: self.get_scaled_loss(loss())
+            return lambda: self.scale_loss(loss())
         loss = loss if isinstance(loss, Tensor) else convert_to_tensor(loss)
         return math_ops.multiply(loss, math_ops.cast(self._loss_scale.value(), loss.dtype))
 
-    scale_loss = get_scaled_loss  # Keras 3's name
-
-    def get_unscaled_gradients(self, grads):
+    def _unscale(self, grads):
         """Each gradient divided by the loss scale (None stays None)."""
         reciprocal = math_ops.reciprocal(self._loss_scale.value())
         return [None if g is None else math_ops.multiply(g, math_ops.cast(reciprocal, g.dtype)) for g in grads]
 
     # -- the optimizer protocol ----------------------------------------------------------------------
     def compute_gradients(self, loss, var_list, tape=None):
-        """Gradients of ``loss`` computed on the scaled loss, then unscaled."""
+        """Gradients of the *scaled* loss: what :meth:`apply_gradients` expects (it unscales them)."""
         tape = GradientTape() if tape is None else tape
         if callable(loss) and not isinstance(loss, Tensor):
-            grads_and_vars = self._optimizer.compute_gradients(self.get_scaled_loss(loss), var_list, tape)
-        else:
-            with tape:
-                scaled = self.get_scaled_loss(loss)
-            grads_and_vars = self._optimizer.compute_gradients(scaled, var_list, tape)
-        grads = self.get_unscaled_gradients([g for g, _ in grads_and_vars])
-        return list(zip(grads, [v for _, v in grads_and_vars]))
+            return self._optimizer.compute_gradients(self.scale_loss(loss), var_list, tape)
+        with tape:
+            scaled = self.scale_loss(loss)
+        return self._optimizer.compute_gradients(scaled, var_list, tape)
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
-        """Apply the (unscaled) gradients unless one is not finite; update the loss scale. Returns ``iterations``.
+        """Unscale the gradients of a scaled loss and apply them unless one is not finite (Keras 3); update
+        the loss scale. Returns ``iterations``.
 
         In a replica context the gradients are all-reduced first and the check is made on the sums.
         """
@@ -174,7 +181,8 @@ class LossScaleOptimizer(Optimizer):
         finite = all_finite([g for g, _ in pairs if g is not None])
         inner = self._optimizer
         if finite:
-            inner._apply_gradients_locally(pairs)
+            grads = self._unscale([g for g, _ in pairs])
+            inner._apply_gradients_locally(list(zip(grads, [v for _, v in pairs])))
         else:
             inner.iterations.assign_add(inner._one)  # the skipped step still counts, as TF
         if self._dynamic and self._owns_update():

@@ -119,7 +119,94 @@ class CosineDecay(LearningRateSchedule):
                 "warmup_steps": self.warmup_steps}
 
 
-_SCHEDULES = {c.__name__: c for c in (ExponentialDecay, PiecewiseConstantDecay, CosineDecay)}
+class PolynomialDecay(LearningRateSchedule):
+    """``(initial - end) * (1 - step / decay_steps) ** power + end``; the step is clipped to ``decay_steps``,
+    or with ``cycle`` the decay restarts at each multiple of ``decay_steps`` (Keras 3's formula)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False,
+                 name="PolynomialDecay"):
+        if decay_steps <= 0:
+            raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+        self.name = name
+
+    def __call__(self, step):
+        s, decay_steps = _step(step), float(self.decay_steps)
+        if self.cycle:
+            decay_steps *= 1.0 if s == 0 else math.ceil(s / self.decay_steps)
+        else:
+            s = min(s, decay_steps)
+        initial, end = float(self.initial_learning_rate), float(self.end_learning_rate)
+        return _out((initial - end) * (1.0 - s / decay_steps) ** float(self.power) + end)
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
+                "end_learning_rate": self.end_learning_rate, "power": self.power, "cycle": self.cycle,
+                "name": self.name}
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (the ratio floored if ``staircase``)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="InverseTimeDecay"):
+        if decay_steps <= 0:
+            raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step):
+        p = _step(step) / float(self.decay_steps)
+        if self.staircase:
+            p = math.floor(p)
+        return _out(float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p))
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
+                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+
+
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR): period ``i`` lasts ``first_decay_steps * t_mul ** i`` steps and
+    starts at ``initial_learning_rate * m_mul ** i``; each decays to ``alpha`` times its start (Keras 3)."""
+
+    def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0, name="SGDRDecay"):
+        if first_decay_steps <= 0:
+            raise ValueError(f"Argument `first_decay_steps` must be > 0. Received: first_decay_steps="
+                             f"{first_decay_steps}")
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self._t_mul = t_mul
+        self._m_mul = m_mul
+        self.alpha = alpha
+        self.name = name
+
+    def __call__(self, step):
+        fraction = _step(step) / float(self.first_decay_steps)
+        t_mul, alpha = float(self._t_mul), float(self.alpha)
+        if t_mul == 1.0:
+            i_restart = math.floor(fraction)
+            fraction -= i_restart
+        else:
+            i_restart = math.floor(math.log(1.0 - fraction * (1.0 - t_mul)) / math.log(t_mul))
+            sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
+            fraction = (fraction - sum_r) / t_mul ** i_restart
+        cosine = 0.5 * float(self._m_mul) ** i_restart * (1.0 + math.cos(math.pi * fraction))
+        return _out(float(self.initial_learning_rate) * ((1.0 - alpha) * cosine + alpha))
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate, "first_decay_steps": self.first_decay_steps,
+                "t_mul": self._t_mul, "m_mul": self._m_mul, "alpha": self.alpha, "name": self.name}
+
+
+_SCHEDULES = {c.__name__: c for c in (ExponentialDecay, PiecewiseConstantDecay, CosineDecay, PolynomialDecay,
+                                      InverseTimeDecay, CosineDecayRestarts)}
 
 
 def serialize(learning_rate_schedule):

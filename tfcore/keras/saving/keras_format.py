@@ -457,7 +457,8 @@ def _compile_config(model):
         if isinstance(x, dict):
             return {k: ser(v) for k, v in x.items()}
         if hasattr(x, "get_config"):
-            return {"module": "keras.losses", "class_name": type(x).__name__, "config": _jsonable(x.get_config()),
+            module = "keras.metrics" if hasattr(x, "update_state") else "keras.losses"
+            return {"module": module, "class_name": type(x).__name__, "config": _jsonable(x.get_config()),
                     "registered_name": None}
         name = getattr(x, "__name__", None)
         if name is None:
@@ -480,8 +481,34 @@ def _compile_from_config(model, cc, custom_objects):
         opt = optimizers_mod.deserialize(_plain(opt_entry), custom_objects=custom_objects)
     else:
         opt = opt_entry or "rmsprop"
-    model.compile(optimizer=opt, loss=_plain(cc.get("loss")), metrics=_plain(cc.get("metrics")),
-                  loss_weights=cc.get("loss_weights"), weighted_metrics=_plain(cc.get("weighted_metrics")))
+    model.compile(optimizer=opt, loss=_compiled_objects(cc.get("loss"), "loss", custom_objects),
+                  metrics=_compiled_objects(cc.get("metrics"), "metric", custom_objects),
+                  loss_weights=cc.get("loss_weights"),
+                  weighted_metrics=_compiled_objects(cc.get("weighted_metrics"), "metric", custom_objects))
+
+
+def _compiled_objects(value, kind, custom_objects):
+    """A compile config's loss or metrics with each serialized object (``{'class_name', 'config', ...}``,
+    a ``BinaryCrossentropy()`` passed to ``compile``) deserialized back into that object; names, lists
+    and per-output dicts keep their structure."""
+    from .. import losses as losses_mod
+    from .. import metrics as metrics_mod
+
+    if isinstance(value, dict) and "class_name" in value:
+        entry = _plain(value)
+        module = value.get("module") or ""
+        if kind == "loss" or module.endswith("losses"):
+            try:
+                return losses_mod.deserialize(entry, custom_objects=custom_objects)
+            except ValueError:
+                if kind == "loss":
+                    raise
+        return metrics_mod.deserialize(entry, custom_objects=custom_objects)
+    if isinstance(value, dict):
+        return {k: _compiled_objects(v, kind, custom_objects) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_compiled_objects(v, kind, custom_objects) for v in value]
+    return value
 
 
 # -- weights ------------------------------------------------------------------------------------------------
@@ -621,10 +648,14 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
     """Write ``model`` to a ``.keras`` zip (atomically)."""
     h5py = _h5py()
     filepath = os.fspath(filepath)
+    if filepath.endswith((".h5", ".hdf5")):  # Keras 3 still writes Keras 2's legacy HDF5 model files; tfcore does not
+        raise ValueError(f"Saving a whole model to a legacy HDF5 file ({filepath}) is not supported by tfcore: save "
+                         "it in the native Keras format with a `.keras` extension (`model.save('model.keras')`), or "
+                         "only its weights with `model.save_weights('model.weights.h5')`.")
     if not filepath.endswith(".keras"):
-        raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` extension for the "
-                         f"native Keras format (recommended) or a `.h5` extension. Received: filepath={filepath}. "
-                         "Use `tf.saved_model.save` to export a SavedModel.")
+        raise ValueError("Invalid filepath extension for saving. Please add a `.keras` extension for the native "
+                         f"Keras format. Received: filepath={filepath}. Use `tf.saved_model.save` to export a "
+                         "SavedModel.")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} already exists and overwrite=False")
     if not model.built:
