@@ -64,12 +64,6 @@ def test_info_shows_an_emulated_gpu(image):
 
 
 def test_selftest_on_an_emulated_gpu(image):
-    rc, out = _run("tfcore", "selftest", "--help")
-    src = docker_image.REPO / "tfcore"
-    in_tree = (src / "selftest").exists() or (src / "selftest.py").exists()  # then `pip install .` must ship it
-    if rc != 0 and "invalid choice" in out and not in_tree:
-        # Only until the selftest subcommand (another branch) is merged: then this condition goes.
-        pytest.skip("this branch has no `tfcore selftest` subcommand yet")
     rc, out = _run("tfcore", "selftest", env={"TFCORE_EMULATED_GPUS": "1"}, timeout=900)
     assert rc == 0, out
     for family in FAMILIES:
