@@ -416,7 +416,8 @@ class TrainingMixin:
                 _unpack(validation_data)
         handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size,
                                            steps_per_epoch=steps_per_epoch, initial_epoch=initial_epoch,
-                                           epochs=epochs, shuffle=shuffle, class_weight=class_weight)
+                                           epochs=epochs, shuffle=shuffle, class_weight=class_weight,
+                                           worker=distribution.worker_of(self))
         cbs = callbacks if isinstance(callbacks, callbacks_mod.CallbackList) else callbacks_mod.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=epochs,
             steps=handler.inferred_steps)
@@ -471,7 +472,8 @@ class TrainingMixin:
         self._assert_compile_was_called()
         batch_size = _check_batch_size(batch_size, x, "evaluate")
         verbose = _get_verbosity(verbose)
-        handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps)
+        handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps,
+                                           worker=distribution.worker_of(self))
         if isinstance(callbacks, callbacks_mod.CallbackList):
             cbs = callbacks
         else:

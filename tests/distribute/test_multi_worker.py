@@ -1,0 +1,166 @@
+"""MultiWorkerMirroredStrategy across real processes: pytest starts ``mpirun --oversubscribe -np N``.
+
+Each job runs ``multi_worker/worker.py`` (a digits CNN, custom loop or Keras fit) and every rank
+saves its weights; the same script run alone (a one-worker job) is the single-process reference
+on the global batch. The jobs take a few seconds each; they run in the CPU pass of the suite (the
+workers place their replicas on the CPU: this file does not exercise GPU paths).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+WORKER = os.path.join(os.path.dirname(__file__), "multi_worker", "worker.py")
+MPIRUN = shutil.which("mpirun")
+
+try:
+    import mpi4py  # noqa: F401
+
+    HAVE_MPI4PY = True
+except ImportError:
+    HAVE_MPI4PY = False
+
+pytestmark = [
+    pytest.mark.skipif(MPIRUN is None, reason="Open MPI is not installed (apt-get install openmpi-bin "
+                                              "libopenmpi-dev; .ci/run installs it)"),
+    pytest.mark.skipif(not HAVE_MPI4PY, reason="mpi4py is not installed (pip install tfcore[mpi])"),
+    pytest.mark.skipif(bool(os.environ.get("TFCORE_EMULATED_GPUS")),
+                       reason="the MPI jobs run CPU workers only; they run once, in the CPU pass"),
+]
+
+TIMEOUT_S = 240  # a job that hangs fails the test instead of blocking the suite
+
+
+def _env(extra=None):
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith(("OMPI_", "PMIX_", "PMI_")) or k == "TF_CONFIG":
+            env.pop(k)
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "CUDA_VISIBLE_DEVICES": "",
+                "TFCORE_EMULATED_GPUS": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+    env.update(extra or {})
+    return env
+
+
+def _mpirun(np_, scenario, out, env=None, per_rank_env=None):
+    """Run ``worker.py scenario out`` on ``np_`` ranks; returns the CompletedProcess."""
+    os.makedirs(out, exist_ok=True)
+    cmd = [MPIRUN, "--oversubscribe", "--bind-to", "none"]
+    if per_rank_env is None:
+        cmd += ["-np", str(np_), sys.executable, WORKER, scenario, str(out)]
+    else:  # MPMD: one program block per rank, each with its own environment (-x NAME=value)
+        for i, extra in enumerate(per_rank_env):
+            if i:
+                cmd.append(":")
+            cmd += ["-np", "1"] + [a for k, v in extra.items() for a in ("-x", f"{k}={v}")]
+            cmd += [sys.executable, WORKER, scenario, str(out)]
+    return subprocess.run(cmd, env=_env(env), capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """``reference(scenario)``: the scenario's result in one process (run once per module)."""
+    cache = {}
+
+    def get(scenario):
+        if scenario not in cache:
+            cache[scenario] = _alone(scenario, tmp_path_factory.mktemp(f"ref_{scenario}"))
+        return cache[scenario]
+
+    return get
+
+
+def _alone(scenario, out):
+    os.makedirs(out, exist_ok=True)
+    proc = subprocess.run([sys.executable, WORKER, scenario, str(out)], env=_env(), capture_output=True, text=True,
+                          timeout=TIMEOUT_S)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return dict(np.load(os.path.join(out, "rank0.npz")))
+
+
+def _ranks(out, n):
+    return [dict(np.load(os.path.join(out, f"rank{r}.npz"))) for r in range(n)]
+
+
+def _check_same_training(ref, ranks, keys):
+    for r, result in enumerate(ranks):
+        assert int(result["num_replicas_in_sync"]) == len(ranks)
+        assert bool(result["should_checkpoint"]) == (r == 0)  # worker 0 is the chief without a chief task
+        for k in keys:
+            np.testing.assert_allclose(result[k], ref[k], rtol=0, atol=1e-6, err_msg=f"rank {r}: {k}")
+            np.testing.assert_array_equal(result[k], ranks[0][k], err_msg=f"rank {r} differs from rank 0: {k}")
+
+
+def _weights(result):
+    return sorted(k for k in result if k.startswith("w"))
+
+
+def test_custom_loop_on_two_workers_equals_one_process_on_the_global_batch(tmp_path, reference):
+    ref = reference("custom")
+    proc = _mpirun(2, "custom", tmp_path / "job", env={"TFCORE_TEST_COMMUNICATION": "RING"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _check_same_training(ref, _ranks(tmp_path / "job", 2), _weights(ref) + ["losses"])
+
+
+def test_keras_fit_digits_cnn_on_four_workers_equals_one_process(tmp_path, reference):
+    """fit on arrays (DATA sharding: each worker its rows of every global batch), metrics reduced across
+    workers, evaluate too."""
+    ref = reference("fit")
+    proc = _mpirun(4, "fit", tmp_path / "job")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _check_same_training(ref, _ranks(tmp_path / "job", 4),
+                         _weights(ref) + ["loss", "accuracy", "eval_loss", "eval_accuracy"])
+
+
+def test_keras_fit_on_a_dataset_auto_shards_by_data(tmp_path, reference):
+    ref = reference("fit")  # the same batches as arrays
+    proc = _mpirun(2, "fit_dataset", tmp_path / "job")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _check_same_training(ref, _ranks(tmp_path / "job", 2), _weights(ref) + ["loss", "accuracy"])
+
+
+def test_file_pipeline_auto_shards_by_file(tmp_path):
+    proc = _mpirun(2, "files", tmp_path / "job")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    seen = [r["seen"] for r in _ranks(tmp_path / "job", 2)]
+    # 4 files of 8 lines (file i holds i*100 + 0..7): worker 0 reads files 0 and 2, worker 1 files 1 and 3
+    np.testing.assert_array_equal(seen[0], sorted([j for i in (0, 2) for j in range(i * 100, i * 100 + 8)]))
+    np.testing.assert_array_equal(seen[1], sorted([j for i in (1, 3) for j in range(i * 100, i * 100 + 8)]))
+
+
+def _tf_config(task_type, index):
+    return json.dumps({"cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]},
+                       "task": {"type": task_type, "index": index}})
+
+
+def test_tf_config_that_agrees_with_mpi_gives_the_roles(tmp_path):
+    proc = _mpirun(2, "custom", tmp_path / "job",
+                   per_rank_env=[{"TF_CONFIG": _tf_config("chief", 0)}, {"TF_CONFIG": _tf_config("worker", 0)}])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    chief, worker = _ranks(tmp_path / "job", 2)
+    assert (str(chief["task"]), str(worker["task"])) == ("chief:0", "worker:0")
+    assert bool(chief["should_checkpoint"]) and not bool(worker["should_checkpoint"])  # the chief task, not worker 0
+    np.testing.assert_array_equal(chief["w0"], worker["w0"])
+
+
+def test_tf_config_that_disagrees_with_mpi_raises_naming_both(tmp_path):
+    # both ranks claim the chief task: rank 1 is told it is position 0
+    proc = _mpirun(2, "custom", tmp_path / "job", env={"TF_CONFIG": _tf_config("chief", 0)})
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "TF_CONFIG and MPI disagree" in out, out
+    assert "MPI rank 1 of size 2" in out and "('chief', index 0) at position 0" in out, out
+
+
+def test_a_worker_that_raises_ends_the_job_with_its_error(tmp_path):
+    """Rank 1 raises before training while rank 0 waits in a collective: the job ends (MPI_Abort), no hang."""
+    proc = _mpirun(2, "raise", tmp_path / "job")
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "RuntimeError: worker 1 failed on purpose" in out, out
+    assert not os.path.exists(tmp_path / "job" / "rank0.npz")

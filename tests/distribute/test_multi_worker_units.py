@@ -1,0 +1,148 @@
+"""MultiWorkerMirroredStrategy pieces that need no MPI job: options, TF_CONFIG, roles, auto-sharding.
+
+(The jobs themselves: test_multi_worker.py.) A process not started by mpirun is a one-worker job.
+"""
+
+import json
+
+import numpy as np
+import pytest
+from tfcore.distribute.input_lib import worker_batches, worker_rows
+
+import tfcore as tf
+from tfcore.data.auto_shard import auto_shard_dataset
+
+AutoShardPolicy = tf.data.experimental.AutoShardPolicy
+
+
+@pytest.fixture
+def cpu_only(devices):
+    """One CPU replica whatever the machine has (the strategy would take every visible GPU)."""
+    return devices(n_cpus=1)
+
+
+def test_communication_options_follow_tf():
+    opts = tf.distribute.experimental.CommunicationOptions()
+    assert opts.implementation == tf.distribute.experimental.CommunicationImplementation.AUTO
+    assert opts.bytes_per_pack == 0 and opts.timeout_seconds is None
+    ring = tf.distribute.experimental.CommunicationOptions(bytes_per_pack=1024, implementation="ring")
+    assert ring.implementation == tf.distribute.experimental.CommunicationImplementation.RING
+    assert tf.distribute.experimental.CollectiveCommunication.NCCL is \
+        tf.distribute.experimental.CommunicationImplementation.NCCL
+    with pytest.raises(ValueError, match="bytes_per_pack"):
+        tf.distribute.experimental.CommunicationOptions(bytes_per_pack=-1)
+    with pytest.raises(ValueError, match="implementation"):
+        tf.distribute.experimental.CommunicationOptions(implementation="GLOO")
+
+
+def _set_tf_config(monkeypatch, cluster, task_type, index, **extra):
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": {"type": task_type, "index": index},
+                                                **extra}))
+
+
+def test_tf_config_cluster_resolver_reads_tf_config(monkeypatch):
+    cluster = {"chief": ["c0:2222"], "worker": ["w0:2222", "w1:2222"]}
+    _set_tf_config(monkeypatch, cluster, "worker", 1, rpc_layer="grpc")
+    r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    assert r.cluster_spec().as_dict() == cluster
+    assert (r.task_type, r.task_id, r.rpc_layer) == ("worker", 1, "grpc")
+    assert r.master() == "grpc://w1:2222"
+    assert r.master("chief", 0, rpc_layer="") == "c0:2222"
+    assert tf.distribute.cluster_resolver.TFConfigClusterResolver(task_type="chief", task_id=0).task_type == "chief"
+
+
+def test_tf_config_errors_name_the_problem(monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", "{not json")
+    with pytest.raises(ValueError, match="TF_CONFIG is not valid JSON"):
+        tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    _set_tf_config(monkeypatch, {"worker": ["a:1"]}, "ps", 0)
+    with pytest.raises(ValueError, match="task type 'ps' is not a job"):
+        tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    _set_tf_config(monkeypatch, {"worker": ["a:1"]}, "worker", 3)
+    with pytest.raises(ValueError, match="task index 3 is out of range"):
+        tf.distribute.cluster_resolver.TFConfigClusterResolver()
+
+
+def test_roles_chief_task_else_worker_zero():
+    from tfcore.distribute import cluster_resolver as cr
+
+    with_chief = tf.train.ClusterSpec({"chief": ["c"], "worker": ["a", "b"]})
+    assert cr.is_chief(with_chief, "chief", 0) and not cr.is_chief(with_chief, "worker", 0)
+    assert [cr.task_position(with_chief, t, i) for t, i in [("chief", 0), ("worker", 0), ("worker", 1)]] == [0, 1, 2]
+    assert cr.training_tasks(with_chief) == 3
+    workers = tf.train.ClusterSpec({"worker": ["a", "b"]})
+    assert cr.is_chief(workers, "worker", 0) and not cr.is_chief(workers, "worker", 1)
+
+
+def test_one_process_is_a_one_worker_job(cpu_only, monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    assert strategy.num_replicas_in_sync == 1
+    assert strategy.extended.should_checkpoint and not strategy.extended._in_multi_worker_mode()
+    assert isinstance(strategy.cluster_resolver, tf.distribute.cluster_resolver.SimpleClusterResolver)
+    assert strategy.cluster_resolver.task_type == "worker" and strategy.cluster_resolver.task_id == 0
+    with strategy.scope():
+        v = tf.Variable(2.0)
+    out = strategy.run(lambda: tf.distribute.get_replica_context().all_reduce("SUM", v * 3.0))
+    assert float(strategy.reduce("SUM", out, axis=None).numpy()) == 6.0
+
+
+def test_tf_config_of_two_tasks_outside_mpirun_raises(cpu_only, monkeypatch):
+    _set_tf_config(monkeypatch, {"worker": ["a:1", "b:1"]}, "worker", 0)
+    with pytest.raises(ValueError, match=r"TF_CONFIG and MPI disagree: TF_CONFIG describes 2 training task\(s\)"
+                                         r".*a single process \(not started by mpirun\).*mpirun -np 2"):
+        tf.distribute.MultiWorkerMirroredStrategy()
+
+
+def test_nccl_without_gpus_is_a_clear_error(cpu_only, monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    opts = tf.distribute.experimental.CommunicationOptions(implementation="NCCL")
+    with pytest.raises(ValueError, match="CommunicationImplementation.NCCL needs NCCL"):
+        tf.distribute.MultiWorkerMirroredStrategy(communication_options=opts)
+    with pytest.raises(ValueError, match="communication_options must be"):
+        tf.distribute.MultiWorkerMirroredStrategy(communication_options="RING")
+
+
+def _text_files(tmp_path, n):
+    files = []
+    for i in range(n):
+        p = tmp_path / f"f{i}.txt"
+        p.write_text("".join(f"{i}{j}\n" for j in range(3)))
+        files.append(str(p))
+    return files
+
+
+def _lines(ds):
+    return [t.numpy() for t in ds]
+
+
+def test_auto_shard_by_file_reads_every_nth_file(tmp_path):
+    files = _text_files(tmp_path, 4)
+    ds = tf.data.TextLineDataset(files).map(lambda s: s)
+    mine, policy = auto_shard_dataset(ds, 2, 1)
+    assert policy == AutoShardPolicy.FILE
+    assert _lines(mine) == [f"{i}{j}".encode() for i in (1, 3) for j in range(3)]
+    assert len(_lines(ds)) == 12  # the user's pipeline is unchanged
+
+
+def test_auto_shard_falls_back_to_data_and_obeys_options(tmp_path):
+    ds = tf.data.Dataset.range(8).batch(4)
+    assert auto_shard_dataset(ds, 2, 0)[1] == AutoShardPolicy.DATA
+    few = tf.data.TextLineDataset(_text_files(tmp_path, 1))
+    assert auto_shard_dataset(few, 2, 0)[1] == AutoShardPolicy.DATA  # AUTO: fewer files than workers
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = AutoShardPolicy.FILE
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AutoShardPolicy.FILE: the pipeline reads 1 file"):
+        auto_shard_dataset(few.with_options(options), 2, 0)
+    options.experimental_distribute.auto_shard_policy = AutoShardPolicy.OFF
+    assert auto_shard_dataset(ds.with_options(options), 2, 0)[1] == AutoShardPolicy.OFF
+
+
+def test_worker_batches_follow_the_policy():
+    batches = [np.arange(8) + 10 * i for i in range(2)]
+    data = list(worker_batches(iter(batches), 2, 1, AutoShardPolicy.DATA))
+    assert [b.tolist() for b in data] == [[4, 5, 6, 7], [14, 15, 16, 17]]  # this worker's rows of each batch
+    off = list(worker_batches(iter(batches), 2, 1, AutoShardPolicy.OFF))
+    assert [b.tolist() for b in off] == [[0, 1, 2, 3], [4, 5, 6, 7], [10, 11, 12, 13], [14, 15, 16, 17]]
+    ragged = worker_rows({"x": np.arange(5), "n": np.int64(3)}, 2, 1)
+    assert ragged["x"].tolist() == [3, 4] and ragged["n"] == 3  # earlier workers larger; scalars kept whole
