@@ -149,6 +149,10 @@ class MultiWorkerExtended(StrategyExtended):
         """Whether the job has more than one worker (TF's private check, used by Keras callbacks)."""
         return self._strategy._world.size > 1
 
+    def _barrier(self):
+        """Wait until every worker got here (e.g. before the chief deletes files the others still write)."""
+        self._strategy._world.barrier()
+
     @property
     def _task_type(self):
         return self._strategy.cluster_resolver.task_type

@@ -164,3 +164,22 @@ def test_a_worker_that_raises_ends_the_job_with_its_error(tmp_path):
     out = proc.stdout + proc.stderr
     assert "RuntimeError: worker 1 failed on purpose" in out, out
     assert not os.path.exists(tmp_path / "job" / "rank0.npz")
+
+
+def test_backup_and_restore_resumes_a_killed_job_with_the_uninterrupted_weights(tmp_path, reference):
+    """Worker 1 dies (os._exit) before batch 2 of epoch 1; the job ends as a whole. Started again, every worker
+    restores the chief's mid-epoch backup (save_freq=2 batches), skips the 2 batches already trained on and ends
+    with the weights (and Adam state) of a run that never stopped."""
+    ref = reference("backup")
+    died = _mpirun(2, "backup", tmp_path / "job", env={"TFCORE_TEST_DIE_AT": "1:1:2", "TFCORE_TEST_SAVE_FREQ": "2"})
+    assert died.returncode != 0, died.stdout + died.stderr
+    with open(tmp_path / "job" / "backup" / "training_state.json") as f:
+        assert json.load(f) == {"epoch": 1, "batch": 2}
+    assert not (tmp_path / "job" / "backup" / "workertemp_1").exists()  # only the chief's backup is kept
+    resumed = _mpirun(2, "backup", tmp_path / "job", env={"TFCORE_TEST_SAVE_FREQ": "2"})
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    ranks = _ranks(tmp_path / "job", 2)
+    _check_same_training(ref, ranks, _weights(ref))
+    for result in ranks:
+        assert result["epochs_run"].tolist() == [1, 2]  # resumed in epoch 1, not from the start
+    assert not (tmp_path / "job" / "backup").exists()  # delete_checkpoint=True removes it after a finished fit

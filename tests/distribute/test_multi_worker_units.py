@@ -146,3 +146,44 @@ def test_worker_batches_follow_the_policy():
     assert [b.tolist() for b in off] == [[0, 1, 2, 3], [4, 5, 6, 7], [10, 11, 12, 13], [14, 15, 16, 17]]
     ragged = worker_rows({"x": np.arange(5), "n": np.int64(3)}, 2, 1)
     assert ragged["x"].tolist() == [3, 4] and ragged["n"] == 3  # earlier workers larger; scalars kept whole
+
+
+def test_backup_and_restore_validates_its_arguments(tmp_path):
+    with pytest.raises(ValueError, match="Empty `backup_dir`"):
+        tf.keras.callbacks.BackupAndRestore("")
+    with pytest.raises(ValueError, match="save_freq=0"):
+        tf.keras.callbacks.BackupAndRestore(tmp_path, save_freq=0)
+    with pytest.raises(ValueError, match="save_freq='batch'"):
+        tf.keras.callbacks.BackupAndRestore(tmp_path, save_freq="batch")
+
+
+def test_backup_and_restore_resumes_fit_in_one_process(cpu_only, tmp_path):
+    """An interrupted fit (an exception in epoch 1) started again continues from the epoch-0 backup."""
+    x = np.random.RandomState(0).rand(32, 3).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+
+    def model():
+        m = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, kernel_initializer="zeros")])
+        m.compile(tf.keras.optimizers.Adam(0.1), "mse")
+        return m
+
+    class Crash(tf.keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            if epoch == 1:
+                raise RuntimeError("preempted")
+
+    full = model()
+    full.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    backup = tmp_path / "backup"
+    first = model()
+    with pytest.raises(RuntimeError, match="preempted"):
+        first.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0,
+                  callbacks=[tf.keras.callbacks.BackupAndRestore(backup), Crash()])
+    assert (backup / "training_state.json").exists()
+    again = model()
+    hist = again.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0,
+                     callbacks=[tf.keras.callbacks.BackupAndRestore(backup)])
+    assert hist.epoch == [1, 2]
+    for a, b in zip(again.weights, full.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not backup.exists()

@@ -839,3 +839,6 @@ class TensorBoard(Callback):
         for w in self._writers.values():
             w.close()
         self._writers = {}
+
+
+from .backup_and_restore import BackupAndRestore  # noqa: E402, F401 - tf.keras.callbacks.BackupAndRestore

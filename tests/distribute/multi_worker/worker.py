@@ -93,6 +93,40 @@ def file_shards(strategy, out):
     return {"seen": np.array(sorted(seen))}
 
 
+class _DieAt(tf.keras.callbacks.Callback):
+    """Kills this process (no cleanup, as a crash would) before training on (epoch, batch)."""
+
+    def __init__(self, epoch, batch):
+        super().__init__()
+        self.at, self.epoch = (epoch, batch), None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if (self.epoch, batch) == self.at:
+            sys.stdout.flush()
+            os._exit(7)
+
+
+def backup_fit(strategy, out):
+    """fit for 3 epochs with BackupAndRestore; TFCORE_TEST_DIE_AT="rank:epoch:batch" kills that worker."""
+    x, y = digits()
+    with strategy.scope():
+        model = cnn()
+        model.compile(tf.keras.optimizers.Adam(0.01), tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    freq = os.environ.get("TFCORE_TEST_SAVE_FREQ", "epoch")
+    callbacks = [tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"),
+                                                     save_freq=freq if freq == "epoch" else int(freq))]
+    die = os.environ.get("TFCORE_TEST_DIE_AT")
+    if die:
+        rank, epoch, batch = (int(v) for v in die.split(":"))
+        if rank == int(os.environ.get("OMPI_COMM_WORLD_RANK", 0)):
+            callbacks.append(_DieAt(epoch, batch))
+    hist = model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=3, shuffle=False, verbose=0, callbacks=callbacks)
+    return dict(weights_of(model), epochs_run=np.array(hist.epoch))
+
+
 def main():
     scenario, out = sys.argv[1], sys.argv[2]
     options = tf.distribute.experimental.CommunicationOptions(
@@ -105,6 +139,8 @@ def main():
         result = keras_fit(strategy, "arrays")
     elif scenario == "fit_dataset":
         result = keras_fit(strategy, "dataset")
+    elif scenario == "backup":
+        result = backup_fit(strategy, out)
     elif scenario == "files":
         result = file_shards(strategy, out)
     elif scenario == "raise":

@@ -15,6 +15,7 @@ Logs stay tensors during an epoch; they are turned into Python floats only when 
 them per batch (the progress bar does at ``verbose=1``) and at the end of each epoch.
 """
 
+import itertools
 import numbers
 import warnings
 
@@ -424,6 +425,8 @@ class TrainingMixin:
         batch_hooks = cbs.needs_batch_hooks("train")
         self.stop_training = False
         cbs.on_train_begin()
+        # BackupAndRestore restored a backup: continue from its epoch, past the batches that epoch trained on
+        handler.initial_epoch, skip_batches = self.__dict__.pop("_resume_from", (handler.initial_epoch, 0))
         training_logs = None
         train_fn = self._step_function("train_step")
         per_call = self._state().get("steps_per_execution", 1)
@@ -431,6 +434,8 @@ class TrainingMixin:
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
             logs = None
+            if skip_batches:
+                batches, skip_batches = itertools.islice(batches, skip_batches, None), 0
             if per_call > 1 and train_fn is not self.train_step:
                 batches = _grouped(batches, per_call, self._multi_step_function())
             for step, batch in batches:
