@@ -79,7 +79,7 @@ def file_shards(strategy, out):
     """AUTO sharding of a pipeline reading 4 text files: each worker reads its files only."""
     d = os.path.join(out, "files")
     if os.environ.get("OMPI_COMM_WORLD_RANK", "0") == "0":
-        os.makedirs(d, exist_ok=True)
+        os.makedirs(d, exist_ok=True)  # (a single process reads them all)
         for i in range(4):
             with open(os.path.join(d, f"part{i}.txt"), "w") as f:
                 f.write("".join(f"{i * 100 + j}\n" for j in range(8)))
@@ -135,14 +135,12 @@ def main():
     rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", 0))
     if scenario == "custom":
         result = custom_loop(strategy)
+        result.update(file_shards(strategy, out))
     elif scenario == "fit":
         result = keras_fit(strategy, "arrays")
-    elif scenario == "fit_dataset":
-        result = keras_fit(strategy, "dataset")
+        result.update({f"dataset_{k}": v for k, v in keras_fit(strategy, "dataset").items()})
     elif scenario == "backup":
         result = backup_fit(strategy, out)
-    elif scenario == "files":
-        result = file_shards(strategy, out)
     elif scenario == "raise":
         if rank == 1:
             raise RuntimeError("worker 1 failed on purpose")
