@@ -130,6 +130,9 @@ def test_keras_fit_digits_cnn_on_four_workers_equals_one_process(tmp_path, refer
     metrics = ["loss", "accuracy", "eval_loss", "eval_accuracy"]
     _check_same_training(ref, _ranks(tmp_path / "job", 4),
                          _weights(ref) + metrics + [f"dataset_{k}" for k in _weights(ref) + metrics])
+    # ModelCheckpoint and TensorBoard: the chief's files only (the others wrote into workertemp_<id>, removed)
+    assert sorted(os.listdir(tmp_path / "job" / "ckpt")) == ["model.weights.h5"]
+    assert sorted(os.listdir(tmp_path / "job" / "logs")) == ["train"]
 
 
 def test_tf_config_that_disagrees_with_mpi_raises_naming_both(tmp_path):
@@ -167,3 +170,14 @@ def test_backup_and_restore_resumes_a_killed_job_with_the_uninterrupted_weights(
     for result in ranks:
         assert result["epochs_run"].tolist() == [1, 2]  # resumed in epoch 1, not from the start
     assert not (tmp_path / "job" / "backup").exists()  # delete_checkpoint=True removes it after a finished fit
+
+
+def test_tfcore_train_with_two_workers_runs_mpirun_for_the_user(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "tfcore.cli", "train", "--workers", "2", "--epochs", "1",
+                           "--model", "mlp", "--verbose", "0"], env=_env(), capture_output=True, text=True,
+                          timeout=TIMEOUT_S, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "--oversubscribe --bind-to none -np 2" in out
+    assert "Strategy: MultiWorkerMirroredStrategy with 2 replicas in 2 workers" in out
+    assert out.count("Test accuracy:") == 1  # only the chief reports

@@ -4,6 +4,7 @@
 """
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -187,3 +188,42 @@ def test_backup_and_restore_resumes_fit_in_one_process(cpu_only, tmp_path):
     for a, b in zip(again.weights, full.weights):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert not backup.exists()
+
+
+def test_non_chief_workers_write_into_temporary_directories(tmp_path):
+    from types import SimpleNamespace
+
+    from tfcore.distribute import distributed_file_utils as dfu
+
+    def strategy(chief, task_id, multi=True):
+        extended = SimpleNamespace(_in_multi_worker_mode=lambda: multi, should_checkpoint=chief)
+        return SimpleNamespace(extended=extended, cluster_resolver=SimpleNamespace(task_id=task_id))
+
+    d = str(tmp_path / "out")
+    assert dfu.write_dirpath(d, strategy(True, 0)) == d
+    assert dfu.write_dirpath(d, strategy(False, 2, multi=False)) == d  # one worker: it is the chief
+    temp = dfu.write_dirpath(d, strategy(False, 2))
+    assert temp == str(tmp_path / "out" / "workertemp_2")
+    assert dfu.write_filepath(d + "/w.h5", strategy(False, 2)) == temp + "/w.h5"
+    os.makedirs(temp)
+    dfu.remove_temp_dirpath(d, strategy(False, 2))
+    assert not os.path.exists(temp) and os.path.exists(d)
+
+
+def test_tfcore_train_workers_arguments():
+    import argparse
+
+    from tfcore.keras import train_command, train_workers
+
+    parser = argparse.ArgumentParser()
+    train_command._add_arguments(parser)
+    args = parser.parse_args(["--workers", "4", "--epochs", "2", "--mixed-precision"])
+    cmd = train_workers.mpirun_command(args)
+    assert cmd[:6] == ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "4"]
+    child = cmd[cmd.index("tfcore.cli"):]
+    assert child[:2] == ["tfcore.cli", "train"] and "--mixed-precision" in child
+    assert child[child.index("--workers") + 1] == "4" and child[child.index("--epochs") + 1] == "2"
+    with pytest.raises(SystemExit, match="--workers and --devices cannot be combined"):
+        train_workers.launch(parser.parse_args(["--workers", "2", "--devices", "2"]))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--workers", "0"])

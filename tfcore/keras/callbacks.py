@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from ..distribute import distributed_file_utils
 from .utils import io_utils
 from .utils.progbar import Progbar
 
@@ -35,6 +36,10 @@ def _to_python(logs):
             v = v.item() if v.ndim == 0 else v
         out[k] = v
     return out
+
+
+def _model_strategy(model):
+    return getattr(model, "distribute_strategy", None)
 
 
 def _print(msg):
@@ -602,9 +607,15 @@ class ModelCheckpoint(Callback, _MonitorMixin):
             self.best = current
         elif self.verbose > 0:
             _print(f"\nEpoch {epoch + 1}: saving model to {filepath}")
-        directory = os.path.dirname(filepath)
+        strategy = _model_strategy(self.model)
+        written = distributed_file_utils.write_filepath(filepath, strategy)  # only the chief's file is kept
+        directory = os.path.dirname(written)
         if directory:
             os.makedirs(directory, exist_ok=True)
+        self._write(written)
+        distributed_file_utils.remove_temp_dir_with_filepath(filepath, strategy)
+
+    def _write(self, filepath):
         if self.save_weights_only or not hasattr(self.model, "save"):
             if not self.save_weights_only and not self._warned_no_save:
                 self._warned_no_save = True
@@ -746,7 +757,8 @@ class TensorBoard(Callback):
         if w is None:
             from .. import summary
 
-            w = self._writers[run] = summary.create_file_writer(os.path.join(self.log_dir, run))
+            log_dir = distributed_file_utils.write_dirpath(self.log_dir, _model_strategy(self.model))  # chief only
+            w = self._writers[run] = summary.create_file_writer(os.path.join(log_dir, run))
         return w
 
     def on_train_begin(self, logs=None):
@@ -839,6 +851,7 @@ class TensorBoard(Callback):
         for w in self._writers.values():
             w.close()
         self._writers = {}
+        distributed_file_utils.remove_temp_dirpath(self.log_dir, _model_strategy(self.model))
 
 
 from .backup_and_restore import BackupAndRestore  # noqa: E402, F401 - tf.keras.callbacks.BackupAndRestore

@@ -59,14 +59,17 @@ def custom_loop(strategy):
     return dict(weights_of(model), losses=np.array(losses))
 
 
-def keras_fit(strategy, data="arrays"):
+def keras_fit(strategy, data="arrays", out=None):
     x, y = digits()
     with strategy.scope():
         model = cnn()
         model.compile(tf.keras.optimizers.SGD(0.5),
                       tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
-    if data == "arrays":
-        hist = model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, shuffle=False, verbose=0)
+    if data == "arrays":  # with the callbacks that write files: only the chief's are kept
+        callbacks = [tf.keras.callbacks.ModelCheckpoint(os.path.join(out, "ckpt", "model.weights.h5"),
+                                                        save_weights_only=True),
+                     tf.keras.callbacks.TensorBoard(os.path.join(out, "logs"))]
+        hist = model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, shuffle=False, verbose=0, callbacks=callbacks)
     else:
         ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH)
         hist = model.fit(ds, epochs=2, verbose=0)
@@ -137,7 +140,7 @@ def main():
         result = custom_loop(strategy)
         result.update(file_shards(strategy, out))
     elif scenario == "fit":
-        result = keras_fit(strategy, "arrays")
+        result = keras_fit(strategy, "arrays", out)
         result.update({f"dataset_{k}": v for k, v in keras_fit(strategy, "dataset").items()})
     elif scenario == "backup":
         result = backup_fit(strategy, out)
