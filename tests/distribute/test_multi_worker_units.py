@@ -227,3 +227,51 @@ def test_tfcore_train_workers_arguments():
         train_workers.launch(parser.parse_args(["--workers", "2", "--devices", "2"]))
     with pytest.raises(SystemExit):
         parser.parse_args(["--workers", "0"])
+
+
+def test_cost_model_formulas():
+    from tfcore.distribute import cost_model as cm
+
+    link = cm.Link("test", latency_s=1e-5, bandwidth_Bps=1e9)
+    # ring: 2 (p-1) alpha + 2 (p-1)/p n beta
+    assert cm.ring_allreduce_time(1e6, 4, link) == pytest.approx(6e-5 + 1.5e-3)
+    assert cm.ring_allreduce_time(1e6, 1, link) == 0.0
+    # tree: 2 ceil(log2 p) alpha + 2 n beta
+    assert cm.tree_allreduce_time(1e6, 8, link) == pytest.approx(6e-5 + 2e-3)
+    assert cm.tree_allreduce_time(1e6, 9, link) == pytest.approx(8e-5 + 2e-3)
+    fast = cm.Link("fast", 1e-6, 1e11)
+    # hierarchical: one GPU per node is the ring over the network; one node is the ring over the fast link
+    ring = cm.ring_allreduce_time
+    assert cm.hierarchical_allreduce_time(1e6, 16, 1, fast, link) == pytest.approx(ring(1e6, 16, link))
+    assert cm.hierarchical_allreduce_time(1e6, 8, 8, fast, link) == pytest.approx(ring(1e6, 8, fast))
+    assert cm.hierarchical_allreduce_time(8e6, 16, 8, fast, link) == pytest.approx(
+        cm.ring_allreduce_time(8e6, 8, fast) + cm.ring_allreduce_time(1e6, 2, link))
+    best = cm.allreduce_time(1e8, 1024, link, "best")
+    assert best == min(cm.allreduce_time(1e8, 1024, link, a) for a in ("ring", "tree", "hierarchical"))
+    assert cm.step_time(0.1, 1e6, 4, link, "ring", overlap=0.0) == pytest.approx(0.1 + 1.56e-3)
+    assert cm.step_time(0.1, 1e6, 4, link, "ring", overlap=1.0) == pytest.approx(0.1)  # hidden behind compute
+    with pytest.raises(ValueError, match="algorithm must be"):
+        cm.allreduce_time(1, 2, link, "butterfly")
+    with pytest.raises(ValueError, match="multiple of gpus_per_node"):
+        cm.hierarchical_allreduce_time(1, 12, 8, fast, link)
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        cm.ring_allreduce_time(1, 0, link)
+
+
+def test_cost_model_fit_recovers_alpha_and_beta():
+    from tfcore.distribute import cost_model as cm
+
+    link = cm.Link("x", 3e-6, 2e9)
+    sizes = [2 ** k for k in range(3, 26, 2)]
+    times = [cm.ring_allreduce_time(n, 4, link) for n in sizes]
+    alpha, beta = cm.fit_ring(sizes, times, 4)
+    assert alpha == pytest.approx(3e-6, rel=1e-6) and 1 / beta == pytest.approx(2e9, rel=1e-6)
+
+
+def test_distributed_doc_tables_are_what_the_helper_computes():
+    from tfcore.distribute import cost_model as cm
+
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "distributed.md")).read()
+    for bytes_per_element in (4, 2):
+        for line in cm.markdown_rows(cm.prediction_table(0.1, bytes_per_element=bytes_per_element)):
+            assert line in doc, line
