@@ -271,7 +271,8 @@ def test_cost_model_fit_recovers_alpha_and_beta():
 def test_distributed_doc_tables_are_what_the_helper_computes():
     from tfcore.distribute import cost_model as cm
 
-    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "distributed.md")).read()
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "distributed.md")) as f:
+        doc = f.read()
     for bytes_per_element in (4, 2):
         for line in cm.markdown_rows(cm.prediction_table(0.1, bytes_per_element=bytes_per_element)):
             assert line in doc, line
