@@ -96,7 +96,7 @@ class MultiWorkerAllReduce(cdo.CrossDeviceOps):
 
     def batch_all_reduce(self, reduce_op, per_replica):
         n = len(per_replica)
-        if self._world.size == 1:
+        if not self._world.uses_mpi:  # one process outside mpirun: MirroredStrategy's reduction
             return self._local.batch_all_reduce(reduce_op, per_replica)
         with recording.stop_recording():
             local = self._local.batch_all_reduce(ReduceOp.SUM, per_replica) if n > 1 else per_replica
