@@ -119,6 +119,11 @@ def test_custom_loop_on_two_workers_equals_one_process_on_the_global_batch(tmp_p
     # 4 files of 8 lines (file i holds i*100 + 0..7): worker 0 reads files 0 and 2, worker 1 files 1 and 3
     np.testing.assert_array_equal(chief["seen"], sorted(j for i in (0, 2) for j in range(i * 100, i * 100 + 8)))
     np.testing.assert_array_equal(worker["seen"], sorted(j for i in (1, 3) for j in range(i * 100, i * 100 + 8)))
+    # distribute_datasets_from_function: one input pipeline per worker; gather concatenates every worker's values
+    for r, result in enumerate(ranks):
+        assert result["input_context"].tolist() == [2, r, 4]  # pipelines, this pipeline, per-replica batch of 8
+        assert result["pipeline_firsts"].tolist() == [r, r + 4]  # range(8).shard(2, r).batch(2)
+        assert result["gathered"].tolist() == [0.0, 0.0, 1.0, 1.0]
 
 
 def test_keras_fit_digits_cnn_on_four_workers_equals_one_process(tmp_path, reference):

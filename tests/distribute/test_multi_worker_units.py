@@ -276,3 +276,11 @@ def test_distributed_doc_tables_are_what_the_helper_computes():
     for bytes_per_element in (4, 2):
         for line in cm.markdown_rows(cm.prediction_table(0.1, bytes_per_element=bytes_per_element)):
             assert line in doc, line
+
+
+def test_deprecated_experimental_strategy_takes_communication(cpu_only, monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    ring = tf.distribute.experimental.CollectiveCommunication.RING
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(communication=ring)
+    assert isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
+    assert strategy._communication_options.implementation == ring

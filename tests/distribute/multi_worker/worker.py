@@ -130,6 +130,21 @@ def backup_fit(strategy, out):
     return dict(weights_of(model), epochs_run=np.array(hist.epoch))
 
 
+def pipelines_and_gather(strategy, rank):
+    """distribute_datasets_from_function (one input pipeline per worker) and strategy.gather across workers."""
+    contexts = []
+
+    def dataset_fn(ctx):
+        contexts.append([ctx.num_input_pipelines, ctx.input_pipeline_id, ctx.get_per_replica_batch_size(8)])
+        return tf.data.Dataset.range(8).shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(2)
+
+    firsts = [int(strategy.experimental_local_results(b)[0].numpy()[0])
+              for b in strategy.distribute_datasets_from_function(dataset_fn)]
+    mine = strategy.run(lambda: tf.fill([2], float(rank)))
+    return {"input_context": np.array(contexts[0]), "pipeline_firsts": np.array(firsts),
+            "gathered": np.asarray(strategy.gather(mine, axis=0).numpy())}
+
+
 def main():
     scenario, out = sys.argv[1], sys.argv[2]
     options = tf.distribute.experimental.CommunicationOptions(
@@ -139,6 +154,7 @@ def main():
     if scenario == "custom":
         result = custom_loop(strategy)
         result.update(file_shards(strategy, out))
+        result.update(pipelines_and_gather(strategy, rank))
     elif scenario == "fit":
         result = keras_fit(strategy, "arrays", out)
         result.update({f"dataset_{k}": v for k, v in keras_fit(strategy, "dataset").items()})
