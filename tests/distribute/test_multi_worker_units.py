@@ -284,3 +284,53 @@ def test_deprecated_experimental_strategy_takes_communication(cpu_only, monkeypa
     strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(communication=ring)
     assert isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
     assert strategy._communication_options.implementation == ring
+
+
+class _TwinWorld:
+    """A world of two workers whose other worker holds the same values as this one (sums double)."""
+
+    uses_mpi, size, rank = True, 2, 0
+
+    def __init__(self):
+        self.calls = []
+
+    def all_reduce(self, arrays):
+        self.calls.append([a.size for a in arrays])
+        return [a * 2 for a in arrays]
+
+
+def test_two_level_reduction_local_replicas_first_then_workers(devices):
+    """Two local replicas (logical CPUs) reduce on the host, then one bucket per dtype crosses the workers."""
+    from tfcore.distribute import cross_device_ops as cdo
+    from tfcore.distribute.collective_all_reduce_strategy import MultiWorkerAllReduce
+
+    devices(n_cpus=2)
+    world = _TwinWorld()
+    ops = MultiWorkerAllReduce(cdo.ReductionToOneDevice(), world, "ring", bytes_per_pack=0, num_replicas=4)
+    per_replica = []
+    for r in range(2):
+        with tf.device(f"/cpu:{r}"):
+            per_replica.append([tf.constant([1.0, 2.0]) * (r + 1), tf.constant([[3.0]]) * (r + 1),
+                                tf.constant([5, 6], tf.int32) * (r + 1)])
+    total = ops.batch_all_reduce(tf.distribute.ReduceOp.SUM, per_replica)
+    mean = ops.batch_all_reduce(tf.distribute.ReduceOp.MEAN, per_replica)
+    assert world.calls == [[3, 2], [3, 2]]  # float32 bucket (2 + 1 values) and int32 bucket, per call
+    for r in range(2):
+        np.testing.assert_array_equal(total[r][0].numpy(), [6.0, 12.0])  # (1 + 2) * 2 workers
+        np.testing.assert_array_equal(total[r][1].numpy(), [[18.0]])
+        np.testing.assert_array_equal(total[r][2].numpy(), [30, 36])
+        np.testing.assert_allclose(mean[r][0].numpy(), [1.5, 3.0])  # / 4 replicas in the job
+        np.testing.assert_allclose(mean[r][2].numpy(), [7.5, 9.0])
+        assert total[r][0].device.endswith(f"CPU:{r}")
+
+
+def test_each_worker_takes_the_gpu_of_its_local_rank(devices):
+    from types import SimpleNamespace
+
+    from tfcore.distribute.collective_all_reduce_strategy import _local_devices
+
+    devices(emulated_gpus=1, gpu_split=2)  # two logical GPUs
+    names = lambda ds: [d.name.rpartition("device:")[2] for d in ds]  # noqa: E731
+    assert names(_local_devices(SimpleNamespace(local_size=2, local_rank=1))) == ["GPU:1"]
+    assert names(_local_devices(SimpleNamespace(local_size=3, local_rank=2))) == ["GPU:0"]  # more workers than GPUs
+    assert names(_local_devices(SimpleNamespace(local_size=1, local_rank=0))) == ["GPU:0", "GPU:1"]  # alone: all
