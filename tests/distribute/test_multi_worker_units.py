@@ -334,3 +334,23 @@ def test_each_worker_takes_the_gpu_of_its_local_rank(devices):
     assert names(_local_devices(SimpleNamespace(local_size=2, local_rank=1))) == ["GPU:1"]
     assert names(_local_devices(SimpleNamespace(local_size=3, local_rank=2))) == ["GPU:0"]  # more workers than GPUs
     assert names(_local_devices(SimpleNamespace(local_size=1, local_rank=0))) == ["GPU:0", "GPU:1"]  # alone: all
+
+
+def test_keras_data_handler_reads_this_workers_share(cpu_only):
+    from tfcore.keras.engine.data_adapter import DataHandler
+
+    def batches(handler):
+        steps = next(handler.enumerate_epochs())[1]
+        return [(b[0] if isinstance(b, tuple) else b).numpy().tolist() for _, b in steps]
+
+    x = np.arange(8, dtype=np.float32)
+    arrays = DataHandler(x, x, batch_size=4, worker=(2, 1))
+    assert batches(arrays) == [[2.0, 3.0], [6.0, 7.0]]  # DATA: worker 1's rows of each global batch
+    ds = tf.data.Dataset.from_tensor_slices(x).batch(4)
+    data = DataHandler(ds, worker=(2, 1))
+    assert data.inferred_steps == 2 and batches(data) == [[2.0, 3.0], [6.0, 7.0]]
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = AutoShardPolicy.OFF
+    off = DataHandler(ds.with_options(options), worker=(2, 1))
+    assert off.inferred_steps == 4  # every batch cut into one piece per worker, taken in turn
+    assert batches(off) == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]

@@ -234,6 +234,9 @@ class DataHandler:
             self._class_weight = class_weight
             self.batch_size = None
             self.inferred_steps = steps_per_epoch if steps_per_epoch is not None else self._dataset_size(x)
+            if self._worker is not None and steps_per_epoch is None and self.inferred_steps is not None \
+                    and self._shard_policy.name != "DATA":  # each batch is cut into one piece per worker
+                self.inferred_steps *= self._worker[0]
             return
         if x is None:
             raise ValueError("Unrecognized data type: x=None (you passed no input data).")
