@@ -149,12 +149,15 @@ def test_tf_config_that_disagrees_with_mpi_raises_naming_both(tmp_path):
     assert "MPI rank 1 of size 2" in out and "('chief', index 0) at position 0" in out, out
 
 
-def test_a_worker_that_raises_ends_the_job_with_its_error(tmp_path):
-    """Rank 1 raises before training while rank 0 waits in a collective: the job ends (MPI_Abort), no hang."""
-    proc = _mpirun(2, "raise", tmp_path / "job")
+@pytest.mark.parametrize("scenario,message", [("raise", "RuntimeError: worker 1 failed on purpose"),
+                                              ("exit", "worker 1 gave up on purpose")])
+def test_a_worker_that_fails_ends_the_job_with_its_error(tmp_path, scenario, message):
+    """Rank 1 raises (or calls sys.exit with a message) before training while rank 0 waits in a collective:
+    the job ends (MPI_Abort) with that message, no hang (the subprocess timeout would fail the test)."""
+    proc = _mpirun(2, scenario, tmp_path / "job")
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
-    assert "RuntimeError: worker 1 failed on purpose" in out, out
+    assert message in out, out
     assert not os.path.exists(tmp_path / "job" / "rank0.npz")
 
 

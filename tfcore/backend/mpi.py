@@ -179,16 +179,27 @@ def world():
 
 
 def _install_abort_on_error(w):
-    """An uncaught exception in one process ends the whole job (``MPI_Abort``) instead of leaving the others
-    waiting in a collective for ever, as ``python -m mpi4py`` does; the traceback is printed first."""
+    """An uncaught exception, or ``sys.exit`` with an error status, in one process ends the whole job
+    (``MPI_Abort``) instead of leaving the others waiting in a collective for ever (and this one in
+    ``MPI_Finalize``), as ``python -m mpi4py`` does; the traceback (or the exit message) is printed first."""
     if w.size <= 1:
         return
-    previous = sys.excepthook
+    previous_hook, previous_exit = sys.excepthook, sys.exit
 
     def hook(kind, value, tb):
-        previous(kind, value, tb)
+        previous_hook(kind, value, tb)
         sys.stderr.flush()
         sys.stdout.flush()
         w.abort(1)
 
+    def exit_(status=None):
+        if status not in (None, 0) and threading.current_thread() is threading.main_thread():
+            if not isinstance(status, int):
+                print(status, file=sys.stderr)  # what Python prints for sys.exit("message")
+            sys.stderr.flush()
+            sys.stdout.flush()
+            w.abort(status if isinstance(status, int) else 1)
+        previous_exit(status)
+
     sys.excepthook = hook
+    sys.exit = exit_

@@ -160,9 +160,11 @@ def main():
         result.update({f"dataset_{k}": v for k, v in keras_fit(strategy, "dataset").items()})
     elif scenario == "backup":
         result = backup_fit(strategy, out)
-    elif scenario == "raise":
-        if rank == 1:
+    elif scenario in ("raise", "exit"):
+        if rank == 1 and scenario == "raise":
             raise RuntimeError("worker 1 failed on purpose")
+        if rank == 1:
+            sys.exit("worker 1 gave up on purpose")
         custom_loop(strategy)  # rank 0 waits in a collective that rank 1 never joins
         result = {}
     else:
