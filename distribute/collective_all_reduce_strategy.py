@@ -54,8 +54,10 @@ class CommunicationOptions:
     implementation=AUTO)``.
 
     ``bytes_per_pack``: gradients are packed into buckets of at most this many bytes, one all-reduce per
-    bucket (0: tfcore's default, 32 MiB). ``timeout_seconds`` is kept for TF compatibility: an MPI job
-    whose worker fails ends as a whole instead of timing out.
+    bucket (0: tfcore's default, 32 MiB). ``timeout_seconds``: a RING all-reduce (or the broadcast of a new
+    variable's initial value) that waits longer than this for another worker raises
+    ``tf.errors.DeadlineExceededError`` (a worker that hangs without dying; one that dies ends the MPI job
+    anyway). NCCL calls are not timed.
     """
 
     def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=CommunicationImplementation.AUTO):
@@ -87,9 +89,10 @@ class MultiWorkerAllReduce(cdo.CrossDeviceOps):
 
     name = "MultiWorkerAllReduce"
 
-    def __init__(self, local, world, transport, bytes_per_pack, num_replicas):
+    def __init__(self, local, world, transport, bytes_per_pack, num_replicas, timeout_seconds=None):
         self._local = local
         self._world = world
+        self.timeout_seconds = timeout_seconds  # RING: a worker that does not join fails the step
         self.transport = transport
         self.bytes_per_pack = bytes_per_pack or _DEFAULT_BYTES_PER_PACK
         self._num_replicas = num_replicas
@@ -116,7 +119,7 @@ class MultiWorkerAllReduce(cdo.CrossDeviceOps):
                 summed = self._world.nccl_all_reduce([backend_array(p) for p in packed], dev.backend)
                 summed = [from_backend_array(a, dev, p.dtype) for a, p in zip(summed, packed)]
             else:
-                summed = self._world.all_reduce([np.asarray(p.numpy()) for p in packed])
+                summed = self._world.all_reduce([np.asarray(p.numpy()) for p in packed], timeout=self.timeout_seconds)
                 summed = [convert_to_tensor(a, dtype=p.dtype) for a, p in zip(summed, packed)]
             out = [None] * len(tensors)
             for bucket, total in zip(buckets, summed):
@@ -229,7 +232,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
         local_ops = self._cross_device_ops
         transport = self._choose_transport(devices, communication_options.implementation)
         self._cross_device_ops = MultiWorkerAllReduce(local_ops, world, transport, communication_options.bytes_per_pack,
-                                                      len(devices) * world.size)
+                                                      len(devices) * world.size, communication_options.timeout_seconds)
         self._reduction_reason = (f"{local_ops.name} across local replicas, then {transport} across "
                                   f"{world.size} worker(s)")
         self.extended = MultiWorkerExtended(self)
@@ -273,7 +276,8 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
                 with _ctx.device(self._devices[0].name):
                     init = init()
             value = convert_to_tensor(init, dtype=kwargs.get("dtype"))
-            kwargs["initial_value"] = self._world.broadcast(np.asarray(value.numpy()), root=0)
+            kwargs["initial_value"] = self._world.broadcast_array(
+                np.asarray(value.numpy()), root=0, timeout=self._communication_options.timeout_seconds)
             kwargs["dtype"] = value.dtype
         return super()._make_variable(kwargs)
 

@@ -150,11 +150,13 @@ def test_tf_config_that_disagrees_with_mpi_raises_naming_both(tmp_path):
 
 
 @pytest.mark.parametrize("scenario,message", [("raise", "RuntimeError: worker 1 failed on purpose"),
-                                              ("exit", "worker 1 gave up on purpose")])
+                                              ("exit", "worker 1 gave up on purpose"),
+                                              ("stall", "timed out after 2.0 s on worker 0")])
 def test_a_worker_that_fails_ends_the_job_with_its_error(tmp_path, scenario, message):
     """Rank 1 raises (or calls sys.exit with a message) before training while rank 0 waits in a collective:
     the job ends (MPI_Abort) with that message, no hang (the subprocess timeout would fail the test)."""
-    proc = _mpirun(2, scenario, tmp_path / "job")
+    # stall: rank 1 sleeps, alive; CommunicationOptions(timeout_seconds=2) makes rank 0's all-reduce give up
+    proc = _mpirun(2, scenario, tmp_path / "job", env={"TFCORE_TEST_TIMEOUT": "2", "TFCORE_TEST_COMMUNICATION": "RING"})
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
     assert message in out, out

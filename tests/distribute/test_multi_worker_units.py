@@ -294,7 +294,7 @@ class _TwinWorld:
     def __init__(self):
         self.calls = []
 
-    def all_reduce(self, arrays):
+    def all_reduce(self, arrays, timeout=None):
         self.calls.append([a.size for a in arrays])
         return [a * 2 for a in arrays]
 
@@ -354,3 +354,18 @@ def test_keras_data_handler_reads_this_workers_share(cpu_only):
     off = DataHandler(ds.with_options(options), worker=(2, 1))
     assert off.inferred_steps == 4  # every batch cut into one piece per worker, taken in turn
     assert batches(off) == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]
+
+
+def test_a_collective_that_waits_too_long_raises_deadline_exceeded():
+    from tfcore.backend import mpi
+
+    class NeverDone:
+        def Test(self):  # noqa: N802 - mpi4py's name
+            return False
+
+    with pytest.raises(tf.errors.DeadlineExceededError, match=r"all-reduce of 3 values timed out after 0.05 s "
+                                                               r"on worker 1"):
+        mpi._wait(NeverDone(), 0.05, 1, "all-reduce of 3 values")
+    alone = mpi.World(None)  # outside mpirun: every collective is local
+    np.testing.assert_array_equal(alone.all_reduce([np.arange(3)], timeout=1)[0], [0, 1, 2])
+    assert alone.broadcast_array(np.float32(2.5)).shape == () and alone.all_gather("x") == ["x"]

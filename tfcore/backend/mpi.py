@@ -77,9 +77,13 @@ class World:
         return self._comm is not None
 
     # -- host collectives ------------------------------------------------------------------------
-    def all_reduce(self, arrays):
+    def all_reduce(self, arrays, timeout=None):
         """Element-wise sums over every process of ``arrays`` (NumPy arrays, the same shapes and dtypes in
-        every process, in the same order); returns new arrays. One ``MPI_Allreduce`` per array."""
+        every process, in the same order); returns new arrays. One ``MPI_Allreduce`` per array.
+
+        ``timeout`` (seconds): wait at most that long for the other processes (a non-blocking all-reduce
+        polled until done), then raise ``DeadlineExceededError`` (TF's ``CommunicationOptions.timeout_seconds``);
+        uncaught, it ends the job."""
         out = []
         for a in arrays:
             a = np.asarray(a)
@@ -93,7 +97,11 @@ class World:
                 send = send.astype(np.uint8)
             recv = np.empty_like(send)
             with self._lock:
-                self._comm.Allreduce(send, recv, op=mpi_module().SUM)
+                if timeout is None:
+                    self._comm.Allreduce(send, recv, op=mpi_module().SUM)
+                else:
+                    _wait(self._comm.Iallreduce(send, recv, op=mpi_module().SUM), timeout, self.rank,
+                          f"all-reduce of {a.size} values")
             out.append(recv.astype(a.dtype) if recv.dtype != a.dtype else recv)
         return out
 
@@ -103,6 +111,22 @@ class World:
             return obj
         with self._lock:
             return self._comm.bcast(obj, root=root)
+
+    def broadcast_array(self, array, root=0, timeout=None):
+        """Process ``root``'s ``array`` in every process, which passes an array of the same shape and dtype
+        (sent as a buffer, no pickling; object arrays fall back to :meth:`broadcast`). ``timeout`` as in
+        :meth:`all_reduce`."""
+        array = np.array(array, copy=True, order="C")
+        if self._comm is None:
+            return array
+        if array.dtype == object:
+            return self.broadcast(array, root)
+        with self._lock:
+            if timeout is None:
+                self._comm.Bcast(array, root=root)
+            else:
+                _wait(self._comm.Ibcast(array, root=root), timeout, self.rank, f"broadcast of {array.size} values")
+        return array
 
     def all_gather(self, obj):
         """The list of every process's ``obj``, in rank order."""
@@ -159,6 +183,23 @@ class World:
                 out.append(backend.adopt(buf))
         backend.synchronize()
         return out
+
+
+def _wait(request, timeout, rank, what):
+    """Poll a non-blocking MPI request until it completes or ``timeout`` seconds pass."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    pause = 1e-5
+    while not request.Test():
+        if time.monotonic() > deadline:
+            from tfcore.framework.errors import DeadlineExceededError
+
+            raise DeadlineExceededError(None, None, f"Collective {what} timed out after {timeout} s on worker "
+                                                    f"{rank}: another worker did not join "
+                                                    "(CommunicationOptions.timeout_seconds)")
+        time.sleep(pause)
+        pause = min(pause * 2, 1e-3)
 
 
 _world = [None]

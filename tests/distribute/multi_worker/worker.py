@@ -147,8 +147,10 @@ def pipelines_and_gather(strategy, rank):
 
 def main():
     scenario, out = sys.argv[1], sys.argv[2]
+    timeout = os.environ.get("TFCORE_TEST_TIMEOUT")
     options = tf.distribute.experimental.CommunicationOptions(
-        implementation=os.environ.get("TFCORE_TEST_COMMUNICATION", "AUTO"))
+        implementation=os.environ.get("TFCORE_TEST_COMMUNICATION", "AUTO"),
+        timeout_seconds=float(timeout) if timeout else None)
     strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
     rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", 0))
     if scenario == "custom":
@@ -160,6 +162,13 @@ def main():
         result.update({f"dataset_{k}": v for k, v in keras_fit(strategy, "dataset").items()})
     elif scenario == "backup":
         result = backup_fit(strategy, out)
+    elif scenario == "stall":  # rank 1 hangs (alive) before training; rank 0's all-reduce times out
+        if rank == 1:
+            import time
+
+            time.sleep(60)
+        custom_loop(strategy)
+        result = {}
     elif scenario in ("raise", "exit"):
         if rank == 1 and scenario == "raise":
             raise RuntimeError("worker 1 failed on purpose")
