@@ -1,10 +1,12 @@
-"""``tf.distribute``: MirroredStrategy and cross-device reductions (installed as ``tfcore.distribute``).
+"""``tf.distribute``: MirroredStrategy, MultiWorkerMirroredStrategy, cross-device reductions (``tfcore.distribute``).
 
 See DESIGN.md §6: one replica per device, variables created under ``scope()``
 are mirrored, ``run`` executes per replica, and gradients are reduced with the
 reduction that fits the devices (NCCL, on-device, or host).
 """
 
+from . import cluster_resolver, experimental
+from .collective_all_reduce_strategy import MultiWorkerMirroredStrategy
 from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce, OnDeviceAllReduce,
                                ReductionToOneDevice)
 from .distribute_lib import (get_cross_replica_context, get_replica_context, get_strategy, has_strategy,

@@ -59,6 +59,48 @@ def split_batch(element, devices):
     return walk(element)
 
 
+def _rows(t, start, stop):
+    if isinstance(t, np.ndarray):
+        return t[start:stop]
+    from tfcore.ops.array_ops import slice as slice_op
+
+    return slice_op(t, [start] + [0] * (t.shape.rank - 1), [stop - start] + [-1] * (t.shape.rank - 1))
+
+
+def worker_rows(element, num_workers, index):
+    """Worker ``index``'s share of one global batch: its contiguous rows (``np.array_split`` sizes, earlier
+    workers larger) of every batched leaf; scalars are kept whole."""
+    if num_workers <= 1:
+        return element
+
+    def cut(leaf):
+        if isinstance(leaf, Tensor | np.ndarray) and len(leaf.shape) > 0:
+            sizes = _split_sizes(int(leaf.shape[0]), num_workers)
+            start = sum(sizes[:index])
+            return _rows(leaf, start, start + sizes[index])
+        return leaf
+
+    from tfcore.framework import nest
+
+    return nest.map_structure(cut, element)
+
+
+def worker_batches(elements, num_workers, index, policy):
+    """This worker's batches from ``elements`` (the global batches its pipeline yields), as TF rebatches and
+    shards them: ``DATA``: its rows of every global batch; ``FILE``/``OFF`` (its pipeline holds its own data, or
+    everybody's): every batch cut into ``num_workers`` pieces taken in turn, so that one step of the job
+    consumes one global batch's worth of rows."""
+    name = getattr(policy, "name", policy)
+    for element in elements:
+        if num_workers <= 1:
+            yield element
+        elif name == "DATA":
+            yield worker_rows(element, num_workers, index)
+        else:
+            for piece in range(num_workers):
+                yield worker_rows(element, num_workers, piece)
+
+
 def _stack_replicas(elements, devices):
     """N per-replica elements with one structure -> one structure of PerReplica leaves."""
     first = elements[0]
@@ -177,10 +219,11 @@ class DistributedDataset:
     splits each global batch into one batch per replica (on its device, unless
     ``InputOptions(experimental_fetch_to_device=False)``)."""
 
-    def __init__(self, dataset, devices, options=None):
+    def __init__(self, dataset, devices, options=None, worker=None):
         self._dataset = dataset
         self._devices = devices
         self._options = options if options is not None else InputOptions()
+        self._worker = worker  # (num_workers, worker index, AutoShardPolicy applied) in a multi-worker job
 
     @property
     def element_spec(self):
@@ -191,7 +234,10 @@ class DistributedDataset:
 
     def _elements(self):
         placement = self._placement()
-        for element in self._dataset:
+        elements = iter(self._dataset)
+        if self._worker is not None:
+            elements = worker_batches(elements, *self._worker)
+        for element in elements:
             yield split_batch(element, placement)
 
     def __iter__(self):

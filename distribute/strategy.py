@@ -21,7 +21,7 @@ from tfcore.framework.variables import variable_creator_scope, variable_creators
 
 from . import cross_device_ops as cdo
 from . import distribute_lib, values
-from .input_lib import DistributedDataset, DistributedDatasetFromFunction, InputContext, check_options
+from .input_lib import DistributedDataset, DistributedDatasetFromFunction, InputContext, check_options, split_batch
 from .reduce_util import ReduceOp
 
 logger = logging.getLogger("tfcore.distribute")
@@ -277,8 +277,27 @@ class Strategy:
         """The variable creator of ``scope()``: one copy per device (TF's creator signature)."""
         ctx = distribute_lib.current_replica_context()
         if ctx is not None and ctx._collective is not None:
-            return ctx.merge_call(lambda strategy: values.make_variable(self, self._devices, (), kwargs))
+            return ctx.merge_call(lambda strategy: self._make_variable(kwargs))
+        return self._make_variable(kwargs)
+
+    def _make_variable(self, kwargs):
+        """One copy per device (a multi-worker strategy first gives every worker the chief's initial value)."""
         return values.make_variable(self, self._devices, (), kwargs)
+
+    # -- hooks a multi-worker strategy overrides: this process holds every replica here --------------
+    _synchronizes_workers = False  # True: every step joins a collective, even with one local replica
+
+    def _split_batch(self, batch):
+        """This process's replicas' shares of one global batch (PerReplica leaves)."""
+        return split_batch(batch, self._devices)
+
+    def _global_count(self, count):
+        """``count`` summed over the workers of the job."""
+        return count
+
+    def _sum_across_workers(self, tensor):
+        """``tensor`` summed over the workers of the job (a cross-replica read of a sync-on-read variable)."""
+        return tensor
 
     # -- running ---------------------------------------------------------------------------
     def run(self, fn, args=(), kwargs=None, options=None):
@@ -287,12 +306,12 @@ class Strategy:
         _check_run_options(options)
         kwargs = kwargs or {}
         n = len(self._devices)
-        if n == 1:
+        if n == 1 and not self._synchronizes_workers:
             return self._run_replica(fn, 0, None, args, kwargs)
         if tracing.is_tracing():
             return self._run_as_graph_node(fn, args, kwargs)
         collective = _Collective(n)
-        if self._pool is None:
+        if self._pool is None and n > 1:
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=n - 1,
                                                                thread_name_prefix="tfcore-replica")
         creators = variable_creators()  # replica threads inherit the caller's creator scopes, as in TF
@@ -361,7 +380,7 @@ class Strategy:
         vals = [convert_to_tensor(v) for v in vals]
         with recording.stop_recording():
             if axis is not None:
-                counts = sum(int(v.shape[axis]) for v in vals)
+                counts = self._global_count(sum(int(v.shape[axis]) for v in vals))
                 sums = [reduce_sum(v, axis=axis) for v in vals]
                 total = self._cross_device_ops.reduce(ReduceOp.SUM, values.PerReplica(sums))
                 if reduce_op == ReduceOp.MEAN:

@@ -150,7 +150,7 @@ class MirroredVariable(Variable):
     # -- writes -----------------------------------------------------------------------------
     def _update(self, method, value, read_value):
         ctx = distribute_lib.current_replica_context()
-        if ctx is not None and ctx._collective is None:  # a single replica: nothing to synchronise
+        if ctx is not None and (ctx._collective is None or ctx.num_replicas_in_sync == 1):  # nothing to synchronise
             getattr(self._components[ctx.replica_id_in_sync_group_int], method)(value)
         elif ctx is not None:
             if self._aggregation == VariableAggregation.NONE:
@@ -199,13 +199,15 @@ class SyncOnReadVariable(MirroredVariable):
         from tfcore.ops.math_ops import add_n
 
         comps = [c._value for c in self._components]
-        if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA or len(comps) == 1:
+        if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA or (
+                len(comps) == 1 and not self._strategy._synchronizes_workers):
             return comps[0]
         home = comps[0]._device
         moved = [t._copy_to(home) for t in comps]
-        total = add_n(moved)
+        total = add_n(moved) if len(moved) > 1 else moved[0]
+        total = self._strategy._sum_across_workers(total)  # other processes' replicas (multi-worker)
         if self._aggregation == VariableAggregation.MEAN:
-            total = total / len(comps)
+            total = total / self._strategy.num_replicas_in_sync
         return total
 
     def _tfc_read(self):
@@ -226,7 +228,8 @@ class SyncOnReadVariable(MirroredVariable):
         elif method == "assign" and self._aggregation == VariableAggregation.SUM:
             from tfcore.ops.math_ops import truediv
 
-            share = truediv(value, len(self._components)) if not isinstance(value, DistributedValues) else value
+            n = self._strategy.num_replicas_in_sync
+            share = truediv(value, n) if not isinstance(value, DistributedValues) else value
             self._update_all("assign", share)
         elif method != "assign" and self._aggregation == VariableAggregation.SUM:
             getattr(self._components[0], method)(value)

@@ -72,6 +72,9 @@ def _add_arguments(parser):
     parser.add_argument("--devices", type=_positive_int, default=1,
                         help="replicas for data-parallel training with MirroredStrategy: N physical GPUs when "
                              "there are N, else N logical GPUs on GPU:0, else N logical CPUs (default: 1)")
+    parser.add_argument("--workers", type=_positive_int, default=1,
+                        help="worker processes for MultiWorkerMirroredStrategy, started with mpirun on this host "
+                             "(needs Open MPI and tfcore[mpi]; default: 1)")
     parser.add_argument("--memory-limit", type=_positive_int, default=None, metavar="MB",
                         help="memory limit of each logical GPU when GPU:0 is split (default: an equal share)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -116,21 +119,37 @@ def _limit_blas_threads():
 
 @command("train", "train a small CNN (or MLP) on the bundled 8x8 digits with Keras fit", _add_arguments)
 def run(args):
-    import contextlib
+    from .. import distribute
+    from ..backend import mpi
+    from . import train_workers
 
-    from .. import distribute, keras
-
+    workers = getattr(args, "workers", 1)
+    if workers > 1 and not mpi.launched_by_mpirun():
+        return train_workers.launch(args)  # runs this command again in `workers` processes
+    if mpi.launched_by_mpirun() and mpi.launcher_size() > 1:
+        return _run(args, train_workers.strategy(args))
     try:
         devices = configure_devices(args.devices, args.memory_limit)
     except (TypeError, ValueError) as e:  # e.g. --memory-limit above the GPU's memory: say so, no traceback
         raise SystemExit(f"tfcore train: error: --devices {args.devices} --memory-limit {args.memory_limit}: "
                          f"{e}") from e
-    strategy = distribute.MirroredStrategy(devices) if devices else None
+    return _run(args, distribute.MirroredStrategy(devices) if devices else None)
+
+
+def _run(args, strategy):
+    import contextlib
+
+    from .. import keras
+
+    chief = strategy is None or getattr(strategy.extended, "should_checkpoint", True)
+    say = print if chief else (lambda *a, **k: None)  # in a multi-worker job only the chief reports
     if strategy is not None:
         ops = strategy.cross_device_ops
-        print(f"Strategy: MirroredStrategy with {strategy.num_replicas_in_sync} replicas on "
-              f"{', '.join(strategy.extended.worker_devices)}")
-        print(f"Reduction: {ops.name} ({strategy._reduction_reason})")
+        workers = getattr(strategy, "_world", None)
+        where = f" in {workers.size} workers" if workers is not None else ""
+        say(f"Strategy: {type(strategy).__name__} with {strategy.num_replicas_in_sync} replicas{where} on "
+            f"{', '.join(strategy.extended.worker_devices)}" + (" each" if workers is not None else ""))
+        say(f"Reduction: {ops.name} ({strategy._reduction_reason})")
     keras.utils.set_random_seed(args.seed)
     (x_train, y_train), (x_test, y_test) = load_digits()
     limits = _limit_blas_threads()
@@ -145,18 +164,19 @@ def run(args):
     finally:
         keras.mixed_precision.set_global_policy(policy)
     if args.mixed_precision:
-        print(f"Mixed precision: policy {model.dtype_policy.name} (compute {model.compute_dtype}, variables "
+        say(f"Mixed precision: policy {model.dtype_policy.name} (compute {model.compute_dtype}, variables "
               f"{model.variable_dtype}), optimizer {type(model.optimizer).__name__} with dynamic loss scaling")
-    print(f"Training a {args.model.upper()} on {len(x_train)} digits ({model.count_params():,} parameters), "
+    say(f"Training a {args.model.upper()} on {len(x_train)} digits ({model.count_params():,} parameters), "
           f"testing on {len(x_test)}.")
     start = time.perf_counter()
-    model.fit(x_train, y_train, batch_size=args.batch_size * max(1, args.devices), epochs=args.epochs,
-              verbose=args.verbose)
+    replicas = strategy.num_replicas_in_sync if strategy is not None else 1
+    model.fit(x_train, y_train, batch_size=args.batch_size * replicas, epochs=args.epochs,
+              verbose=args.verbose if chief else 0)
     seconds = time.perf_counter() - start
     loss, accuracy = model.evaluate(x_test, y_test, verbose=0)
     if limits is not None:
         limits.restore_original_limits()
-    print(f"Test accuracy: {accuracy:.4f} (loss {loss:.4f}); trained in {seconds:.1f} s")
+    say(f"Test accuracy: {accuracy:.4f} (loss {loss:.4f}); trained in {seconds:.1f} s")
     if args.mixed_precision:
-        print(f"Final loss scale: {float(model.optimizer.loss_scale):g}")
+        say(f"Final loss scale: {float(model.optimizer.loss_scale):g}")
     return 0

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from ...distribute.input_lib import worker_batches, worker_rows
 from ...framework import context as _ctx
 from ...framework import nest
 from ...framework.tensor import Tensor, is_tensor
@@ -207,8 +208,11 @@ class DataHandler:
     """
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, steps_per_epoch=None, initial_epoch=0,
-                 epochs=1, shuffle=False, class_weight=None, device=None):
+                 epochs=1, shuffle=False, class_weight=None, device=None, worker=None):
         self.initial_epoch = initial_epoch
+        # (num_workers, index) in a multi-worker job: this worker reads its share (tf.data auto-sharding)
+        self._worker = worker if worker is not None and worker[0] > 1 else None
+        self._shard_policy = None
         self.epochs = epochs
         self.steps_per_epoch = steps_per_epoch
         self.device = device
@@ -222,10 +226,17 @@ class DataHandler:
                 raise ValueError("`y` argument is not supported when using dataset as input.")
             if sample_weight is not None:
                 raise ValueError("`sample_weight` argument is not supported when using dataset as input.")
+            if self._worker is not None:
+                from ...data.auto_shard import auto_shard_dataset
+
+                x, self._shard_policy = auto_shard_dataset(x, *self._worker)
             self._dataset = x
             self._class_weight = class_weight
             self.batch_size = None
             self.inferred_steps = steps_per_epoch if steps_per_epoch is not None else self._dataset_size(x)
+            if self._worker is not None and steps_per_epoch is None and self.inferred_steps is not None \
+                    and self._shard_policy.name != "DATA":  # each batch is cut into one piece per worker
+                self.inferred_steps *= self._worker[0]
             return
         if x is None:
             raise ValueError("Unrecognized data type: x=None (you passed no input data).")
@@ -286,6 +297,8 @@ class DataHandler:
         return _ArrayEpoch(self, order)
 
     def make_batch(self, idx):
+        if self._worker is not None:  # this worker's rows of the global batch (TF's DATA sharding of arrays)
+            idx = worker_rows(np.asarray(idx), *self._worker)
         dev = self.device or training_device()
         x = place_batch(_take(self.x, idx), dev)
         if self.y is None and self.sample_weight is None:
@@ -305,6 +318,8 @@ class DataHandler:
             it = self._shared_iter
         else:
             it = iter(ds)
+        if self._worker is not None:
+            it = worker_batches(it, *self._worker, self._shard_policy)
         return self._dataset_steps(it, self.steps_per_epoch)
 
     def _dataset_steps(self, it, limit):

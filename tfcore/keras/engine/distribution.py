@@ -16,7 +16,6 @@ import threading
 import numpy as np
 
 from ...distribute import distribute_lib, values
-from ...distribute.input_lib import split_batch
 from ...framework import context as _ctx
 
 
@@ -82,6 +81,13 @@ def check_metrics_created_in_scope(metrics):
                         "the correct distribution strategy scope.")
 
 
+def worker_of(model):
+    """``(num_workers, index)`` of this process when the model trains under a multi-worker strategy, else
+    None: ``fit``/``evaluate`` then read only this worker's share of the input (tf.data auto-sharding)."""
+    strategy = getattr(model, "_distribution_strategy", None)
+    return getattr(strategy, "_worker_shard", None)
+
+
 def _first_replica(structure):
     return values.select_replica(0, structure)
 
@@ -99,7 +105,7 @@ def _ensure_built(model, strategy, per_replica_batch):
 
 def run_step(model, strategy, step_fn, batch):
     """``step_fn`` on every replica's share of ``batch``; returns the per-replica outputs."""
-    per_replica = split_batch(batch, strategy._devices)
+    per_replica = strategy._split_batch(batch)
     _ensure_built(model, strategy, per_replica)
     return strategy.run(step_fn, args=(per_replica,))
 

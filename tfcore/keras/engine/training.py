@@ -15,6 +15,7 @@ Logs stay tensors during an epoch; they are turned into Python floats only when 
 them per batch (the progress bar does at ``verbose=1``) and at the end of each epoch.
 """
 
+import itertools
 import numbers
 import warnings
 
@@ -425,13 +426,16 @@ class TrainingMixin:
                 _unpack(validation_data)
         handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size,
                                            steps_per_epoch=steps_per_epoch, initial_epoch=initial_epoch,
-                                           epochs=epochs, shuffle=shuffle, class_weight=class_weight)
+                                           epochs=epochs, shuffle=shuffle, class_weight=class_weight,
+                                           worker=distribution.worker_of(self))
         cbs = callbacks if isinstance(callbacks, callbacks_mod.CallbackList) else callbacks_mod.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=epochs,
             steps=handler.inferred_steps)
         batch_hooks = cbs.needs_batch_hooks("train")
         self.stop_training = False
         cbs.on_train_begin()
+        # BackupAndRestore restored a backup: continue from its epoch, past the batches that epoch trained on
+        handler.initial_epoch, skip_batches = self.__dict__.pop("_resume_from", (handler.initial_epoch, 0))
         training_logs = None
         train_fn = self._step_function("train_step")
         per_call = self._state().get("steps_per_execution", 1)
@@ -439,6 +443,8 @@ class TrainingMixin:
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
             logs = None
+            if skip_batches:
+                batches, skip_batches = itertools.islice(batches, skip_batches, None), 0
             if per_call > 1 and train_fn is not self.train_step:
                 batches = _grouped(batches, per_call, self._multi_step_function())
             for step, batch in batches:
@@ -480,7 +486,8 @@ class TrainingMixin:
         self._assert_compile_was_called()
         batch_size = _check_batch_size(batch_size, x, "evaluate")
         verbose = _get_verbosity(verbose)
-        handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps)
+        handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps,
+                                           worker=distribution.worker_of(self))
         if isinstance(callbacks, callbacks_mod.CallbackList):
             cbs = callbacks
         else:
