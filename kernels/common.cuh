@@ -276,7 +276,7 @@ TFC_DEVICE_INLINE void tfc_gemm_mainloop_n(int ntiles, Fetch&& fetch, Stash&& st
         for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
     if (more) stash(As[cur ^ 1], Bs[cur ^ 1]);
-    __syncthreads();
+    __syncthreads();  // (mutant: gemm-simt-double-buffer)
     cur ^= 1;
   }
 }
@@ -411,10 +411,12 @@ TFC_DEVICE_INLINE void tfc_cp_async_ca8(void* smem, const void* gmem, int src_by
 TFC_DEVICE_INLINE void tfc_cp_async_ca4(void* smem, const void* gmem, int src_bytes) {
   tfc_emu::cp_async(smem, gmem, 4, src_bytes);
 }
-TFC_DEVICE_INLINE void tfc_cp_async_commit() {}
+TFC_DEVICE_INLINE void tfc_cp_async_commit() { tfc_emu::cp_async_commit(); }
 template <int N>
-TFC_DEVICE_INLINE void tfc_cp_async_wait() {}
-TFC_DEVICE_INLINE void tfc_cp_async_wait_all() {}
+TFC_DEVICE_INLINE void tfc_cp_async_wait() {
+  tfc_emu::cp_async_wait_group(N);
+}
+TFC_DEVICE_INLINE void tfc_cp_async_wait_all() { tfc_emu::cp_async_wait_all(); }
 #define TFC_HAS_MMA_M16N8K16 1
 #define TFC_HAS_MMA_TF32 1
 #define TFC_HAS_LDMATRIX 1
@@ -701,13 +703,13 @@ TFC_DEVICE_INLINE void tfc_tc_mainloop(int ktiles, T* smem, LoadStage&& load_sta
   }
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
-    tfc_cp_async_wait<TFC_TC_STAGES - 2>();  // k-tile kt has landed (this thread's copies) ...
-    __syncthreads();                           // ... everyone's; and stage (kt - 1) % TFC_TC_STAGES is free
+    tfc_cp_async_wait<TFC_TC_STAGES - 2>();  // k-tile kt has landed (this thread's copies) ... (mutant: tc-wait-group)
+    __syncthreads();  // ... everyone's; and stage (kt - 1) % TFC_TC_STAGES is free (mutant: tc-stage-barrier)
     if (kt + TFC_TC_STAGES - 1 < ktiles) {
       T* As = smem + ((kt + TFC_TC_STAGES - 1) % TFC_TC_STAGES) * 2 * tile_elems;
       load_stage(kt + TFC_TC_STAGES - 1, As, As + tile_elems);
     }
-    tfc_cp_async_commit();  // possibly empty: keeps the group count in step with k-tiles
+    tfc_cp_async_commit();  // possibly empty: keeps the group count in step with k-tiles (mutant: tc-commit-group)
     const T* As = smem + (kt % TFC_TC_STAGES) * 2 * tile_elems;
     const T* Bs = As + tile_elems;
 #pragma unroll 1  // unrolled, ptxas hoists the next step's fragments and spills at 128 registers

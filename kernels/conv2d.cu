@@ -486,7 +486,7 @@ __device__ __forceinline__ void dw_forward(const T* __restrict__ X, const T* __r
     for (int t0 = 0; t0 < taps; t0 += chunk) {
       const int t1 = t0 + chunk < taps ? t0 + chunk : taps;
       if (!one_chunk) {
-        __syncthreads();  // the previous chunk's readers are done
+        __syncthreads();  // the previous chunk's readers are done (mutant: dw-fwd-tap-chunks)
         dw_stage(Wt, ws, t0, t1, oc0, g.CO, 1, g.CO);
         __syncthreads();
       }
@@ -530,7 +530,7 @@ __device__ __forceinline__ void dw_input_grad(const T* __restrict__ dY, const T*
     for (int j0 = 0; j0 < pairs; j0 += chunk) {
       const int j1 = j0 + chunk < pairs ? j0 + chunk : pairs;
       if (!one_chunk) {
-        __syncthreads();  // the previous (tap, q) chunk's readers are done
+        __syncthreads();  // the previous (tap, q) chunk's readers are done (mutant: dw-input-grad-tap-chunks)
         dw_stage(Wt, ws, j0, j1, c0, g.C, Q, g.CO);
         __syncthreads();
       }
@@ -588,14 +588,14 @@ __device__ __forceinline__ void dw_filter_grad(const T* __restrict__ X, const T*
       }
     }
     red[ty][tx] = s;
-    __syncthreads();
+    __syncthreads();  // (mutant: dw-filter-grad-partials)
     if (ty == 0 && co < g.CO) {
       float t = 0.0f;
 #pragma unroll
       for (int y = 0; y < CV_GRAD_Y; ++y) t += red[y][tx];
       out[(long long)kidx * g.CO + co] = t;
     }
-    __syncthreads();
+    __syncthreads();  // red is rewritten for the next tap (mutant: dw-filter-grad-trailing)
   }
 }
 

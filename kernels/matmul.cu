@@ -157,7 +157,7 @@ __device__ __noinline__ void mm_tc(const T* __restrict__ A, const T* __restrict_
     float acc[4][4][4];
     tfc_tc_mainloop<T, TA, TB>(ktiles, smem, load_stage, acc);
     tfc_tc_store_bias_act_rows(Cb, [ldc](int m) { return (long long)m * ldc; }, m0, n0, M, N, pairs, ep, acc);
-    __syncthreads();  // the next batch's prologue must not overwrite stages still being read
+    __syncthreads();  // the next batch's prologue must not overwrite stages still being read (mutant: mm-tc-batch-trailing)
   }
 }
 

@@ -60,7 +60,7 @@ __device__ __forceinline__ float rd_block(float v, float* scratch) {
     v = lane < nwarps ? scratch[lane] : Op::init();
     v = rd_warp<Op>(v);
   }
-  __syncthreads();  // scratch may be reused right away
+  __syncthreads();  // scratch may be reused right away (mutant: rd-block-scratch-reuse)
   return v;
 }
 
@@ -394,7 +394,7 @@ __device__ __forceinline__ void rd_arg_rows(const T* __restrict__ x, long long* 
         if (rd_better(sv[w], si[w], bv, bi, is_min)) { bv = sv[w]; bi = si[w]; }
       y[row] = bi;
     }
-    __syncthreads();
+    __syncthreads();  // sv/si are rewritten by the next row (mutant: rd-arg-rows-trailing)
   }
 }
 

@@ -191,14 +191,14 @@ __device__ __forceinline__ SmPair sm_block_merge(SmPair p) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
   p = sm_warp_merge(p);
   if (lane == 0) { sm_m[warp] = p.m; sm_s[warp] = p.s; }
-  __syncthreads();
+  __syncthreads();  // (mutant: sm-block-merge-publish)
   if (warp == 0) {
     p = sm_warp_merge(lane < nwarps ? SmPair{sm_m[lane], sm_s[lane]} : SmPair{tfc_neg_inf(), 0.0f});
     if (lane == 0) { sm_m[0] = p.m; sm_s[0] = p.s; }
   }
   __syncthreads();
   p = SmPair{sm_m[0], sm_s[0]};
-  __syncthreads();
+  __syncthreads();  // sm_m/sm_s are rewritten by the next row (mutant: sm-block-merge-trailing)
   return p;
 }
 

@@ -1,7 +1,11 @@
 """Block-reuse paths: grids capped by ``TFCORE_KERNEL_MAX_BLOCKS`` so that every block loops over
 several rows / elements (grid-stride loops, ``for (row = blockIdx.x; ...; row += gridDim.x)``),
 which a full grid never does. Every launch is recorded to check that the cap applied and that the
-work really exceeded the grid; results are compared with the float64 references."""
+work really exceeded the grid; results are compared with the float64 references.
+
+The same launch shapes also run in racecheck mode (``test_block_reuse_under_racecheck``): the trailing
+``__syncthreads`` of a loop iteration (reductions, softmax, the tensor-core batch loop, tap-chunked
+depthwise kernels) only matters when a block goes round again."""
 
 import numpy as np
 import pytest
@@ -37,8 +41,8 @@ CAP = 2
 
 
 class _Recording(EmulatorKernelLibrary):
-    def __init__(self):
-        super().__init__()
+    def __init__(self, racecheck=False):
+        super().__init__(racecheck=racecheck)
         self.launches = []
 
     def launch(self, name, grid, block, args, shared_mem=0):
@@ -50,8 +54,8 @@ class _KB:
     kind = "cuda"
     xp = np
 
-    def __init__(self):
-        self.kernels = _Recording()
+    def __init__(self, racecheck=False):
+        self.kernels = _Recording(racecheck)
 
     def grids(self, name):
         return [g for n, g, _ in self.kernels.launches if n == name]
@@ -301,6 +305,19 @@ def test_matmul_batch_loop(kb):
     _reused(kb, "matmul_f32", 2, 5)
 
 
+@pytest.mark.parametrize("kernel, dtype, k", [("matmul_f16", np.float16, 40), ("matmul_f32_tf32", np.float32, 20)])
+def test_tensor_core_matmul_batch_loop(kb, kernel, dtype, k):
+    """Three batches over two z-blocks, two k-tiles each: a block runs the cp.async pipeline again
+    after its first batch (the stages must be free before the next prologue refills them)."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((3, 18, k)).astype(dtype)
+    b = rng.standard_normal((3, k, 10)).astype(dtype)
+    got = matmul.launch_matmul(kb, a, b, kernel=kernel).astype(np.float64)
+    rt = tol(np.float16, k) if dtype == np.float16 else (5e-3, 5e-3 * np.sqrt(k))  # TF32 inputs: 10-bit mantissa
+    np.testing.assert_allclose(got, matmul_ref(a, b).astype(np.float64), *rt)
+    _reused(kb, kernel, 2, 3)
+
+
 # -- allreduce -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype, rt", [(np.float32, 1e-6), (np.float16, 2e-3)])
@@ -320,3 +337,35 @@ def test_allreduce_buckets(kb, dtype, rt):
         np.testing.assert_allclose(a.astype(np.float64), want, rtol=rt, atol=rt * 8)
     _reused(kb, f"allreduce_buckets_{'f32' if dtype == np.float32 else 'f16'}", 0,
             -(-5000 // collectives.ALLREDUCE_TILE))
+
+
+# -- the same block-reuse launch shapes under racecheck --------------------------------------------
+
+F32, F16 = np.float32, np.float16
+RACE_CASES = [  # the smallest shapes of the tests above that make a block loop, one dtype each
+    (test_reduce_rows_and_columns, dict(dtype=F32, op="sum")),
+    (test_reduce_two_pass_splits, dict(dtype=F16)),
+    (test_argreduce, dict(dtype=F32)),
+    (test_softmax_rows, dict(dtype=F16)),
+    (test_sparse_xent_rows, dict(dtype=F32, classes=1100, variant="")),
+    (test_conv_direct_kernels, dict(padding="VALID", strides=(2, 1), dilations=(1, 2))),
+    (test_depthwise_tap_chunks_with_reused_blocks, {}),
+    (test_matmul_batch_loop, {}),
+    (test_tensor_core_matmul_batch_loop, dict(kernel="matmul_f16", dtype=F16, k=40)),
+    (test_tensor_core_matmul_batch_loop, dict(kernel="matmul_f32_tf32", dtype=F32, k=20)),
+]
+
+
+@pytest.fixture
+def race_kb(monkeypatch):
+    monkeypatch.setenv("TFCORE_KERNEL_MAX_BLOCKS", str(CAP))
+    return _KB(racecheck=True)
+
+
+@pytest.mark.parametrize("fn, kwargs", RACE_CASES,
+                         ids=[f"{fn.__name__[5:]}-" + "-".join(getattr(v, "__name__", str(v)) for v in kw.values())
+                              for fn, kw in RACE_CASES])
+def test_block_reuse_under_racecheck(race_kb, fn, kwargs):
+    """No shared-memory race (nor a cp.async read in flight) when blocks loop; also the numbers."""
+    assert race_kb.kernels.racecheck
+    fn(race_kb, **kwargs)

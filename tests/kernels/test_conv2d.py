@@ -299,6 +299,10 @@ DW_CASES = [
     ((3, 5, 7, 6), (3, 3), 2, (3, 2), (2, 2), "EXPLICIT", (0, 0, 1, 2, 3, 0, 0, 0)),  # stride 3x2, dilation 2
     ((2, 8, 9, 3), (3, 3), 5, (2, 2), (2, 2), "VALID", ()),        # q = 5, stride 2 with dilation 2
     ((1, 3, 40, 33), (1, 3), 1, (1, 1), (1, 3), "SAME", ()),       # 33 channels: a second group of 1
+    # Filters above 64 taps: the forward stages taps in chunks of 2048 / 32 = 64 too (not only the input
+    # gradient's (tap, q) pairs); strides and dilations differ in h and w
+    ((1, 8, 9, 32), (9, 9), 1, (1, 2), (2, 1), "SAME", ()),        # 81 taps: 2 forward chunks
+    ((2, 5, 14, 17), (3, 23), 2, (2, 1), (1, 1), "SAME", ()),      # 69 taps, 34 outputs: a ragged group of 2
 ]
 
 
@@ -449,6 +453,31 @@ def test_conv2d_tensor_cores(kb, rng, case, dtype, direction):
     names = {n for n, _ in rec.launches}
     assert f"{entry}_{'f16' if dtype == np.float16 else 'tf32'}" in names
     assert names <= {f"{entry}_f16", f"{entry}_tf32", f"conv2d_filter_grad_sum_{conv.suffix(dtype)}"}
+    _tc_check(p, got, ref, k, dtype)
+
+
+# Odd channel counts (element-wise gathers, single-column stores) with strides and dilations that differ in h
+# and w, on every tensor-core gradient path: input gradient (stride phases), filter gradient, split-K filter
+# gradient, float16 and TF32.
+TC_ODD_CASES = [
+    ((1, 9, 10, 5), (3, 2), 7, (2, 1), (1, 2), "SAME", ()),
+    ((2, 8, 11, 3), (2, 3), 5, (1, 3), (2, 1), "EXPLICIT", (0, 0, 1, 0, 2, 1, 0, 0)),
+    ((2, 16, 14, 9), (3, 3), 3, (3, 2), (1, 2), "VALID", ()),
+]
+
+
+@pytest.mark.parametrize("direction", ["dgrad", "wgrad", "wgrad-split"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("case", TC_ODD_CASES, ids=[f"{c[0]}-k{c[1]}-co{c[2]}-s{c[3]}-d{c[4]}" for c in TC_ODD_CASES])
+def test_conv2d_tensor_core_gradients_odd_channels_mixed_geometry(kb, rng, case, dtype, direction):
+    p = _problem(rng, case, dtype)
+    assert p.x.shape[3] % 2 == 1 and p.w.shape[3] % 2 == 1 and p.s[0] != p.s[1] and p.d[0] != p.d[1]
+    rec = _Recorder(kb)
+    split = direction == "wgrad-split"
+    got, ref, k = _tc_run(rec, p, direction[:5], splits=2 if split else None)
+    sfx = "f16" if dtype == np.float16 else "tf32"
+    entry = "conv2d_input_grad_tc" if direction == "dgrad" else "conv2d_filter_grad_tc"
+    assert any(n == f"{entry}_{sfx}" and (not split or g[2] == 2) for n, g in rec.launches), rec.launches
     _tc_check(p, got, ref, k, dtype)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tfcore.backend.emulator.launcher import EmulatorError, load_module
+from tfcore.backend.emulator.launcher import EmulatorError, KernelFault, load_module
 from tfcore.backend.kernel_library import kernels_dir
 
 pytestmark = pytest.mark.emulator
@@ -189,6 +189,53 @@ def test_cp_async_copies_and_zero_fills(mod):
         want[l, : nbytes[l] // 4] = src[4 * l: 4 * l + nbytes[l] // 4]
     np.testing.assert_array_equal(out, want)
     assert (nbytes == 0).any() and (nbytes == size).any() and ((nbytes > 0) & (nbytes < size)).any()
+
+
+def _groups_probe(mod, mode):
+    src = np.arange(1, 3 * 128 + 1, dtype=np.float32)
+    out = np.zeros((3, 32, 4), np.float32)
+    mod.launch("cp_async_groups_probe", 1, 32, (src, out, mode))
+    return src.reshape(3, 32, 4), out
+
+
+@pytest.mark.parametrize("mode, landed", [(0, (True, False, False)),   # wait_group 1: the older group only
+                                          (1, (True, True, False)),    # wait_group 0: not the uncommitted copy
+                                          (2, (True, True, True)),     # wait_all: every copy
+                                          (3, (False, False, False))])  # no wait: nothing has landed
+def test_cp_async_lands_only_at_its_wait_group(mod, mode, landed):
+    """A copy reads as the OLD shared contents until a wait covers its commit group, so a kernel missing
+    its wait_group or commit_group computes with stale data on the emulator as it may on hardware."""
+    src, out = _groups_probe(mod, mode)
+    for stage in range(3):
+        want = src[stage] if landed[stage] else np.full((32, 4), -1.0, np.float32)
+        np.testing.assert_array_equal(out[stage], want, err_msg=f"stage {stage}")
+
+
+def test_cp_async_other_lanes_see_it_after_wait_and_barrier(mod):
+    src, out = _groups_probe(mod, 5)
+    np.testing.assert_array_equal(out[0], np.roll(src[0], -1, axis=0))
+    src, out = _groups_probe(mod, 4)  # a barrier alone does not complete a cp.async: stale reads
+    assert (out[0] == -1.0).all(axis=1).sum() >= 16  # (a lane that has exited has landed its copies)
+
+
+@pytest.fixture(scope="module")
+def race_mod():
+    return load_module(CU, include_dirs=[kernels_dir()], racecheck=True)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 3, 4])
+def test_racecheck_reports_reading_a_copy_in_flight(race_mod, mode):
+    with pytest.raises(KernelFault, match="cp.async into it by thread .* is still in flight") as info:
+        _groups_probe(race_mod, mode)
+    e = info.value
+    assert e.race and e.accesses == ("cp.async", "read") and e.shared_variable and "s" in e.shared_variable
+    if mode == 4:  # the next lane's copy
+        assert e.other_thread == ((e.thread[0] + 1) % 32, 0, 0)
+
+
+@pytest.mark.parametrize("mode", [2, 5])
+def test_racecheck_accepts_reads_after_the_wait(race_mod, mode):
+    _groups_probe(race_mod, mode)
 
 
 # -- misuse is reported ----------------------------------------------------------------------------------

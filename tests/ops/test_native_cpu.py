@@ -347,3 +347,60 @@ def test_keras_adam_trains_to_the_same_bits_with_and_without_the_native_kernel(m
     monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
     for a, b in zip(native, train()):
         np.testing.assert_array_equal(a, b)
+
+
+# -- direct convolution with a bias (``_FusedConv2D``'s CPU candidate) -------------------------------
+
+_BIAS_CASES = [  # (n, h, w, c, kh, kw, co, (sh, sw), (dh, dw), padding): strides and dilations differ in h and w
+    (2, 9, 7, 3, 3, 3, 4, (2, 1), (1, 2), "SAME"),
+    (1, 8, 11, 5, 3, 2, 8, (1, 3), (2, 1), "VALID"),
+    (2, 7, 9, 2, 2, 3, 24, (3, 2), (1, 1), "SAME"),     # several channel chunks
+    (1, 6, 5, 16, 3, 3, 16, (1, 1), (2, 2), "SAME"),
+    (1, 7, 6, 2, 3, 3, 64, (2, 1), (1, 1), "VALID"),
+]
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", _BIAS_CASES)
+def test_direct_convolution_with_a_bias(cpu, case, dtype):
+    """The kernel's bias epilogue: the float64 reference + bias, and the same bits as the kernel without
+    a bias followed by a separate BiasAdd (the bias is added to the finished sums); every output channel
+    gets its own bias element (a chunk offset slip would shift them)."""
+    n, h, w, c, kh, kw, co, (sh, sw), (dh, dw), padding = case
+    x = _rng.standard_normal((n, h, w, c)).astype(dtype)
+    wt = _rng.standard_normal((kh, kw, c, co)).astype(dtype)
+    bias = (10 * _rng.standard_normal(co)).astype(dtype)
+    attrs = dict(strides=(1, sh, sw, 1), padding=padding, explicit_paddings=(), data_format="NHWC",
+                 dilations=(1, dh, dw, 1))
+    assert conv_ops.direct_conv2d_applies(x, wt, bias)
+    got = conv_ops.direct_conv2d(x, wt, bias, **attrs)
+    plain = conv_ops.direct_conv2d(x, wt, None, **attrs)
+    np.testing.assert_array_equal(got, plain + bias)
+    if padding == "SAME":
+        pads = _same_pads(h, kh, sh, dh), _same_pads(w, kw, sw, dw)
+    else:
+        pads = (0, 0), (0, 0)
+    xp_ = np.pad(x.astype(np.float64), ((0, 0), pads[0], pads[1], (0, 0)))
+    oh, ow = got.shape[1:3]
+    want = np.zeros((n, oh, ow, co)) + bias.astype(np.float64)
+    for i, j in itertools.product(range(kh), range(kw)):
+        patch = xp_[:, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw, :]
+        want += patch @ wt[i, j].astype(np.float64)
+    assert want.shape == got.shape
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(kh * kw * c) * 10)
+
+
+@needs_native
+def test_fused_conv2d_with_bias_and_relu_runs_the_native_kernel_on_cpu(cpu):
+    from tfcore.ops import fused_ops
+
+    x = _rng.standard_normal((2, 7, 8, 3)).astype(np.float32)
+    wt = _rng.standard_normal((3, 2, 3, 8)).astype(np.float32)
+    bias = _rng.standard_normal(8).astype(np.float32)
+    attrs = dict(strides=(1, 2, 1, 1), padding="SAME", explicit_paddings=(), data_format="NHWC",
+                 dilations=(1, 1, 2, 1))
+    got = fused_ops.fused_conv2d(tf.constant(x), tf.constant(wt), tf.constant(bias), attrs, relu=True).numpy()
+    want = np.maximum(conv_ops.direct_conv2d(x, wt, None, **attrs) + bias, 0)
+    np.testing.assert_array_equal(got, want)

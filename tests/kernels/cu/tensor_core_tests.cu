@@ -69,6 +69,36 @@ TFC_KERNEL void cp_async_probe(const float* src, const int* src_bytes, float* ou
   for (int i = 0; i < 4; ++i) out[((l + 1) & 31) * 4 + i] = s[((l + 1) & 31) * 4 + i];  // another lane's copy
 }
 
+// cp.async completes only at its thread's wait (the emulator lands it there, at the latest moment the PTX
+// memory model allows). Lane l issues three 16-byte copies: src[4l..] into stage 0 (group 0, committed),
+// src[128 + 4l..] into stage 1 (group 1, committed) and src[256 + 4l..] into stage 2 (no commit after it),
+// then per `mode`: 0 wait_group 1, 1 wait_group 0, 2 wait_all, 3 no wait; it reads back its own three
+// slots into out[stage][l]. Modes 4 (no wait) and 5 (wait_group 0) instead read the NEXT lane's stage-0
+// slot after a __syncthreads into out[0][l]. The stages start as -1.
+TFC_KERNEL void cp_async_groups_probe(const float* src, float* out, int mode) {
+  __align__(16) __shared__ float s[3][32 * 4];
+  const int l = threadIdx.x;
+  for (int st = 0; st < 3; ++st)
+    for (int i = 0; i < 4; ++i) s[st][l * 4 + i] = -1.0f;
+  __syncthreads();
+  tfc_cp_async_cg16(&s[0][l * 4], src + 4 * l, 16);
+  tfc_cp_async_commit();
+  tfc_cp_async_cg16(&s[1][l * 4], src + 128 + 4 * l, 16);
+  tfc_cp_async_commit();
+  tfc_cp_async_cg16(&s[2][l * 4], src + 256 + 4 * l, 16);
+  if (mode == 0) tfc_cp_async_wait<1>();
+  if (mode == 1 || mode == 5) tfc_cp_async_wait<0>();
+  if (mode == 2) tfc_cp_async_wait_all();
+  if (mode >= 4) {
+    __syncthreads();
+    const int o = (l + 1) & 31;
+    for (int i = 0; i < 4; ++i) out[l * 4 + i] = s[0][o * 4 + i];
+    return;
+  }
+  for (int st = 0; st < 3; ++st)
+    for (int i = 0; i < 4; ++i) out[(st * 32 + l) * 4 + i] = s[st][l * 4 + i];
+}
+
 // Misuse the emulator must report: a misaligned ldmatrix row, a misaligned cp.async, an mma in a warp
 // with missing lanes (block of 16 threads).
 TFC_KERNEL void ldmatrix_misaligned(const unsigned short* src, unsigned* out) {

@@ -270,6 +270,15 @@ struct Region {
 
 enum FiberState : int { RUNNABLE = 0, WAIT_BLOCK = 1, WAIT_WARP = 2, DONE = 3 };
 
+// One cp.async in flight: the source bytes (read, zero-filled, when it was issued) land in shared memory
+// at `dst` only when a cp.async.wait_group / wait_all of the issuing thread covers its group.
+struct AsyncCopy {
+  char* dst;
+  unsigned char data[16];
+  int size;
+  unsigned group;  // the commit-group index it joins (the thread's commit count when it was issued)
+};
+
 struct Fiber {
   void* sp;  // saved stack pointer (x86-64) or context (ucontext)
   ucontext_t uctx;
@@ -277,6 +286,8 @@ struct Fiber {
   int linear;
   int state;
   unsigned wait_mask;
+  unsigned async_committed;          // cp.async.commit_group calls so far
+  std::vector<AsyncCopy> async_pending;  // this thread's cp.async copies that have not landed
 };
 
 struct Warp {
@@ -371,6 +382,7 @@ struct RcCell {
   uint32_t r_mask;            // reader lanes (r_warp >= 0)
   int32_t r_first, r_other;   // a reader; a reader from another warp than r_first's (r_warp == -2)
   uint32_t r_clock[32];       // each reader lane's own clock at its last read
+  int32_t async_owner;        // the thread whose cp.async into the cell has not landed yet, -1 none
 };
 
 struct RcState {
@@ -471,7 +483,7 @@ TFC_RC_NOSAN inline void rc_warp_release(Worker* w, int wi, unsigned to_release)
     if (to_release >> l & 1u) std::memcpy(g_rc.vc + (size_t)(wi * 32 + l) * 32, g_rc.tmp[l], 32 * sizeof(uint32_t));
 }
 
-enum RcKind { RC_READ = 1, RC_WRITE = 2, RC_ATOMIC = 3, RC_ATOMIC_READ = 4 };
+enum RcKind { RC_READ = 1, RC_WRITE = 2, RC_ATOMIC = 3, RC_ATOMIC_READ = 4, RC_ASYNC = 5 };
 
 [[noreturn]] TFC_RC_NOSAN inline void rc_report(int other, int prev_kind, int cur_kind, bool is_static, uintptr_t off) {
   Worker* w = g_rc.w;
@@ -524,8 +536,12 @@ TFC_RC_NOSAN inline void rc_access(uintptr_t a, size_t n, int kind) {
       C.r_warp = -1;
       C.r_mask = 0;
       C.r_epoch = 0;
+      C.async_owner = -1;
     }
     const uintptr_t at = i * 2 > off ? i * 2 : off;  // byte offset reported
+    // A cp.async into the cell has not landed: any access races with it (its own thread's too: only
+    // cp.async.wait_group/wait_all of the issuing thread, then a barrier for the others, order it).
+    if (C.async_owner >= 0) rc_report(C.async_owner, RC_ASYNC, kind, is_static, at);
     // The last plain write and the last atomic since, by another thread, not ordered before this access
     // (atomics among themselves are).
     if (C.writer >= 0 && C.writer != c && C.w_epoch == epoch &&
@@ -579,6 +595,32 @@ __attribute__((no_sanitize_thread, always_inline)) inline void rc_hook(const vol
   if (!g_rc.in_fiber) return;
   const uintptr_t a = (uintptr_t)p;
   if (a - g_rc.s_lo < g_rc.s_len || a - g_rc.d_lo < g_rc.d_len) rc_access(a, n, kind);
+}
+
+// Mark (owner >= 0) or clear (owner = -1) the cells of shared bytes [a, a + n) as the target of a cp.async
+// in flight. The cells were touched by rc_access just before (their serial is the block's).
+TFC_RC_NOSAN inline void rc_async_mark(uintptr_t a, size_t n, int32_t owner) {
+  RcCell* cells = a - g_rc.s_lo < g_rc.s_len ? g_rc.s_cells : g_rc.d_cells;
+  const uintptr_t off = a - (a - g_rc.s_lo < g_rc.s_len ? g_rc.s_lo : g_rc.d_lo);
+  for (size_t i = off / 2, last = (off + n - 1) / 2; i <= last; ++i)
+    if (cells[i].serial == g_rc.serial) cells[i].async_owner = owner;
+}
+
+// cp.async issued into shared [p, p + n): it is a write that must be ordered after every earlier access by
+// other threads (a stage refilled while another warp still reads it races), and it stays in flight.
+TFC_RC_NOSAN inline void rc_async_issue(const void* p, size_t n) {
+  const uintptr_t a = (uintptr_t)p;
+  if (!g_rc.in_fiber || !(a - g_rc.s_lo < g_rc.s_len || a - g_rc.d_lo < g_rc.d_len)) return;
+  rc_access(a, n, RC_WRITE);
+  rc_async_mark(a, n, g_rc.w->current->linear);
+}
+
+// The copy lands (its thread's wait_group/wait_all): from here it is this thread's write of this epoch.
+TFC_RC_NOSAN inline void rc_async_land(const void* p, size_t n) {
+  const uintptr_t a = (uintptr_t)p;
+  if (!g_rc.in_fiber || !(a - g_rc.s_lo < g_rc.s_len || a - g_rc.d_lo < g_rc.d_len)) return;
+  rc_async_mark(a, n, -1);
+  rc_access(a, n, RC_WRITE);
 }
 }  // namespace tfc_emu
 
@@ -656,6 +698,8 @@ namespace tfc_emu {
 #define TFC_RC_BLOCK_BARRIER() (++tfc_emu::g_rc.epoch)
 #define TFC_RC_WARP_ARRIVE(linear) tfc_emu::rc_warp_arrive(linear)
 #define TFC_RC_WARP_RELEASE(w, wi, lanes) tfc_emu::rc_warp_release(w, wi, lanes)
+#define TFC_RC_ASYNC_ISSUE(p, n) tfc_emu::rc_async_issue(p, n)
+#define TFC_RC_ASYNC_LAND(p, n) tfc_emu::rc_async_land(p, n)
 #else
 #define TFC_RC_FIBER_ENTER() ((void)0)
 #define TFC_RC_FIBER_LEAVE() ((void)0)
@@ -663,6 +707,8 @@ namespace tfc_emu {
 #define TFC_RC_BLOCK_BARRIER() ((void)0)
 #define TFC_RC_WARP_ARRIVE(linear) ((void)0)
 #define TFC_RC_WARP_RELEASE(w, wi, lanes) ((void)0)
+#define TFC_RC_ASYNC_ISSUE(p, n) ((void)0)
+#define TFC_RC_ASYNC_LAND(p, n) ((void)0)
 #endif  // TFC_EMU_RACECHECK
 // ---- end race check -----------------------------------------------------------------------------------
 
@@ -786,10 +832,13 @@ inline void check_warp(Worker* w, int warp_index) {
     }
 }
 
+inline void cp_async_land(Fiber* f, bool all, unsigned pending_groups_allowed);
+
 static void fiber_main() {
   Worker* w = t_worker;
   Fiber* f = w->current;
   w->tramp(w->args);
+  cp_async_land(f, true, 0);  // copies still in flight when the thread exits land now
   f->state = DONE;
   --w->live;
   Warp& wp = w->warps[f->linear >> 5];
@@ -949,8 +998,13 @@ inline unsigned __reduce_min_sync(unsigned mask, unsigned v) {
 // warp-collective (.sync.aligned): all 32 lanes of the warp must call them together. Each lane copies
 // its operands into its warp's exchange area, the warp meets at a barrier, every lane reads what it
 // needs per the PTX ISA fragment layout and computes its own result, and a second barrier keeps the
-// exchange area intact until every lane has read it. cp.async copies at once (allowed by the PTX memory
-// model: completion is only guaranteed at wait_group, it may come earlier), so commit/wait are no-ops.
+// exchange area intact until every lane has read it.
+// cp.async is asynchronous as on hardware, taking the latest completion the PTX memory model allows: the
+// source is read when the copy is issued, the bytes land in shared memory only when a
+// cp.async.wait_group N of the issuing thread leaves at most N newer commit groups pending (or at
+// cp.async.wait_all, or when the thread exits). Until then shared memory holds its OLD contents, so a
+// missing wait_group/commit_group reads stale data (wrong numbers), and racecheck builds report any access
+// to the destination before it lands as a race with the in-flight copy.
 namespace tfc_emu {
 
 struct MmaLaneData {
@@ -1056,8 +1110,40 @@ inline uint32_t cvt_rna_tf32(float f) {
 inline void cp_async(void* dst, const void* src, int cp_size, int src_size) {
   if (((uintptr_t)dst | (uintptr_t)src) & (uintptr_t)(cp_size - 1)) trap("cp.async: address not aligned to the copy size");
   if (src_size < 0 || src_size > cp_size) trap("cp.async: src_size outside [0, cp_size]");
-  if (src_size > 0) std::memcpy(dst, src, (size_t)src_size);
-  if (src_size < cp_size) std::memset((char*)dst + src_size, 0, (size_t)(cp_size - src_size));
+  Fiber* f = t_worker->current;
+  if (f->async_pending.size() >= 4096) trap("cp.async: more than 4096 copies in flight (no wait_group?)");
+  AsyncCopy c;
+  c.dst = (char*)dst;
+  c.size = cp_size;
+  c.group = f->async_committed;
+  std::memset(c.data, 0, sizeof(c.data));
+  if (src_size > 0) std::memcpy(c.data, src, (size_t)src_size);
+  TFC_RC_ASYNC_ISSUE(dst, (size_t)cp_size);
+  f->async_pending.push_back(c);
+}
+
+// Land the calling thread's copies: all of them, or those of every group but the newest `allowed`
+// committed ones (copies issued after the last commit belong to no group yet and stay in flight).
+inline void cp_async_land(Fiber* f, bool all, unsigned allowed) {
+  if (f->async_pending.empty()) return;
+  size_t keep = 0;
+  for (size_t i = 0; i < f->async_pending.size(); ++i) {
+    AsyncCopy& c = f->async_pending[i];
+    if (all || c.group + allowed < f->async_committed) {
+      TFC_RC_ASYNC_LAND(c.dst, (size_t)c.size);
+      std::memcpy(c.dst, c.data, (size_t)c.size);
+    } else {
+      f->async_pending[keep++] = c;
+    }
+  }
+  f->async_pending.resize(keep);
+}
+inline void cp_async_commit() { ++t_worker->current->async_committed; }
+inline void cp_async_wait_group(unsigned n) { cp_async_land(t_worker->current, false, n); }
+// cp.async.wait_all is commit_group + wait_group 0.
+inline void cp_async_wait_all() {
+  cp_async_commit();
+  cp_async_land(t_worker->current, true, 0);
 }
 
 }  // namespace tfc_emu
@@ -1268,6 +1354,8 @@ inline void run_worker(Worker* w, Trampoline tramp, void** args, dim3 grid, dim3
         f.linear = i;
         f.state = RUNNABLE;
         f.wait_mask = 0;
+        f.async_committed = 0;
+        f.async_pending.clear();
         init_fiber(w, &f, (size_t)i);
       }
       for (int k = 0; k < nwarps; ++k) {

@@ -51,7 +51,9 @@ class KernelFault(EmulatorError):
     argument's start), ``write`` (True/False/None), ``block``, ``thread``; for races also
     ``race`` (True), ``other_thread``, ``shared_offset`` (bytes into the static ``__shared__``
     variable or the dynamic shared buffer), ``shared_variable`` (its name, None for dynamic shared
-    memory) and ``accesses`` (the other thread's access, this thread's: "read"/"write"/"atomic").
+    memory) and ``accesses`` (the other thread's access, this thread's: "read"/"write"/"atomic"; the other's
+    is "cp.async" when it is an asynchronous copy into the cell that has not landed, which the same thread
+    can also race with).
     """
 
     race = False
@@ -115,7 +117,7 @@ def racecheck_enabled():
     return os.environ.get("TFCORE_EMULATOR_RACECHECK", "0") not in ("", "0", "false", "no")
 
 
-_ACCESS = {1: "read", 2: "write", 3: "atomic", 4: "atomic read"}
+_ACCESS = {1: "read", 2: "write", 3: "atomic", 4: "atomic read", 5: "cp.async"}
 
 
 @functools.cache
@@ -348,9 +350,14 @@ class EmulatedModule:
             where = f"__shared__ {var} byte offset {rel}" if var else f"static shared memory (TLS offset {rel})"
         else:
             where = f"dynamic shared memory byte offset {rel}"
-        text = (f"emulated kernel {name!r}: shared-memory race in block {_fmt3(err.block)}: {cur} of {where} by "
-                f"thread {me} conflicts with a {prev} by thread {other} that no barrier orders before it "
-                f"(missing __syncthreads/__syncwarp?)")
+        if prev == "cp.async":  # the destination of a copy that has not landed
+            text = (f"emulated kernel {name!r}: shared-memory race in block {_fmt3(err.block)}: {cur} of {where} by "
+                    f"thread {me} while a cp.async into it by thread {other} is still in flight (missing "
+                    f"cp.async.commit_group/wait_group before the access, or __syncthreads after the wait?)")
+        else:
+            text = (f"emulated kernel {name!r}: shared-memory race in block {_fmt3(err.block)}: {cur} of {where} by "
+                    f"thread {me} conflicts with a {prev} by thread {other} that no barrier orders before it "
+                    f"(missing __syncthreads/__syncwarp?)")
         fault = KernelFault(text, name, None, None, cur != "read" and cur != "atomic read", tuple(err.block),
                             tuple(err.thread))
         fault.race, fault.other_thread, fault.shared_offset = True, tuple(err.other_thread), rel
