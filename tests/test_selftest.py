@@ -6,7 +6,6 @@ process (small shapes, no timings; about 15 s with the emulator's kernel builds 
 the CPU pass of CI only.
 """
 
-import inspect
 import json
 import os
 import subprocess
@@ -16,9 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests import kernel_refs
 from tfcore.backend.emulator.backend import EmulatedGPUBackend
-from tfcore.selftest import kernel_checks, references, report, runner, stack_checks
+from tfcore.selftest import kernel_checks, report, runner, stack_checks
 
 REPO = Path(__file__).resolve().parents[1]
 SECTIONS = ("stack", "kernels", "graphs", "nccl", "timing")
@@ -105,14 +103,3 @@ def test_a_failing_check_makes_the_exit_status_one_and_is_named(monkeypatch, tmp
     assert "a check that raises" in table and "FAIL" in table and "ZeroDivisionError" in table
     assert "FAILED: stack: a check that raises" in table.splitlines()[-1]
     assert json.loads((tmp_path / "r.json").read_text())["ok"] is False
-
-
-def test_the_package_references_are_the_tests_references():
-    """The self-test's float64 references (tfcore/selftest/references.py) are a copy of tests/kernel_refs.py."""
-    def functions(module):
-        return {n: f for n, f in vars(module).items() if inspect.isfunction(f) and f.__module__ == module.__name__}
-
-    ours, theirs = functions(references), functions(kernel_refs)
-    assert ours.keys() == theirs.keys()
-    for name in ours:
-        assert inspect.getsource(ours[name]) == inspect.getsource(theirs[name]), name
