@@ -39,8 +39,9 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (integer division if ``staircase``)."""
+class _RateDecay(LearningRateSchedule):
+    """The arguments ExponentialDecay and InverseTimeDecay share: ``initial_learning_rate``, ``decay_steps``
+    (> 0), ``decay_rate``, ``staircase`` (floor ``step / decay_steps``), ``name``."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
         if decay_steps <= 0:
@@ -51,15 +52,20 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase = staircase
         self.name = name
 
-    def __call__(self, step):
-        p = _step(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return _out(float(self.initial_learning_rate) * float(self.decay_rate) ** p)
+    def _progress(self, step):
+        p = _step(step) / float(self.decay_steps)
+        return math.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
                 "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_RateDecay):
+    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (integer division if ``staircase``)."""
+
+    def __call__(self, step):
+        return _out(float(self.initial_learning_rate) * float(self.decay_rate) ** self._progress(step))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -149,27 +155,14 @@ class PolynomialDecay(LearningRateSchedule):
                 "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (the ratio floored if ``staircase``)."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="InverseTimeDecay"):
-        if decay_steps <= 0:
-            raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = _step(step) / float(self.decay_steps)
-        if self.staircase:
-            p = math.floor(p)
-        return _out(float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p))
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+        return _out(float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * self._progress(step)))
 
 
 class CosineDecayRestarts(LearningRateSchedule):
