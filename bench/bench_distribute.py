@@ -122,6 +122,7 @@ def main():
     from tfcore.distribute import cross_device_ops as cdo
 
     import tfcore as tf
+    from tfcore.backend.collectives import nccl_available
     from tfcore.framework.context import context
 
     sizes = [1 << k for k in range(12, args.max_size_log2 + 1, 2)]
@@ -136,7 +137,7 @@ def main():
         if len(same_card) == 2:
             candidates.append((cdo.OnDeviceAllReduce(), same_card, sync))
             candidates.append((cdo.ReductionToOneDevice(reduce_to_device=same_card[0].name), same_card, sync))
-        if len(distinct) >= 2 and cdo._nccl_available():
+        if len(distinct) >= 2 and nccl_available():
             candidates.append((cdo.NcclAllReduce(), distinct, sync))
     for ops, devs, sync in candidates:
         for row in allreduce_bandwidth(ops, devs, sizes, sync):
