@@ -235,6 +235,25 @@ class StrategyExtended:
     def parameter_devices(self):
         return self.worker_devices
 
+    @property
+    def should_checkpoint(self):
+        """Whether this worker writes checkpoints: always, in a single-worker strategy (TF's default)."""
+        return True
+
+    @property
+    def should_save_summary(self):
+        """Whether this worker writes summaries: always, in a single-worker strategy."""
+        return True
+
+    @property
+    def experimental_should_init(self):
+        """Whether this worker initializes variables: always, in a single-worker strategy."""
+        return True
+
+    def _in_multi_worker_mode(self):
+        """False: one worker (TF's private check that Keras callbacks and keras-tuner call)."""
+        return False
+
     def update(self, var, fn, args=(), kwargs=None, group=True):
         """Run ``fn(var_copy, *args)`` for each copy of a mirrored variable (cross-replica)."""
         kwargs = kwargs or {}

@@ -43,7 +43,9 @@ from .function import (case, cond, control_dependencies, foldl, foldr, init_scop
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
 from . import bitwise, ragged, version
 from . import profiler
+import sys as _sys  # noqa: E402
 from . import compat  # tf.compat; install_as_tensorflow() is opt-in (importing it aliases nothing)
+compat.v2 = _sys.modules[__name__]  # tf.compat.v2 is the TF2 API itself (TensorBoard's hparams plugin uses it)
 from .debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank  # TF2's top-level aliases
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .keras import initializers, losses, metrics, optimizers  # TF2's tf.losses ... are Keras'

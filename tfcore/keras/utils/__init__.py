@@ -1,6 +1,8 @@
 """``tf.keras.utils``: to_categorical, normalize, Progbar, get_file, set_random_seed, datasets from arrays and
 folders (images, timeseries, text), pad_sequences, split_dataset, PyDataset/Sequence, custom-object registration,
-image array helpers, Keras object (de)serialization, interactive-logging switches, Config and plot_model."""
+image array helpers,
+Keras object (de)serialization (and Keras 2's, under ``legacy``), interactive-logging switches,
+Config and plot_model."""
 
 from ..backend import clear_session, is_keras_tensor
 from .config import Config
@@ -9,6 +11,7 @@ from .dataset_split import split_dataset
 from .image_dataset import image_dataset_from_directory
 from .image_utils import array_to_img, img_to_array, load_img, save_img
 from .io_utils import disable_interactive_logging, enable_interactive_logging, is_interactive_logging_enabled
+from . import legacy
 from .layer_utils import get_source_inputs, model_to_dot, plot_model, standardize_dtype
 from .np_utils import normalize, to_categorical
 from .object_registration import (

@@ -1,0 +1,20 @@
+"""``tf.compat.v1``: only the TF1 protocol-buffer classes that TF2-era libraries still build by hand.
+
+TensorBoard's hparams plugin (used by keras-tuner's TensorBoard logging) writes its session summaries as
+``tf.compat.v1.Summary()`` protos. tfcore has no TF1 graph API; the names here are TensorFlow's own message
+classes as the ``tensorboard`` package ships them (its copies of TF's ``.proto`` files: same fields, so
+the bytes are TF's), loaded on
+first use with a clear error when ``tensorboard`` is missing. Any other name raises AttributeError.
+"""
+
+_PROTOS = {"Summary": "summary_pb2", "Event": "event_pb2", "SummaryMetadata": "summary_pb2",
+           "HistogramProto": "summary_pb2", "TensorProto": "tensor_pb2"}
+
+
+def __getattr__(name):
+    module = _PROTOS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tfcore.compat.v1' has no attribute {name!r}: tfcore implements the TF2 API "
+                             "only (tf.compat.v1 holds just the protos " + ", ".join(sorted(_PROTOS)) + ")")
+    from ..io import _deps  # imported on use: tfcore.io needs the optional tensorboard package
+    return getattr(_deps.tensorboard_proto(module), name)
