@@ -1,0 +1,72 @@
+"""Gaps the tensorflow/docs tutorials met (issue 29, item 2's tutorial suite): each test fails on the code
+before the fix and states what TF 2.21 does (the guide named in each test shows it)."""
+
+import numpy as np
+import pytest
+
+import tfcore as tf
+from tfcore.framework.context import context
+
+
+# -- tf.random.Generator (guide/random_numbers) -------------------------------------------------------------
+def test_a_checkpoint_saves_and_restores_where_a_generator_stream_is(tmp_path):
+    """TF: a Generator is trackable (its state is a variable); restoring replays the stream from the save."""
+    g = tf.random.Generator.from_seed(1)
+    cp = tf.train.Checkpoint(generator=g)
+    g.normal([])
+    path = cp.write(str(tmp_path / "ckpt"))
+    after_save = [float(g.normal([])) for _ in range(3)]
+    cp.restore(path)
+    assert [float(g.normal([])) for _ in range(3)] == after_save
+
+
+def test_a_generator_restored_into_a_fresh_generator_continues_the_saved_stream(tmp_path):
+    g = tf.random.Generator.from_seed(7)
+    g.uniform([5])
+    path = tf.train.Checkpoint(my_generator=g).write(str(tmp_path / "ckpt"))
+    expected = g.normal([4]).numpy()
+    other = tf.random.Generator.from_seed(123)
+    tf.train.Checkpoint(my_generator=other).restore(path)
+    np.testing.assert_array_equal(other.normal([4]).numpy(), expected)
+
+
+def test_generator_state_is_an_int64_variable_that_from_state_and_reset_continue_from():
+    g = tf.random.Generator.from_seed(3)
+    g.normal([2])
+    state = g.state
+    assert isinstance(state, tf.Variable) and state.dtype == tf.int64 and not state.trainable
+    saved = tf.identity(state)
+    expected = g.normal([3]).numpy()
+    np.testing.assert_array_equal(tf.random.Generator.from_state(saved, alg="philox").normal([3]).numpy(), expected)
+    g.reset(saved)
+    np.testing.assert_array_equal(g.normal([3]).numpy(), expected)
+    assert not np.array_equal(g.state.numpy(), saved.numpy())  # drawing advances the state variable
+
+
+def test_a_generator_state_of_the_wrong_shape_is_refused():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Philox state"):
+        tf.random.Generator.from_state(np.zeros([3], np.int64))
+
+
+@pytest.fixture
+def two_cpus(monkeypatch):
+    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+    context.reset_for_tests()
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    yield
+    context.reset_for_tests()
+
+
+def test_a_generator_under_a_mirrored_strategy_checkpoints_its_stream(tmp_path, two_cpus):
+    """TF: replicas draw different numbers from one generator, and a restore replays them."""
+    strat = tf.distribute.MirroredStrategy(devices=["cpu:0", "cpu:1"])
+    with strat.scope():
+        g = tf.random.Generator.from_seed(1)
+        cp = tf.train.Checkpoint(my_generator=g)
+        strat.run(lambda: g.normal([]))
+        path = cp.write(str(tmp_path / "ckpt"))
+        first = sorted(float(v) for v in strat.experimental_local_results(strat.run(lambda: g.normal([]))))
+        cp.restore(path)
+        again = sorted(float(v) for v in strat.experimental_local_results(strat.run(lambda: g.normal([]))))
+    assert again == first and first[0] != first[1]
