@@ -70,3 +70,40 @@ def test_a_generator_under_a_mirrored_strategy_checkpoints_its_stream(tmp_path, 
         cp.restore(path)
         again = sorted(float(v) for v in strat.experimental_local_results(strat.run(lambda: g.normal([]))))
     assert again == first and first[0] != first[1]
+
+
+# -- dataset iterators in checkpoints (guide/checkpoint) ------------------------------------------------------
+def test_a_checkpoint_saves_and_restores_where_a_dataset_iterator_is(tmp_path):
+    """TF: ``Checkpoint(iterator=iter(ds))`` saves the position; a restore continues from the saved element."""
+    ds = tf.data.Dataset.range(10).map(lambda x: x * 2)
+    it = iter(ds)
+    cp = tf.train.Checkpoint(step=tf.Variable(1), iterator=it)
+    assert [int(next(it)) for _ in range(3)] == [0, 2, 4]
+    path = cp.save(str(tmp_path / "ckpt"))
+    assert [int(next(it)) for _ in range(2)] == [6, 8]
+    cp.restore(path)
+    assert [int(it.get_next()) for _ in range(2)] == [6, 8]
+
+
+def test_a_fresh_iterator_restored_from_a_checkpoint_continues_the_saved_iteration(tmp_path):
+    ds = tf.data.Dataset.range(20).shuffle(20, seed=5, reshuffle_each_iteration=False).batch(3)
+    it = iter(ds)
+    for _ in range(2):
+        next(it)
+    path = tf.train.Checkpoint(iterator=it).write(str(tmp_path / "ckpt"))
+    expected = [next(it).numpy().tolist() for _ in range(2)]
+    fresh = iter(ds)
+    tf.train.Checkpoint(iterator=fresh).read(path)
+    assert [next(fresh).numpy().tolist() for _ in range(2)] == expected
+    assert fresh.get_next_as_optional().has_value()
+
+
+def test_restoring_an_iterator_past_its_end_leaves_it_exhausted(tmp_path):
+    it = iter(tf.data.Dataset.range(3))
+    cp = tf.train.Checkpoint(iterator=it)
+    list(it)
+    path = cp.write(str(tmp_path / "ckpt"))
+    fresh = iter(tf.data.Dataset.range(3))
+    tf.train.Checkpoint(iterator=fresh).read(path)
+    with pytest.raises(tf.errors.OutOfRangeError):
+        fresh.get_next()
