@@ -107,3 +107,54 @@ def test_restoring_an_iterator_past_its_end_leaves_it_exhausted(tmp_path):
     tf.train.Checkpoint(iterator=fresh).read(path)
     with pytest.raises(tf.errors.OutOfRangeError):
         fresh.get_next()
+
+
+# -- lists on a Checkpoint, restored as they fill (guide/checkpoint) -----------------------------------------
+def test_a_list_attribute_is_a_list_wrapper_whose_appended_variables_are_restored(tmp_path):
+    """TF: ``restore.listed = []`` after ``restore()``; appending ``v1`` gives it its saved value."""
+    save = tf.train.Checkpoint()
+    save.listed = [tf.Variable(1.)]
+    save.listed.append(tf.Variable(2.))
+    save.mapped = {"one": save.listed[0]}
+    save.mapped["two"] = save.listed[1]
+    path = save.save(str(tmp_path / "list_example"))
+    restore = tf.train.Checkpoint()
+    v2 = tf.Variable(0.)
+    restore.mapped = {"two": v2}
+    restore.restore(path)
+    assert v2.numpy() == 2.0
+    restore.listed = []
+    assert repr(restore.listed) == "ListWrapper([])" and isinstance(restore.listed, list)
+    v1 = tf.Variable(0.)
+    restore.listed.append(v1)
+    assert v1.numpy() == 1.0
+
+
+def test_extending_a_list_wrapper_restores_each_new_element(tmp_path):
+    path = tf.train.Checkpoint(listed=[tf.Variable(5.), tf.Variable(6.)]).write(str(tmp_path / "c"))
+    restore = tf.train.Checkpoint(listed=[])
+    restore.read(path)
+    first, second = tf.Variable(0.), tf.Variable(0.)
+    restore.listed.extend([first, second])
+    assert (first.numpy(), second.numpy()) == (5.0, 6.0)
+
+
+def test_a_variable_attached_to_a_checkpoint_after_restore_gets_its_value(tmp_path):
+    """TF restores a dependency added after ``restore()`` (``fake_layer.kernel = deferred_restore``)."""
+    path = tf.train.Checkpoint(net=tf.train.Checkpoint(kernel=tf.Variable([3.0, 4.0]))).write(str(tmp_path / "c"))
+    layer = tf.train.Checkpoint()
+    tf.train.Checkpoint(net=layer).read(path)
+    late = tf.Variable([0.0, 0.0])
+    layer.kernel = late
+    np.testing.assert_array_equal(late.numpy(), [3.0, 4.0])
+
+
+def test_a_late_variable_of_the_wrong_shape_is_refused_and_left_unchanged(tmp_path):
+    path = tf.train.Checkpoint(listed=[tf.Variable([1.0, 2.0])]).write(str(tmp_path / "c"))
+    restore = tf.train.Checkpoint()
+    restore.read(path)
+    restore.listed = []
+    wrong = tf.Variable([0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="shape"):
+        restore.listed.append(wrong)
+    np.testing.assert_array_equal(wrong.numpy(), [0.0, 0.0, 0.0])
