@@ -196,7 +196,8 @@ def test_status_assertions_and_expect_partial(tmp_path, caplog):
     with pytest.raises(AssertionError, match="No checkpoint specified"):
         none.assert_consumed()
     with pytest.raises(ValueError, match="trackable object"):
-        tf.train.Checkpoint(v=[1, 2])
+        tf.train.Checkpoint(v=1)
+    assert repr(tf.train.Checkpoint(v=[1, 2]).v) == "ListWrapper([1, 2])"  # TF wraps lists (trackable)
 
 
 # -- CheckpointManager ----------------------------------------------------------------------

@@ -8,6 +8,8 @@ from ..framework.tensor import Tensor
 from . import structure
 from .threads import close_iterator
 
+_END = object()
+
 
 class IterContext:
     """Pipeline-wide settings an iteration runs with (from the final dataset's options)."""
@@ -27,32 +29,71 @@ class OwnedIterator:
     Python's ``next`` raises StopIteration at the end; ``get_next`` raises
     ``tf.errors.OutOfRangeError`` as TF does. Dropping the iterator (or breaking
     out of a ``for`` loop) stops the pipeline's background threads.
+
+    Trackable, as in TF: a ``tf.train.Checkpoint(iterator=it)`` saves where the iteration is and a
+    restore continues from there. tfcore saves the number of elements consumed (an int64 variable,
+    ``_iterator_position``) and restores by restarting the pipeline and skipping that many, so the
+    elements after a restore are the saved ones when each pass of the pipeline gives the same order
+    (a ``shuffle`` needs ``seed=`` and ``reshuffle_each_iteration=False``); TF serializes the
+    pipeline's internal buffers instead, which also restores a reshuffling pass exactly.
     """
 
-    __slots__ = ("_it", "_dataset", "__weakref__")
+    __slots__ = ("_it", "_dataset", "_consumed", "_position", "__weakref__")
 
     def __init__(self, dataset):
-        ctx = IterContext(dataset.options())
         self._dataset = dataset
-        self._it = dataset._make_iter(ctx)
+        self._it = self._start()
+        self._consumed = 0
+        self._position = None  # the checkpointed position variable, created when a checkpoint asks
+
+    def _start(self):
+        return self._dataset._make_iter(IterContext(self._dataset.options()))
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return next(self._it)
+        position = self._position
+        if position is not None and int(position.numpy()) != self._consumed:
+            self._seek(int(position.numpy()))  # a checkpoint restore assigned the position
+        element = next(self._it)
+        self._consumed += 1
+        if position is not None:
+            position.assign(self._consumed)
+        return element
+
+    def _seek(self, position):
+        """Restart the pipeline and skip ``position`` elements (restoring a checkpointed iterator)."""
+        if position < 0:
+            raise InvalidArgumentError(None, None, f"Iterator restore: the saved position is {position}, "
+                                                   "expected a number of elements >= 0")
+        close_iterator(self._it)
+        self._it = self._start()
+        for _ in range(position):
+            if next(self._it, _END) is _END:
+                break
+        self._consumed = position
+
+    def _tfc_checkpoint_children(self):
+        if self._position is None:
+            from ..framework.variables import Variable, variable_creators_scope
+
+            with variable_creators_scope(()):  # one position, not a per-replica mirror
+                self._position = Variable(np.int64(self._consumed), trainable=False, dtype=dtypes.int64,
+                                          name="iterator_position")
+        return [("_iterator_position", self._position)]
 
     def get_next(self):
         """The next element; ``tf.errors.OutOfRangeError`` at the end of the dataset."""
         try:
-            return next(self._it)
+            return next(self)
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence") from None
 
     def get_next_as_optional(self):
         """A ``tf.experimental.Optional`` holding the next element, or empty at the end."""
         try:
-            return Optional.from_value(next(self._it))
+            return Optional.from_value(next(self))
         except StopIteration:
             return Optional.empty(self._dataset.element_spec)
 

@@ -335,14 +335,52 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
 
 # -- tf.random.Generator ----------------------------------------------------------------------
 
+_PHILOX_STATE_WORDS = 13  # counter (4), key (2), buffer (4), buffer_pos, has_uint32, uinteger
+
+
+def _pack_philox(gen):
+    """A NumPy Philox generator's full state as 13 int64 words (the bits of its uint64 words)."""
+    s = gen.bit_generator.state
+    words = np.concatenate([np.asarray(s["state"]["counter"], np.uint64), np.asarray(s["state"]["key"], np.uint64),
+                            np.asarray(s["buffer"], np.uint64),
+                            np.array([s["buffer_pos"], s["has_uint32"], s["uinteger"]], np.uint64)])
+    return words.view(np.int64)
+
+
+def _unpack_philox(words):
+    """The inverse of :func:`_pack_philox`: a NumPy Philox generator in exactly that state."""
+    w = np.asarray(words, np.int64).reshape(-1)
+    if w.shape != (_PHILOX_STATE_WORDS,):
+        raise InvalidArgumentError(None, None, f"tf.random.Generator: a Philox state has {_PHILOX_STATE_WORDS} int64 "
+                                               f"words, got shape {tuple(np.shape(words))}")
+    u = w.view(np.uint64)
+    gen = np.random.Generator(np.random.Philox())
+    gen.bit_generator.state = {"bit_generator": "Philox", "state": {"counter": u[0:4].copy(), "key": u[4:6].copy()},
+                               "buffer": u[6:10].copy(), "buffer_pos": int(u[10]), "has_uint32": int(u[11]),
+                               "uinteger": int(u[12])}
+    return gen
+
+
 class Generator:
-    """``tf.random.Generator``: an explicit random stream (Philox), independent of the global seed."""
+    """``tf.random.Generator``: an explicit random stream (Philox), independent of the global seed.
+
+    The stream's state is a ``tf.Variable`` (``g.state``, int64) so that a ``tf.train.Checkpoint``
+    holding the generator saves and restores where the stream is, as in TF (tracked as ``_state_var``).
+    tfcore draws with NumPy's Philox, whose full state is 13 words (TF's Philox state has 3), so
+    checkpoints carry the stream between tfcore programs, not to or from TensorFlow.
+    """
 
     def __init__(self, copy_from=None, state=None, alg=None):
+        self._state_var = None
+        self._synced = None  # the words last written to (or read from) _state_var
+        self._lock = _threading.RLock()  # replica threads of a strategy draw from one generator
         if copy_from is not None:
             self._seed = copy_from._seed
             self._gen = np.random.Generator(np.random.Philox())
-            self._gen.bit_generator.state = copy_from._gen.bit_generator.state
+            self._gen.bit_generator.state = copy_from._rng().bit_generator.state
+        elif state is not None:
+            self._seed = None
+            self._gen = _unpack_philox(state.numpy() if hasattr(state, "numpy") else state)
         else:
             self._seed = None
             self._gen = np.random.Generator(np.random.Philox())
@@ -357,32 +395,87 @@ class Generator:
     def from_non_deterministic_state(cls, alg=None):
         return cls()
 
+    @classmethod
+    def from_state(cls, state, alg=None):
+        """A generator continuing from ``state`` (a value of another generator's ``g.state``)."""
+        return cls(state=state, alg=alg)
+
     def reset_from_seed(self, seed):
         self._seed = int(seed)
         self._gen = _philox((int(seed), 0))
+        self._write_state()
+
+    def reset(self, state):
+        """Continue from ``state`` (a value of ``g.state``)."""
+        self._gen = _unpack_philox(state.numpy() if hasattr(state, "numpy") else state)
+        self._write_state()
 
     @property
     def algorithm(self):
         return "philox"
 
+    @property
+    def state(self):
+        """The stream's state, an int64 ``tf.Variable`` (created on first use; a checkpoint restores it)."""
+        with self._lock:
+            return self._state_variable()
+
+    def _state_variable(self):
+        if self._state_var is None:
+            from ..framework.variables import Variable, variable_creators_scope
+
+            words = _pack_philox(self._gen)
+            with variable_creators_scope(()):  # one stream for all replicas, not a per-replica mirror
+                self._state_var = Variable(words, trainable=False, dtype=dtypes.int64, name="StateVar")
+            self._synced = words
+        else:
+            self._rng()
+            self._write_state()
+        return self._state_var
+
+    def _tfc_checkpoint_children(self):
+        return [("_state_var", self.state)]
+
+    def _rng(self):
+        """The NumPy generator, first reloaded from ``_state_var`` if something (a restore) assigned it."""
+        if self._state_var is not None:
+            words = np.asarray(self._state_var.numpy(), np.int64)
+            if not np.array_equal(words, self._synced):
+                self._gen = _unpack_philox(words)
+                self._synced = words
+        return self._gen
+
+    def _write_state(self):
+        if self._state_var is not None:
+            words = _pack_philox(self._gen)
+            if not np.array_equal(words, self._synced):
+                self._state_var.assign(words)
+                self._synced = words
+
+    def _draw(self, fn, *args):
+        with self._lock:
+            out = fn(self._rng(), *args)
+            self._write_state()
+            return out
+
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        return _normal_from(self._gen, shape, mean, stddev, dtype)
+        return self._draw(_normal_from, shape, mean, stddev, dtype)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        return _truncated_from(self._gen, shape, mean, stddev, dtype)
+        return self._draw(_truncated_from, shape, mean, stddev, dtype)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
-        return _uniform_from(self._gen, shape, minval, maxval, dtype)
+        return self._draw(_uniform_from, shape, minval, maxval, dtype)
 
     def make_seeds(self, count=1):
         """An int64 [2, count] tensor of seeds for stateless ops."""
         from .array_ops import constant
 
-        return constant(self._gen.integers(0, 2**63 - 1, size=(2, int(count)), dtype=np.int64))
+        return constant(self._draw(lambda g: g.integers(0, 2**63 - 1, size=(2, int(count)), dtype=np.int64)))
 
     def split(self, count=1):
         """``count`` new generators seeded from this one (advances this one)."""
-        seeds = self._gen.integers(0, 2**63 - 1, size=int(count), dtype=np.int64)
+        seeds = self._draw(lambda g: g.integers(0, 2**63 - 1, size=int(count), dtype=np.int64))
         return [Generator.from_seed(int(s)) for s in seeds]
 
 

@@ -18,6 +18,7 @@ from ..framework import deferred, dtypes
 from ..framework.errors import NotFoundError
 from ..framework.variables import Variable
 from . import _protos, bundle, graph, state
+from .list_wrapper import ListWrapper
 
 _log = logging.getLogger("tfcore")
 
@@ -60,11 +61,14 @@ class Checkpoint:
         if name.startswith("_"):
             object.__setattr__(self, name, value)
             return
+        if type(value) is list:
+            value = ListWrapper(value)  # as TF: its elements, appended later too, are tracked by index
         _require_trackable(name, value)
         if name == "save_counter":
             raise ValueError("'save_counter' is reserved by tf.train.Checkpoint")
         self._deps[name] = value
         object.__setattr__(self, name, value)
+        deferred.created(self, name, value)  # a restore that ran before this attribute existed fills it
 
     def _tfc_checkpoint_children(self):
         out = graph.children(self._root) if self._root is not None else []
@@ -263,9 +267,13 @@ class CheckpointLoadStatus:
 
     # -- matching ------------------------------------------------------------------
     def _restore(self):
-        nodes = self._proto.nodes
         self._matched[0] = self._checkpoint
-        queue = [(0, self._checkpoint)]
+        self._restore_from(0, self._checkpoint)
+
+    def _restore_from(self, start_nid, start_obj):
+        """Match the checkpoint's subtree at node ``start_nid`` to ``start_obj`` and restore its values."""
+        nodes = self._proto.nodes
+        queue = [(start_nid, start_obj)]
         missing = {}  # node id -> [(owner, local name)]
         assignments = []
         optimizers = []
@@ -309,21 +317,39 @@ class CheckpointLoadStatus:
             _assign(var, value)
             self._restored[id(var)] = nid
         for nid, owners in missing.items():
-            if nid in self._matched or self._value(nid) is None:
+            if nid in self._matched:
+                continue
+            if self._value(nid) is None:
+                if nodes[nid].children:  # an object attached later (``restore.listed = []``) restores its subtree
+                    for owner, name in owners:
+                        if not isinstance(owner, list | tuple | dict) or isinstance(owner, ListWrapper):
+                            deferred.expect(owner, name, self._deferred_subtree_callback(nid))
                 continue
             for owner, name in owners:
-                if isinstance(owner, list | tuple | dict):
-                    continue  # containers gain no variables later
+                if isinstance(owner, list | tuple | dict) and not isinstance(owner, ListWrapper):
+                    continue  # plain containers gain no variables later; a ListWrapper's append announces them
                 deferred.expect(owner, name, self._deferred_callback(nid))
                 if name.startswith("_") and graph.is_layer(owner):  # Keras 3's "_kernel" is add_weight's "kernel"
                     deferred.expect(owner, name[1:], self._deferred_callback(nid))
+
+    def _deferred_subtree_callback(self, nid):
+        ref = weakref.ref(self)
+
+        def fill(obj):
+            status = ref()
+            if status is None or nid in status._matched or not graph.is_trackable(obj):
+                return
+            status._matched[nid] = obj
+            status._restore_from(nid, obj)
+
+        return fill
 
     def _deferred_callback(self, nid):
         ref = weakref.ref(self)
 
         def fill(var):
             status = ref()
-            if status is None or nid in status._matched:
+            if status is None or nid in status._matched or not graph.is_variable(var):
                 return
             value = status._checked(var, nid, status._value(nid))
             _assign(var, value)
