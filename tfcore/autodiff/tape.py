@@ -200,8 +200,7 @@ class GradientTape:
         variable_targets = [(t, g) for t, g in zip(targets, out_grads) if isinstance(t, Variable)]
         targets = [t.value() if isinstance(t, Variable) else t for t in targets]
         # ... unless the target's value is a read this tape recorded (the backward pass then seeds it)
-        variable_targets = [(t, g) for (t, g), value in zip(variable_targets, [x.value() for x, _ in variable_targets])
-                            if id(value) not in self._var_reads.get(id(t), ())]
+        variable_targets = [(t, g) for t, g in variable_targets if id(t.value()) not in self._var_reads.get(id(t), ())]
         was_recording = self._recording
         if was_recording:
             self._pop()

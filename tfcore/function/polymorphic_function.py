@@ -332,21 +332,26 @@ def _output_str(structure):
 def _pack_outputs(graph, outs):
     it = iter(outs)
     flags = iter(graph.output_is_slot)
-    return _rebuild_composites(_map_leaves(lambda v: next(it) if next(flags) else v, graph.output_structure))
+    return _map_leaves(lambda v: next(it) if next(flags) else v, graph.output_structure, rebuild=True)
 
 
-def _map_leaves(fn, value):
+def _map_leaves(fn, value, rebuild=False):
     """``value`` with each leaf replaced by ``fn(leaf)``, called in ``nest.flatten`` order (dict values by
-    sorted key); lists, tuples, namedtuples, dicts and :class:`_CompositeArgs` keep their types."""
+    sorted key); lists, tuples, namedtuples, dicts and :class:`_CompositeArgs` keep their types, or with
+    ``rebuild`` each :class:`_CompositeArgs` becomes its object again (:func:`_rebuild_composites` in the
+    same walk: this runs on every call of a ConcreteFunction)."""
     if isinstance(value, _CompositeArgs):
-        return _CompositeArgs(value.cls, value.metadata, [_map_leaves(fn, c) for c in value])
+        parts = [_map_leaves(fn, c, rebuild) for c in value]
+        if rebuild:
+            return value.cls.__tf_unflatten__(value.metadata, tuple(parts))
+        return _CompositeArgs(value.cls, value.metadata, parts)
     if isinstance(value, list):
-        return [_map_leaves(fn, c) for c in value]
+        return [_map_leaves(fn, c, rebuild) for c in value]
     if isinstance(value, tuple):
-        parts = [_map_leaves(fn, c) for c in value]
+        parts = [_map_leaves(fn, c, rebuild) for c in value]
         return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
     if isinstance(value, dict):
-        built = {k: _map_leaves(fn, value[k]) for k in sorted(value)}
+        built = {k: _map_leaves(fn, value[k], rebuild) for k in sorted(value)}
         return {k: built[k] for k in value}
     return fn(value)
 
