@@ -142,3 +142,53 @@ def test_no_implementation_overrides_by_import_order():
     bad = [m for m, path in MODULES.items() if m != "tfcore.ops.registry"
            and any(k in path.read_text() for k in markers)]
     assert not bad, f"modules writing an op's implementation table directly: {bad}"
+
+
+# The layers, bottom first (docs/architecture.md): a module may import its own layer and the ones below.
+# Top-level public namespaces (``tfcore.math``, ``tfcore.linalg``, ...), ``compat``, ``export``,
+# ``selftest`` and the command line form the API layer above all of these: no layered module imports them.
+LAYERS = (
+    ("backend", "kernels"),
+    ("framework", "module"),
+    ("ops", "autodiff", "config", "ragged", "nn"),
+    ("function",),
+    ("data", "saving", "io", "summary"),
+    ("distribute",),
+    ("keras",),
+)
+_LAYER_OF = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
+
+
+def layer_of(module):
+    """The layer rank of a ``tfcore.*`` module, or None for the API layer above every ranked one."""
+    parts = module.split(".")
+    return _LAYER_OF.get(parts[1]) if len(parts) > 1 and parts[0] == "tfcore" else None
+
+
+def upward_imports(imports):
+    """``module:line imports target`` for each import of a higher layer (or of the API layer) by a layered
+    module; lazy (function-level) imports count like module-level ones."""
+    bad = []
+    for mod, imps in imports.items():
+        own = layer_of(mod)
+        if own is None:
+            continue
+        for target, line in imps:
+            if target.split(".")[0] != "tfcore" or target == "tfcore":  # third-party; `tfcore` has its own test
+                continue
+            rank = layer_of(target)
+            if rank is None or rank > own:
+                bad.append(f"{mod}:{line} imports {target}")
+    return bad
+
+
+def test_layer_checker_finds_an_upward_import():
+    imports = {"tfcore.backend.x": [("tfcore.framework.errors", 3)], "tfcore.keras.y": [("tfcore.ops.z", 1)],
+               "tfcore.data.w": [("tfcore.cli", 9)], "tfcore.math": [("tfcore.keras", 2)]}
+    assert upward_imports(imports) == ["tfcore.backend.x:3 imports tfcore.framework.errors",
+                                       "tfcore.data.w:9 imports tfcore.cli"]
+
+
+def test_imports_follow_the_layer_order():
+    bad = upward_imports(IMPORTS)
+    assert not bad, "imports of a higher layer (move the shared piece down, or the importer up): " + "; ".join(bad)

@@ -1,6 +1,6 @@
 """The ``tfcore`` command: ``info`` (devices and versions), plus subcommands other modules add.
 
-Subcommands are registered in ``COMMANDS``: name -> (help, add_arguments(parser), run(args)).
+Subcommands are registered in :mod:`tfcore.framework.commands`: name -> (help, add_arguments(parser), run(args)).
 """
 
 import argparse
@@ -8,19 +8,8 @@ import importlib
 import platform
 import sys
 
+from .framework.commands import COMMANDS, command
 from .framework.errors import OpError
-
-COMMANDS = {}
-
-
-def command(name, help_text, add_arguments=None):
-    """Decorator registering ``run(args)`` as subcommand ``name``."""
-
-    def deco(run):
-        COMMANDS[name] = (help_text, add_arguments or (lambda p: None), run)
-        return run
-
-    return deco
 
 
 def _info_arguments(p):
@@ -111,7 +100,5 @@ def main(argv=None):
         return 1
 
 
-if __name__ == "__main__":  # run as tfcore.cli so subcommands register into the same COMMANDS
-    from tfcore.cli import main as _main
-
-    sys.exit(_main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cli import command
+from .framework.commands import command
 
 FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax")
 BENCHES = {}

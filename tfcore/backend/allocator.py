@@ -61,7 +61,7 @@ from ctypes import addressof, c_char
 
 import numpy as np
 
-from ..framework.errors import ResourceExhaustedError
+from .errors import ResourceExhaustedError
 
 ALIGNMENT = 256
 _SHIFT = 8                      # log2(ALIGNMENT)

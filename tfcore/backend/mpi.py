@@ -18,6 +18,8 @@ import threading
 
 import numpy as np
 
+from .errors import DeadlineExceededError
+
 # Environment variables a launcher sets in every process it starts (Open MPI, MPICH/Hydra, PMIx, Slurm).
 _SIZE_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MV2_COMM_WORLD_SIZE")
 _RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK")
@@ -193,8 +195,6 @@ def _wait(request, timeout, rank, what):
     pause = 1e-5
     while not request.Test():
         if time.monotonic() > deadline:
-            from tfcore.framework.errors import DeadlineExceededError
-
             raise DeadlineExceededError(None, None, f"Collective {what} timed out after {timeout} s on worker "
                                                     f"{rank}: another worker did not join "
                                                     "(CommunicationOptions.timeout_seconds)")

@@ -11,7 +11,7 @@ import runpy
 import sys
 import traceback
 
-from ..cli import command
+from ..framework.commands import command
 from .tensorflow_alias import install_as_tensorflow
 
 

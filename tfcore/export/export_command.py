@@ -6,7 +6,7 @@ or a TF.js layers model in ``DIR`` (``model.json`` + shards), ``<name>`` being t
 
 import os
 
-from ..cli import command
+from ..framework.commands import command
 from . import FORMATS, UnsupportedLayerError, export
 
 

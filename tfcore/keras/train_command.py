@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from ..cli import command
+from ..framework.commands import command
 
 
 def build_model(kind, num_classes=10, mixed_precision=False):

@@ -1,6 +1,6 @@
 """``tfcore saved_model show``: print a SavedModel's tag-sets, signatures and functions like ``saved_model_cli``."""
 
-from ..cli import command
+from ..framework.commands import command
 from . import saved_model
 from .saved_model_protos import pb
 

@@ -2,7 +2,7 @@
 
 import sys
 
-from ..cli import command
+from ..framework.commands import command
 
 
 def _arguments(p):
