@@ -1,4 +1,4 @@
-"""BFC allocator benchmarks (DESIGN.md §5).
+"""BFC allocator benchmarks (docs/architecture.md §5).
 
 - alloc/free throughput: random sizes with a steady population of live chunks,
   raw ``allocate``/``free`` pairs and ``host_array`` (allocation + NumPy wrapper +

@@ -1,6 +1,6 @@
 """``tf.distribute``: MirroredStrategy, MultiWorkerMirroredStrategy, cross-device reductions (``tfcore.distribute``).
 
-See DESIGN.md §6: one replica per device, variables created under ``scope()``
+See docs/architecture.md §6: one replica per device, variables created under ``scope()``
 are mirrored, ``run`` executes per replica, and gradients are reduced with the
 reduction that fits the devices (NCCL, on-device, or host).
 """

@@ -3,7 +3,7 @@
 Every worker process (started by ``mpirun -np N python train.py`` or ``tfcore train --workers N``) runs
 the same program on its local replicas: one per GPU it owns, else its CPU. MPI defines the world
 (``tfcore.backend.mpi``): rank, size, rendezvous and the host collectives; ``TF_CONFIG``, when set,
-gives roles and must agree with MPI. Gradients are reduced in two levels (DESIGN.md §6): the local
+gives roles and must agree with MPI. Gradients are reduced in two levels (docs/architecture.md §6): the local
 replicas first, with the reduction MirroredStrategy would choose for them, then across workers with
 the ``CommunicationOptions.implementation``: ``RING`` (MPI all-reduce of host buffers) or ``NCCL``
 (NCCL communicators bootstrapped over MPI; device buffers). ``AUTO`` takes NCCL when every local

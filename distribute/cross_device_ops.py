@@ -274,7 +274,7 @@ class OnDeviceAllReduce(CrossDeviceOps):
 
 
 def choose(devices):
-    """The reduction for a device set: (CrossDeviceOps, reason) following DESIGN.md §6."""
+    """The reduction for a device set: (CrossDeviceOps, reason) following docs/architecture.md §6."""
     if len(devices) <= 1:
         return ReductionToOneDevice(), "a single replica"
     if any(d.device_type != "GPU" for d in devices):

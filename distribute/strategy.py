@@ -510,7 +510,7 @@ class MirroredStrategy(Strategy):
     """Synchronous data-parallel training on several devices of one machine.
 
     ``devices`` defaults to every visible logical GPU, else the CPU. The
-    cross-device reduction is chosen from the devices (DESIGN.md §6) and logged
+    cross-device reduction is chosen from the devices (docs/architecture.md §6) and logged
     once; pass ``cross_device_ops=`` to override it.
     """
 

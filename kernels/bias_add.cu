@@ -1,4 +1,4 @@
-// y = act(x + bias) with the bias broadcast along one axis (DESIGN.md §4).
+// y = act(x + bias) with the bias broadcast along one axis (docs/architecture.md §4).
 //
 // x is viewed as [outer, C, inner]: NHWC (channels last) has inner = 1, NCHW has inner = H*W.
 // Activations (`act`): 0 none, 1 relu, 2 gelu (exact, erf), 3 sigmoid, 4 tanh, 5 gelu (tanh

@@ -1,4 +1,4 @@
-// 2-D convolution, NHWC input, HWIO filter (DESIGN.md §4).
+// 2-D convolution, NHWC input, HWIO filter (docs/architecture.md §4).
 //
 // Forward, input gradient (dgrad) and filter gradient (wgrad) are all implicit GEMMs on the
 // matmul SIMT tile (common.cuh's tfc_gemm_mainloop_n: BK = 8, 256 threads, register prefetch +

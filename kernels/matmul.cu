@@ -1,4 +1,4 @@
-// Batched matrix multiplication C[b] = op(A[b]) @ op(B[b]) (DESIGN.md §4).
+// Batched matrix multiplication C[b] = op(A[b]) @ op(B[b]) (docs/architecture.md §4).
 //
 // SIMT path (float32; float16 inputs with float32 accumulation): a 128x128 block tile,
 // BK = 8, 256 threads, each thread owns an 8x8 register block of C. Global tiles are

@@ -1,4 +1,4 @@
-// 2-D max and average pooling, NHWC, forward and backward (DESIGN.md §4).
+// 2-D max and average pooling, NHWC, forward and backward (docs/architecture.md §4).
 //
 // Padding is explicit (pad_top, pad_left), computed in Python with TF's SAME rule; padded
 // positions never contribute: max ignores them and average divides by the number of

@@ -1,4 +1,4 @@
-// Reductions over the middle axis of an [outer, R, inner] view (DESIGN.md §4).
+// Reductions over the middle axis of an [outer, R, inner] view (docs/architecture.md §4).
 //
 // Python transposes/collapses the reduced axes into R (tfcore/ops/cuda_kernels/reduce.py).
 // Ops (the `op` argument): 0 sum, 1 max, 2 min, 3 prod; mean is sum with `scale` = 1 / count,

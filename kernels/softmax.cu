@@ -1,4 +1,4 @@
-// Softmax / log-softmax along the last axis and fused sparse softmax cross-entropy (DESIGN.md §4).
+// Softmax / log-softmax along the last axis and fused sparse softmax cross-entropy (docs/architecture.md §4).
 //
 // Rows that fit are read ONCE and written once: each thread keeps its share of the row in
 // registers (SM_CACHE_VECS slots of SM_VEC consecutive elements), then

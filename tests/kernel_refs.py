@@ -1,4 +1,4 @@
-"""NumPy references for the CUDA kernels in kernels/*.cu (DESIGN.md §4): the tests use the same float64
+"""NumPy references for the CUDA kernels in kernels/*.cu (docs/architecture.md §4): the tests use the same float64
 definitions as ``tfcore selftest``, which keeps them in the package (``tfcore/selftest/references.py``,
 written from the math, independently of the kernels and of the op code in tfcore.ops)."""
 

@@ -1,4 +1,4 @@
-"""The package's import graph keeps DESIGN.md's layering (read from the sources, nothing imported).
+"""The package's import graph keeps docs/architecture.md's layering (read from the sources, nothing imported).
 
 - no import cycles between package modules (function-level imports count: a lazy import is still
   a dependency, and a cycle through one is how layering erodes);

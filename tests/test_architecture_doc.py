@@ -29,3 +29,28 @@ def test_the_named_classes_and_functions_exist():
     assert hasattr(registry, "execute") and hasattr(registry, "Op")
     assert hasattr(cpu, "CPUBackend") and hasattr(cuda, "CudaBackend")
     assert hasattr(context.context, "ensure_initialized") and hasattr(context, "Device")
+
+
+def _cited_sections():
+    """``(file, section)`` for each ``docs/architecture.md §N`` citation in the sources."""
+    cites = []
+    for folder in ("tfcore", "kernels", "distribute", "tests", "bench"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".py", ".cu", ".cuh", ".cc"):
+                for m in re.finditer(r"architecture\.md ((?:§\d+(?:, )?)+)", path.read_text()):
+                    cites += [(path.relative_to(ROOT), n) for n in re.findall(r"§(\d+)", m.group(1))]
+    return cites
+
+
+def test_sources_cite_design_decisions_that_exist():
+    """Modules cite the design decisions of docs/architecture.md by number; each cited § exists, and no
+    source cites a design file that is not in the repository."""
+    sections = set(re.findall(r"^### §(\d+) ", DOC.read_text(), flags=re.M))
+    cites = _cited_sections()
+    assert len(cites) >= 20
+    missing = sorted({f"{f}: §{n}" for f, n in cites if n not in sections})
+    assert not missing, f"citations of design decisions docs/architecture.md does not have: {missing}"
+    stale = sorted(str(p.relative_to(ROOT)) for folder in ("tfcore", "kernels", "distribute", "bench")
+                   for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".cu")
+                   and "DESIGN.md" in p.read_text())
+    assert not stale, f"sources citing DESIGN.md, which is not in the repository: {stale}"

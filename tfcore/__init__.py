@@ -1,7 +1,7 @@
 """tfcore: TensorFlow 2's API on NumPy (CPU) and CuPy with our own CUDA kernels (GPU).
 
 ``import tfcore as tf`` and run TF2 code. This module only re-exports; the code
-lives in the layer that owns it (see DESIGN.md §1).
+lives in the layer that owns it (see docs/architecture.md §1).
 """
 
 from . import _source_tree

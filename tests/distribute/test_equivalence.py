@@ -1,4 +1,4 @@
-"""Data-parallel training gives the same weights as one replica on the global batch (DESIGN.md §6)."""
+"""Data-parallel training gives the same weights as one replica on the global batch (docs/architecture.md §6)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Backends: the only code that computes with numpy/cupy (DESIGN.md §1, §4).
+"""Backends: the only code that computes with numpy/cupy (docs/architecture.md §1, §4).
 
 ``cpu`` is NumPy. Device kind ``cuda`` has two sibling backends over
 ``base.GPUBackend``: ``cuda.CudaBackend`` (CuPy with our kernels) and
@@ -29,7 +29,7 @@ def emulated_gpu_count():
 def discover_gpus():
     """Physical GPUs: N emulated GPUs when ``TFCORE_EMULATED_GPUS=N`` (N > 0), else the real CUDA GPUs.
 
-    Emulated GPUs *replace* real ones (DESIGN.md §4): asking for N gives exactly N GPUs, all
+    Emulated GPUs *replace* real ones (docs/architecture.md §4): asking for N gives exactly N GPUs, all
     emulated, on any machine, so a program (or test) sees the same devices with or without a
     GPU; real GPUs are not probed then. Unset or 0: the GPUs CuPy finds (none without CuPy,
     driver or device). Returns a list of :class:`PhysicalGPUInfo`.

@@ -1,4 +1,4 @@
-"""Entering a real GPU's logical device for an op: CUDA device, stream and allocator (DESIGN.md §4).
+"""Entering a real GPU's logical device for an op: CUDA device, stream and allocator (docs/architecture.md §4).
 
 Every op on a real GPU runs inside ``CudaBackend.activate()``: CuPy must allocate from the
 logical device's BFC allocator, launch on its stream and target its physical device. Doing
@@ -17,7 +17,7 @@ three ``__enter__``/``__exit__`` pairs). :class:`Activation` does the same work 
   (``cupy.cuda.memory._get_thread_local_allocator`` / ``_set_thread_local_allocator``); when a
   CuPy lacks them, ``using_allocator`` is used (slower, same effect).
 
-CUDA-graph capture (DESIGN.md §7) redirects one thread's work on one logical GPU to a private capture
+CUDA-graph capture (docs/architecture.md §7) redirects one thread's work on one logical GPU to a private capture
 stream and a pinning allocator, and nothing else: :func:`capture_override` pushes that redirection
 on this thread (``CudaBackend.stream`` / ``_cupy_alloc`` read it), so another thread's ops on the
 same logical GPU still run on the device's own stream, from its own allocator, while the capture is

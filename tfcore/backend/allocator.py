@@ -1,4 +1,4 @@
-"""BFC (best-fit with coalescing) allocator: one per logical device (DESIGN.md §5).
+"""BFC (best-fit with coalescing) allocator: one per logical device (docs/architecture.md §5).
 
 The allocator manages *regions* obtained from a region provider (``cudaMalloc``
 through CuPy for real GPUs, anonymous host memory for emulated GPUs) and carves

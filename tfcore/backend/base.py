@@ -1,4 +1,4 @@
-"""The backend interface every device implements (DESIGN.md §4)."""
+"""The backend interface every device implements (docs/architecture.md §4)."""
 
 import contextlib
 from dataclasses import dataclass, field

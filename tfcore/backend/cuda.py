@@ -1,4 +1,4 @@
-"""The CUDA backend: one object per logical GPU of a real card (DESIGN.md §4, §5).
+"""The CUDA backend: one object per logical GPU of a real card (docs/architecture.md §4, §5).
 
 ``xp = cupy``; arrays come from the logical device's BFC allocator (CuPy's thread-local
 allocator), ops run on the logical device's stream (both entered by ``activate()``, see

@@ -1,4 +1,4 @@
-"""CUDA-graph capture on a real GPU's logical device, through CuPy (DESIGN.md §4, §7).
+"""CUDA-graph capture on a real GPU's logical device, through CuPy (docs/architecture.md §4, §7).
 
 ``tfcore.function.cuda_graph`` decides WHAT to capture; this module does the device half, as
 PyTorch's ``CUDAGraph`` does, so that a capture can never harm work outside it:

@@ -1,4 +1,4 @@
-"""Kernel libraries: launch a CUDA kernel from kernels/*.cu by name (DESIGN.md §4).
+"""Kernel libraries: launch a CUDA kernel from kernels/*.cu by name (docs/architecture.md §4).
 
 ``KernelLibrary.launch(name, grid, block, args, shared_mem=0)`` is the one call op
 implementations make. Two implementations:

@@ -1,7 +1,7 @@
 """The world of a multi-process job, from MPI: rank, size, rendezvous and collectives across workers.
 
 ``tf.distribute.MultiWorkerMirroredStrategy`` builds on an existing distributed engine rather than
-a protocol of its own (DESIGN.md §6): **MPI** (Open MPI, through the ``mpi4py`` extra:
+a protocol of its own (docs/architecture.md §6): **MPI** (Open MPI, through the ``mpi4py`` extra:
 ``pip install tfcore[mpi]``) starts the processes (``mpirun -np N python train.py``), says which
 one each is, and sums host buffers across them (``MPI_Allreduce``); on GPUs an **NCCL communicator is
 bootstrapped over MPI**: rank 0 makes the NCCL unique id and broadcasts it, every rank then builds

@@ -4,7 +4,7 @@ Op implementations are written once against ``b.xp`` (numpy on the CPU and on
 emulated GPUs, cupy on real GPUs). Where the two modules differ — a function
 CuPy lacks, a different spelling, dtypes CuPy's atomics do not cover, NumPy-only
 warning control — the op calls a helper here instead of branching itself, so
-that only backend code knows which array module it is talking to (DESIGN.md §1).
+that only backend code knows which array module it is talking to (docs/architecture.md §1).
 """
 
 import contextlib

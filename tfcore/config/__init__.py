@@ -1,4 +1,4 @@
-"""``tf.config``: physical and logical devices, visibility, memory growth and limits (DESIGN.md §5).
+"""``tf.config``: physical and logical devices, visibility, memory growth and limits (docs/architecture.md §5).
 
 Typical use, before the first tensor is created::
 

@@ -1,4 +1,4 @@
-"""CUDA-graph replay of a ConcreteFunction's plan on a GPU with static shapes (DESIGN.md §7).
+"""CUDA-graph replay of a ConcreteFunction's plan on a GPU with static shapes (docs/architecture.md §7).
 
 Why: a training step is hundreds of small kernel launches, each costing Python dispatch and a
 driver call; a CUDA graph launches them all with one call. What: :class:`GraphRunner`, kept on the

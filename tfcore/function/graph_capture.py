@@ -14,7 +14,7 @@ buffers; a capture backend does what depends on the device:
 Two implementations:
 
 - :class:`CupyStreamCapture` (real CUDA GPUs, ``CudaBackend``): asks the backend, which owns the
-  device mechanism (DESIGN.md §4): ``CudaBackend.begin_graph_capture()`` captures this thread's work
+  device mechanism (docs/architecture.md §4): ``CudaBackend.begin_graph_capture()`` captures this thread's work
   with CuPy stream capture on a private stream and keeps alive every buffer the graph uses until
   it is released (:mod:`tfcore.backend.cuda_graphs`).
 - :class:`RecordingCapture` (any backend: CPU, emulated GPUs): a stand-in that records each op step

@@ -1,4 +1,4 @@
-"""The op registry and THE op-execution entry point (DESIGN.md §3).
+"""The op registry and THE op-execution entry point (docs/architecture.md §3).
 
 An :class:`Op` is registered once with TF's op name, a shape/dtype rule, an
 ordered list of kernel candidates per device kind and a gradient written with

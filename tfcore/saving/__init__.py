@@ -1,4 +1,4 @@
-"""Saving and loading in TensorFlow's formats (DESIGN.md §8).
+"""Saving and loading in TensorFlow's formats (docs/architecture.md §8).
 
 - ``tf.train.Checkpoint`` / ``CheckpointManager`` / ``latest_checkpoint`` / ``load_checkpoint`` /
   ``list_variables``: TF's tensor bundle (``.index`` + ``.data-00000-of-00001``), the trackable

@@ -1,1 +1,1 @@
-"""Runs kernels/*.cu on the CPU: g++ with a CUDA shim header (DESIGN.md §4)."""
+"""Runs kernels/*.cu on the CPU: g++ with a CUDA shim header (docs/architecture.md §4)."""

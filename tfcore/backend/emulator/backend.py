@@ -1,5 +1,5 @@
 """The emulated-GPU backend: a logical GPU whose arrays are host memory and whose kernels run
-on the CPU emulator (``TFCORE_EMULATED_GPUS=N``; DESIGN.md §4).
+on the CPU emulator (``TFCORE_EMULATED_GPUS=N``; docs/architecture.md §4).
 
 Sibling of :class:`tfcore.backend.cuda.CudaBackend` over :class:`tfcore.backend.base.GPUBackend`:
 ``xp = numpy``, kernels from the emulator library, and op results adopted into this device's

@@ -172,7 +172,7 @@ def tf32_available(a):
     return tf32_enabled() and tensor_cores_available(a)
 
 
-# Our kernels are candidates ahead of each op's generic xp code (DESIGN.md §3): eligible for the dtypes
+# Our kernels are candidates ahead of each op's generic xp code (docs/architecture.md §3): eligible for the dtypes
 # the .cu files have entries for; the generic code runs everything else (float64, integers, bfloat16).
 KERNEL_DTYPES = tuple(_SUFFIX)
 PRIORITY = 10
