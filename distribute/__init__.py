@@ -17,18 +17,3 @@ from .reduce_util import ReduceOp
 from .strategy import (MirroredStrategy, OneDeviceStrategy, ReplicaContext, RunOptions, Strategy, StrategyExtended,
                        experimental_set_strategy)
 from .values import DistributedValues, Mirrored, MirroredVariable, PerReplica, SyncOnReadVariable
-
-
-def _replicas_for_average_loss():
-    ctx = get_replica_context()
-    return ctx.num_replicas_in_sync if ctx is not None else get_strategy().num_replicas_in_sync
-
-
-def _install_hooks():
-    """``tf.nn.compute_average_loss`` divides by the GLOBAL batch inside a replica function."""
-    from tfcore.ops import loss_ops
-
-    loss_ops._num_replicas_in_sync = _replicas_for_average_loss
-
-
-_install_hooks()

@@ -5,13 +5,15 @@ thread (so collectives inside the replica function can rendezvous, as in TF).
 Keras and optimizers ask this module whether they run in a replica context.
 This module owns that state: other modules change it only through the context
 managers below (:func:`strategy_scope`, :func:`replica_scope`, :func:`component_scope`,
-:func:`cross_replica_scope`) and read it through the accessors.
+:func:`cross_replica_scope`) and read it through the accessors. The first two also set the replica
+count that ops below this layer read (``tfcore/framework/replica_state.py``).
 """
 
 import contextlib
 import threading
 
 from tfcore.framework import context as _ctx
+from tfcore.framework.replica_state import replica_count_scope
 
 
 class _State(threading.local):
@@ -61,7 +63,8 @@ def strategy_scope(strategy):
     saved = _state.strategy
     _state.strategy = strategy
     try:
-        yield strategy
+        with replica_count_scope(strategy):
+            yield strategy
     finally:
         _state.strategy = saved
 
@@ -72,7 +75,8 @@ def replica_scope(replica_context):
     saved = _state.replica_context
     _state.replica_context = replica_context
     try:
-        yield replica_context
+        with replica_count_scope(replica_context):
+            yield replica_context
     finally:
         _state.replica_context = saved
 

@@ -192,3 +192,36 @@ def test_layer_checker_finds_an_upward_import():
 def test_imports_follow_the_layer_order():
     bad = upward_imports(IMPORTS)
     assert not bad, "imports of a higher layer (move the shared piece down, or the importer up): " + "; ".join(bad)
+
+
+def module_attribute_patches(mod, tree):
+    """``mod:line`` for each assignment to an attribute of a tfcore module bound by an import in ``mod``
+    (``from ..ops import loss_ops; loss_ops._hook = f``): one module replacing another's functions."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            for alias in node.names:
+                target = next((t for t in _targets(mod, node) if t.endswith("." + alias.name)), None)
+                if target in MODULES or (isinstance(node, ast.Import) and alias.name.startswith("tfcore")):
+                    bound.add((alias.asname or alias.name).split(".")[0])
+    bad = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign | ast.AnnAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in bound:
+                bad.append(f"{mod}:{node.lineno} assigns {t.value.id}.{t.attr}")
+    return bad
+
+
+def test_patch_finder_finds_a_patched_module_function():
+    tree = ast.parse("from tfcore.ops import loss_ops\nloss_ops._num = lambda: 2\nx = object()\nx.y = 1\n")
+    assert module_attribute_patches("tfcore.distribute", tree) == ["tfcore.distribute:2 assigns loss_ops._num"]
+
+
+def test_no_module_patches_another():
+    """State that crosses layers lives in a state module with a context manager
+    (``tfcore/framework/replica_state.py``), never in a function one module replaces in another."""
+    bad = [b for mod, path in MODULES.items() if mod != "tfcore"  # the public package assembles the API
+           for b in module_attribute_patches(mod, ast.parse(path.read_text(), filename=str(path)))]
+    assert not bad, f"modules assigning attributes of other modules: {bad}"

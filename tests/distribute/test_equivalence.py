@@ -129,6 +129,20 @@ def test_compute_average_loss_uses_global_batch_in_replica_context(devices):
     assert [float(v) for v in out.values] == [1.0, 1.0]  # sum 4 / (2 per replica * 2 replicas)
 
 
+def test_replica_count_follows_the_scope_for_average_and_regularization_losses(devices):
+    """In ``scope()`` (cross-replica) and in replica functions the count is the strategy's; outside it
+    and after the scope it is 1 again (the count is scoped state, not a patched hook)."""
+    devices(n_cpus=2)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with strategy.scope():
+        assert float(tf.nn.compute_average_loss(tf.constant([1.0, 3.0]))) == 1.0
+        assert float(tf.nn.scale_regularization_loss(tf.constant([2.0, 4.0]))) == 3.0
+    out = strategy.run(lambda: tf.nn.scale_regularization_loss(tf.constant([2.0, 4.0])))
+    assert [float(v) for v in out.values] == [3.0, 3.0]
+    assert float(tf.nn.compute_average_loss(tf.constant([1.0, 3.0]))) == 2.0
+    assert float(tf.nn.scale_regularization_loss(tf.constant([2.0, 4.0]))) == 6.0
+
+
 def test_batch_norm_moving_statistics_average_over_replicas(devices):
     devices(n_cpus=2)
     strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])

@@ -1,5 +1,7 @@
 """``tf.config.experimental``: memory growth and statistics, device details, TF's older aliases."""
 
+import contextlib
+
 from ..framework import context as _ctx
 from .devices import (
     get_logical_device_configuration,
@@ -50,6 +52,20 @@ def enable_cuda_graphs(enabled=True):
     if not isinstance(enabled, (bool, int)) or isinstance(enabled, float):
         raise TypeError(f"enable_cuda_graphs: 'enabled' must be a bool, got {enabled!r}")
     _cuda_graphs = bool(enabled)
+
+
+@contextlib.contextmanager
+def cuda_graphs_scope(enabled):
+    """Within the body, CUDA graphs are on or off as :func:`enable_cuda_graphs` would set them; the
+    previous setting (including "follow ``TFCORE_CUDA_GRAPHS``") comes back after it. For self-checks
+    that must run with graphs on whatever the user chose."""
+    global _cuda_graphs
+    saved = _cuda_graphs
+    enable_cuda_graphs(enabled)
+    try:
+        yield
+    finally:
+        _cuda_graphs = saved
 
 
 def cuda_graphs_enabled():

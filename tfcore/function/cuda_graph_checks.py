@@ -15,7 +15,6 @@ it was not run, and :func:`workspace_regrowth` runs with whatever capture backen
 (``graph_capture.use(RecordingCapture())`` on an emulated GPU checks the runner's side only).
 """
 
-import contextlib
 
 import numpy as np
 
@@ -54,16 +53,6 @@ def forced_capture_failure(device):
     return _result(True, f"capture invalidated ({type(error).__name__}), aborted; eager op correct")
 
 
-@contextlib.contextmanager
-def _graphs_on():
-    prev = _config._cuda_graphs
-    _config._cuda_graphs = True
-    try:
-        yield
-    finally:
-        _config._cuda_graphs = prev
-
-
 def workspace_regrowth(device, rows=50176, cols=32, calls=5):
     """Capture a reduction, regrow the workspace eagerly, fill the freed memory, replay, compare."""
     from ..framework.context import device as device_scope
@@ -73,7 +62,7 @@ def workspace_regrowth(device, rows=50176, cols=32, calls=5):
     rng = np.random.default_rng(0)
     host = rng.standard_normal((rows, cols)).astype(np.float32)
     expect = host.astype(np.float64).sum(0) * 2.0 + 1.0
-    with _graphs_on(), device_scope(device.name):
+    with _config.cuda_graphs_scope(True), device_scope(device.name):
         x = array_ops.constant(host)
 
         def h(t):

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
+from ..framework.replica_state import num_replicas_in_sync
 from ._common import as_tensor, describe, floating_rule, in_accumulation_dtype
 from .array_ops import ones_like, reshape, transpose, zeros_like
 from .math_ops import (
@@ -305,11 +306,6 @@ def l2_loss(t, name=None):
     return execute(L2_LOSS, (t,))
 
 
-def _num_replicas_in_sync():
-    """Replicas the loss is averaged over: 1 here; the distribution layer replaces this hook."""
-    return 1
-
-
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None, name=None):
     """``tf.nn.compute_average_loss``: ``sum(per_example_loss * sample_weight) / global_batch_size``.
 
@@ -322,7 +318,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         loss = multiply(loss, w)
     if global_batch_size is None:
         per_replica = loss._array.shape[0] if loss._array.ndim else 1
-        global_batch_size = per_replica * _num_replicas_in_sync()
+        global_batch_size = per_replica * num_replicas_in_sync()
     else:
         if hasattr(global_batch_size, "numpy"):
             gbs = global_batch_size.numpy()
@@ -343,5 +339,5 @@ def scale_regularization_loss(regularization_loss, name=None):
     """``tf.nn.scale_regularization_loss``: ``sum(losses) / num_replicas_in_sync``."""
     loss = as_tensor(regularization_loss)
     total = reduce_sum(loss)
-    n = _num_replicas_in_sync()
+    n = num_replicas_in_sync()
     return total if n == 1 else multiply(total, scalar_like(1.0 / n, total))
