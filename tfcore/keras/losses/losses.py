@@ -1,18 +1,21 @@
-"""The rest of ``tf.keras.losses``: hinge family, Poisson, log-cosh, cosine similarity, percentage and
-logarithmic errors, focal cross-entropies, Dice/Tversky, Circle, generalized cross-entropy and CTC.
+"""Keras' loss functions and their classes (``tf.keras.losses``), in Keras 3's layout
+(``keras/src/losses/losses.py``): regression losses, cross-entropies (which use the cached logits
+(``_keras_logits``) of Keras' softmax/sigmoid outputs, as TF Keras does: exact values and gradients,
+and far fewer ops per training step), the hinge family, Poisson, log-cosh, cosine similarity,
+percentage and logarithmic errors, focal cross-entropies, Dice/Tversky, Circle, generalized
+cross-entropy and CTC.
 
 Formulas follow Keras 3 (TF 2.21's ``tf.keras``): every function returns per-sample values (the mean
 or sum over ``axis``), and every class wraps its function in a ``LossFunctionWrapper`` so weighting,
-reduction and ``get_config`` work as for the classic losses. Probabilities are clipped to
-``[epsilon, 1 - epsilon]`` with ``epsilon = 1e-7`` as Keras does.
+reduction and ``get_config`` work alike.
 """
 
 import math
+import warnings
 
-from ..framework import dtypes
-from ..ops import array_ops, math_ops, nn_extra_ops, nn_ops, reduce_ops
-from . import losses as losses_mod
-from .losses import (
+from ...framework import dtypes
+from ...ops import array_ops, loss_ops, math_ops, nn_extra_ops, nn_ops, reduce_ops
+from .loss import (
     EPSILON,
     Loss,
     LossFunctionWrapper,
@@ -24,7 +27,11 @@ from .losses import (
     squeeze_or_expand_dimensions,
 )
 
-__all__ = ["hinge", "squared_hinge", "categorical_hinge", "poisson", "log_cosh", "logcosh", "cosine_similarity",
+__all__ = ["mean_squared_error", "mean_absolute_error", "huber", "kl_divergence", "binary_crossentropy",
+           "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "MSE", "mae", "MAE", "kld", "KLD",
+           "kullback_leibler_divergence", "MeanSquaredError", "MeanAbsoluteError", "Huber", "KLDivergence",
+           "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "hinge",
+           "squared_hinge", "categorical_hinge", "poisson", "log_cosh", "logcosh", "cosine_similarity",
            "mean_absolute_percentage_error", "mape", "MAPE", "mean_squared_logarithmic_error", "msle", "MSLE",
            "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky", "circle",
            "categorical_generalized_cross_entropy", "ctc", "Hinge", "SquaredHinge", "CategoricalHinge", "Poisson",
@@ -32,6 +39,175 @@ __all__ = ["hinge", "squared_hinge", "categorical_hinge", "poisson", "log_cosh",
            "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "Dice", "Tversky",
            "CategoricalGeneralizedCrossEntropy", "CTC", "Circle"]
 
+# -- function forms ------------------------------------------------------------------------
+
+def mean_squared_error(y_true, y_pred):
+    """``mean(square(y_pred - y_true), axis=-1)``."""
+    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    return _mean(math_ops.squared_difference(y_pred, y_true))
+
+
+def mean_absolute_error(y_true, y_pred):
+    """``mean(abs(y_pred - y_true), axis=-1)``."""
+    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    return _mean(math_ops.abs(math_ops.subtract(y_pred, y_true)))
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """``mean(0.5 * e**2 if |e| <= delta else delta * |e| - 0.5 * delta**2, axis=-1)``."""
+    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    err = math_ops.abs(math_ops.subtract(y_pred, y_true))
+    quadratic = math_ops.multiply(math_ops.square(err), 0.5)
+    linear = math_ops.subtract(math_ops.multiply(err, float(delta)), 0.5 * delta * delta)
+    return _mean(math_ops.where(math_ops.less_equal(err, float(delta)), quadratic, linear))
+
+
+def kl_divergence(y_true, y_pred):
+    """``sum(y_true * log(y_true / y_pred), axis=-1)`` with both clipped to ``[epsilon, 1]``."""
+    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    t = math_ops.clip_by_value(y_true, EPSILON, 1.0)
+    p = math_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    return reduce_ops.reduce_sum(math_ops.multiply(t, math_ops.log(math_ops.divide(t, p))), axis=-1)
+
+
+def _get_logits(output, from_logits, activation, fn_name):
+    """``(tensor, from_logits)``: the logits a Keras ``activation`` cached on ``output``, if any (Keras'
+    ``_get_logits``; it warns when ``from_logits=True`` was passed for such an output)."""
+    logits = getattr(output, "_keras_logits", None)
+    if logits is None or logits._array.shape != output._array.shape or logits._dtype is not output._dtype:
+        return output, from_logits
+    if from_logits:
+        warnings.warn(f'"`{fn_name}` received `from_logits=True`, but the `output` argument was produced by a '
+                      f'{activation} activation and thus does not represent logits. Was this intended?',
+                      stacklevel=3)
+    return logits, True
+
+
+def _smooth(y_true, label_smoothing, num_classes):
+    if not label_smoothing:
+        return y_true
+    ls = float(label_smoothing)
+    return math_ops.add(math_ops.multiply(y_true, 1.0 - ls), ls / num_classes)
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Mean over ``axis`` of ``-(y log p + (1-y) log(1-p))``; labels smoothed towards 0.5."""
+    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    y_true = _smooth(y_true, label_smoothing, 2)
+    y_pred, from_logits = _get_logits(y_pred, from_logits, "Sigmoid", "binary_crossentropy")
+    if from_logits:
+        per = loss_ops.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+    else:
+        p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        bce = math_ops.add(math_ops.multiply(y_true, math_ops.log(math_ops.add(p, EPSILON))),
+                           math_ops.multiply(math_ops.subtract(1.0, y_true),
+                                             math_ops.log(math_ops.add(math_ops.subtract(1.0, p), EPSILON))))
+        per = math_ops.negative(bce)
+    return _mean(per, axis)
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """``-sum(y_true * log(p), axis)`` with ``p`` renormalised and clipped (or ``log_softmax`` of logits)."""
+    y_true, y_pred = _pred_and_true(y_true, y_pred)
+    y_true = _smooth(y_true, label_smoothing, y_pred.shape[axis])
+    if axis in (-1, y_pred.ndim - 1):
+        y_pred, from_logits = _get_logits(y_pred, from_logits, "Softmax", "categorical_crossentropy")
+    if from_logits:
+        return loss_ops.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
+    p = math_ops.divide(y_pred, reduce_ops.reduce_sum(y_pred, axis=axis, keepdims=True))
+    p = math_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    return math_ops.negative(reduce_ops.reduce_sum(math_ops.multiply(y_true, math_ops.log(p)), axis=axis))
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, ignore_class=None):
+    """Cross-entropy with integer labels; probabilities are clipped and logged (unless a softmax
+    activation cached its logits), then the fused ``SparseSoftmaxCrossEntropyWithLogits`` op runs
+    (as Keras' backend does)."""
+    y_pred = _tensor(y_pred)
+    if not y_pred.dtype.is_floating:
+        y_pred = math_ops.cast(y_pred, dtypes.float32)
+    if axis in (-1, y_pred.ndim - 1):
+        y_pred, from_logits = _get_logits(y_pred, from_logits, "Softmax", "sparse_categorical_crossentropy")
+    else:
+        perm = [i for i in range(y_pred.ndim) if i != axis % y_pred.ndim] + [axis % y_pred.ndim]
+        y_pred = array_ops.transpose(y_pred, perm)
+    if y_pred.dtype.size < 4:  # float16/bfloat16 logits or probabilities: the loss in float32
+        y_pred = math_ops.cast(y_pred, dtypes.float32)
+    # clip with maximum/minimum: same values and gradient as clip_by_value, fewer ops in the backward pass
+    logits = y_pred if from_logits else math_ops.log(math_ops.minimum(math_ops.maximum(y_pred, EPSILON),
+                                                                      1.0 - EPSILON))
+    labels = _tensor(y_true)
+    if labels.dtype is not dtypes.int64 and labels.dtype is not dtypes.int32:
+        labels = math_ops.cast(labels, dtypes.int64)
+    out_shape = logits._array.shape[:-1]
+    if labels._array.shape != out_shape:
+        labels = array_ops.reshape(labels, out_shape)
+    valid = None
+    if ignore_class is not None:
+        valid = math_ops.not_equal(labels, int(ignore_class))
+        labels = math_ops.where(valid, labels, array_ops.zeros_like(labels))
+    flat_logits = logits if logits.ndim == 2 else array_ops.reshape(logits, (-1, logits.shape[-1]))
+    flat_labels = labels if labels.ndim == 1 else array_ops.reshape(labels, (-1,))
+    loss = loss_ops.sparse_softmax_cross_entropy_with_logits(labels=flat_labels, logits=flat_logits)
+    if loss._array.shape != out_shape:
+        loss = array_ops.reshape(loss, out_shape)
+    if valid is not None:
+        loss = math_ops.multiply(loss, math_ops.cast(valid, loss.dtype))
+    return loss
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="mean_squared_error"):
+        super().__init__(mean_squared_error, reduction=reduction, name=name)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name)
+
+
+class Huber(LossFunctionWrapper):
+    def __init__(self, delta=1.0, reduction=Reduction.AUTO, name="huber_loss"):
+        super().__init__(huber, reduction=reduction, name=name, delta=delta)
+
+
+class KLDivergence(LossFunctionWrapper):
+    def __init__(self, reduction=Reduction.AUTO, name="kl_divergence"):
+        super().__init__(kl_divergence, reduction=reduction, name=name)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction=Reduction.AUTO,
+                 name="binary_crossentropy"):
+        super().__init__(binary_crossentropy, reduction=reduction, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction=Reduction.AUTO,
+                 name="categorical_crossentropy"):
+        super().__init__(categorical_crossentropy, reduction=reduction, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    _fix_ranks = False  # the function reshapes labels to the logits' batch shape itself
+
+    def __init__(self, from_logits=False, ignore_class=None, reduction=Reduction.AUTO,
+                 name="sparse_categorical_crossentropy"):
+        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, ignore_class=ignore_class)
+        self.from_logits = from_logits
+
+
+# -- the rest of Keras 3's losses ------------------------------------------------------------
 
 def _to_hinge_labels(y_true):
     """Labels in {0, 1} become {-1, 1} (Keras converts only when every label is 0 or 1)."""
@@ -356,10 +532,20 @@ class Circle(Loss):
         return config
 
 
-CLASSES = (Hinge, SquaredHinge, CategoricalHinge, Poisson, LogCosh, CosineSimilarity, MeanAbsolutePercentageError,
-           MeanSquaredLogarithmicError, BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky,
-           CategoricalGeneralizedCrossEntropy, CTC, Circle)
+# -- what ``tf.keras.losses`` publishes and looks up by name ------------------------------------
+
+CLASSES = (MeanSquaredError, MeanAbsoluteError, Huber, KLDivergence, BinaryCrossentropy, CategoricalCrossentropy,
+           SparseCategoricalCrossentropy, Hinge, SquaredHinge, CategoricalHinge, Poisson, LogCosh,
+           CosineSimilarity, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, BinaryFocalCrossentropy,
+           CategoricalFocalCrossentropy, Dice, Tversky, CategoricalGeneralizedCrossEntropy, CTC, Circle)
 FUNCTIONS = {
+    "mean_squared_error": mean_squared_error, "mse": mean_squared_error, "MSE": mean_squared_error,
+    "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "MAE": mean_absolute_error,
+    "huber": huber, "huber_loss": huber,
+    "kl_divergence": kl_divergence, "kld": kl_divergence, "KLD": kl_divergence,
+    "kullback_leibler_divergence": kl_divergence,
+    "binary_crossentropy": binary_crossentropy, "categorical_crossentropy": categorical_crossentropy,
+    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "hinge": hinge, "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge, "poisson": poisson,
     "log_cosh": log_cosh, "logcosh": log_cosh, "cosine_similarity": cosine_similarity,
     "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mape, "MAPE": mape,
@@ -368,15 +554,3 @@ FUNCTIONS = {
     "categorical_focal_crossentropy": categorical_focal_crossentropy, "dice": dice, "tversky": tversky,
     "circle": circle, "categorical_generalized_cross_entropy": categorical_generalized_cross_entropy, "ctc": ctc,
 }
-
-
-def _install():
-    """Publish these names in ``tf.keras.losses`` (and its by-name lookup); ``tfcore.keras`` imports this module
-    right after ``losses``, so ``losses`` itself needs no import of it (no import cycle)."""
-    for name in __all__:
-        setattr(losses_mod, name, globals()[name])
-    losses_mod._CLASSES.update({c.__name__: c for c in CLASSES})
-    losses_mod._FUNCTIONS.update(FUNCTIONS)
-
-
-_install()
