@@ -9,8 +9,8 @@ import numpy as np
 
 from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduce_ops
-from . import losses as lx
 from . import losses as losses_mod
+from . import losses as lx
 from . import metrics as metrics_mod
 from .metrics import _EPS, MeanMetricWrapper, Metric, _confusion_counts, _t, _thresholds_list
 

@@ -218,6 +218,7 @@ _TABLE = {
     "lecun_normal": LecunNormal, "LecunNormal": LecunNormal, "lecun_uniform": LecunUniform,
     "LecunUniform": LecunUniform, "orthogonal": Orthogonal, "Orthogonal": Orthogonal,
     "identity": Identity, "Identity": Identity,
+    "IdentityInitializer": Identity, "OrthogonalInitializer": Orthogonal,  # Keras 3's aliases
 }
 
 # TF's lower-case aliases
@@ -225,6 +226,8 @@ zeros, ones, constant = Zeros, Ones, Constant
 glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
 lecun_normal, lecun_uniform, orthogonal = LecunNormal, LecunUniform, Orthogonal
 random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
+identity, variance_scaling = Identity, VarianceScaling
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal  # Keras 3's aliases
 
 
 def get(identifier):
