@@ -9,7 +9,6 @@ from . import applications
 from . import callbacks, datasets, losses, metrics, optimizers, saving, utils
 from . import config  # noqa: F401 - tf.keras.config (Keras 3)
 from . import mixed_precision
-from . import _metrics_extra  # noqa: F401 - they add the rest of Keras' names
 
 from .engine import model as _model_engine
 

@@ -4,7 +4,7 @@ looked up by name with :func:`get`."""
 from tfcore.framework.tensor import Tensor
 
 from .. import nn
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_conversion import convert_to_tensor as _convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduce_ops
 
 __all__ = [
@@ -114,7 +114,7 @@ def relu6(x):
 
 
 def _t(x):
-    x = convert_to_tensor(x)
+    x = _convert_to_tensor(x)
     return x if x.dtype.is_floating else math_ops.cast(x, "float32")
 
 

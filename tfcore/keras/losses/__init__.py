@@ -15,10 +15,12 @@ from .loss import (  # noqa: F401 - the public names, and the helpers metrics an
     squeeze_or_expand_dimensions,
 )
 from .losses import *  # noqa: F403
-from .losses import CLASSES, FUNCTIONS, CategoricalCrossentropy, categorical_crossentropy
+from .losses import CLASSES as _LOSS_CLASSES
+from .losses import FUNCTIONS as _LOSS_FUNCTIONS
+from .losses import CategoricalCrossentropy, categorical_crossentropy
 
-_CLASSES = {c.__name__: c for c in (Loss, LossFunctionWrapper, *CLASSES)}
-_FUNCTIONS = dict(FUNCTIONS)
+_CLASSES = {c.__name__: c for c in (Loss, LossFunctionWrapper, *_LOSS_CLASSES)}
+_FUNCTIONS = dict(_LOSS_FUNCTIONS)
 
 
 def serialize(loss):
