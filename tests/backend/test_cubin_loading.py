@@ -113,3 +113,47 @@ def test_info_warns_on_a_driver_nvrtc_mismatch(monkeypatch, driver, nvrtc_versio
         assert extra == []
     else:
         assert len(extra) == 1 and extra[0].startswith(expect), lines
+
+
+class _RecordingKernel:
+    """A kernel function of the CuPy stand-in: records each launch's grid, block and packed arguments."""
+    max_dynamic_shared_size_bytes = 48 * 1024
+
+    def __init__(self, name):
+        self.name, self.launches = name, []
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self.launches.append((grid, block, args))
+
+
+class _KernelRawModule(_RecordingRawModule):
+    def get_function(self, name):
+        return _RecordingKernel(name)
+
+
+def test_a_generated_elementwise_kernel_compiles_to_a_cubin_and_launches_on_the_real_gpu_path(fake_library):
+    """tf.function's fused chains on a real GPU: ``compile_elementwise`` compiles the generated source with
+    NVRTC to a cubin of the device's arch (once per source), and the launcher packs scalars from its PTX
+    parameter list."""
+    import numpy as np
+
+    from tfcore.backend.kernel_library import KernelNotFoundError
+    from tfcore.function.fusion import cuda_source
+
+    source = cuda_source("tfc_fused_mul_relu_float", ["Mul", "Relu"], [(0, 1), (-1,)], 2, "float")
+    fake_library.cupy.RawModule = _KernelRawModule
+    launch = fake_library.compile_source(source, "tfc_fused_mul_relu_float")
+    again = fake_library.compile_source(source, "tfc_fused_mul_relu_float")
+    (path, magic), = _RecordingRawModule.loaded  # one compile and one load for one source
+    assert path.endswith(".cubin") and "sm90" in os.path.basename(path) and magic == ELF_MAGIC
+    x = fake_library.cupy.empty((1000,), dtype=np.float32)  # arrays pass as they are; ints typed from the PTX
+    launch((4, 1, 1), (256, 1, 1), [x, x, x, 1000, 0, 1])
+    k = fake_library._generated[next(iter(fake_library._generated))][2]["tfc_fused_mul_relu_float"][0]
+    grid, block, args = k.launches[0]
+    assert grid == (4, 1, 1) and block == (256, 1, 1)
+    assert [type(a) for a in args[3:]] == [np.int64, np.int32, np.int32]
+    assert again is not launch and len(k.launches) == 1
+    with pytest.raises(KernelNotFoundError, match="no kernel named 'nope'"):
+        fake_library.compile_source(source, "nope")
+    with pytest.raises(TypeError, match="takes 6 arguments, got 2"):
+        launch((1,), (1,), [x, x])

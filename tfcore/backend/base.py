@@ -111,6 +111,13 @@ class GPUBackend(Backend):
     def reset_memory_stats(self):
         self.allocator.reset_peak()
 
+    def compile_elementwise(self, source, name):
+        """``launch(grid, block, args)`` for kernel ``name`` of run-time generated CUDA C (tf.function's
+        fused element-wise chains): NVRTC and a cubin on a real GPU, g++ through the emulator on an
+        emulated one. Compiled once per source; callers compile when they build a plan, never inside a
+        launch (so never under a CUDA-graph capture)."""
+        return self.kernels.compile_source(source, name)
+
 
 @dataclass
 class PhysicalGPUInfo:

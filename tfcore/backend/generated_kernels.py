@@ -1,9 +1,9 @@
-"""Kernels generated at run time from CUDA source (tf.function's fused element-wise chains).
+"""Where the emulator keeps kernels generated at run time from CUDA source (tf.function's fused
+element-wise chains; ``GPUBackend.compile_elementwise`` compiles them).
 
-``launch_source(backend, source, name, grid, block, args)`` runs kernel ``name`` of ``source`` on
-an emulated GPU: the source is written once under the emulator cache (named by its hash) and built
-by the emulator like a kernels/*.cu file. Every generated source must also compile with NVRTC
-(tests check it with :func:`tfcore.backend.nvrtc.compile_ptx`).
+On an emulated GPU a generated source is written once under the emulator cache (named by its hash)
+and built like a kernels/*.cu file; on a real GPU ``CupyKernelLibrary.compile_source`` compiles it
+with NVRTC. Every generated source must compile with NVRTC (tests check it).
 """
 
 import hashlib
@@ -25,10 +25,3 @@ def source_file(source):
             tmp.write_text(source)
             tmp.replace(path)
     return path
-
-
-def launch_source(backend, source, name, grid, block, args):
-    """Run kernel ``name`` of ``source`` on the emulated GPU ``backend`` (arrays: its NumPy buffers)."""
-    from .emulator.launcher import load_module
-
-    load_module(source_file(source)).launch(name, grid, block, args, 0)

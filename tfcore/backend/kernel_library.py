@@ -149,6 +149,14 @@ class KernelLibrary:
         fam = self._where.get(name) or self.family_of(name)
         return self._launch(self._modules[fam][0], name, grid, block, tuple(args), int(shared_mem))
 
+    def compile_source(self, source, name):
+        """Compile CUDA C generated at run time (``source``, e.g. a fused element-wise chain) and return
+        ``launch(grid, block, args, shared_mem=0)`` for its kernel ``name``.
+
+        Compiled once per source text (cached in memory and on disk); call it when a plan is built, not
+        inside a launch, so no compilation ever happens under a CUDA-graph capture."""
+        raise NotImplementedError
+
 
 class EmulatorKernelLibrary(KernelLibrary):
     """Kernels compiled by g++ with the CUDA shim and run on the CPU (emulated GPUs)."""
@@ -173,6 +181,19 @@ class EmulatorKernelLibrary(KernelLibrary):
 
     def _launch(self, module, name, grid, block, args, shared_mem):
         module.launch(name, grid, block, args, shared_mem, workers=self.workers)
+
+    def compile_source(self, source, name):
+        from .emulator.launcher import load_module
+        from .generated_kernels import source_file
+
+        module = load_module(source_file(source), racecheck=self.racecheck)
+        if name not in module.signatures:
+            raise KernelNotFoundError(f"no kernel named {name!r} in the generated source ({self.kind} library)")
+
+        def launch(grid, block, args, shared_mem=0):
+            module.launch(name, grid, block, tuple(args), int(shared_mem), workers=self.workers)
+
+        return launch
 
 
 @functools.cache
@@ -203,14 +224,15 @@ def _write_atomic(path, data):
     os.replace(tmp, path)
 
 
-def compile_family_ptx(family, arch):
+def compile_family_ptx(family, arch, source=None):
     """PTX of one kernel family for ``compute_<arch>`` (disk-cached by source, arch and NVRTC version).
 
     Only for a device newer than every architecture this NVRTC knows (the driver JIT-compiles it);
-    :func:`compile_family_cubin` is what devices load."""
+    :func:`compile_family_cubin` is what devices load. ``source``: the CUDA C to compile instead of
+    ``kernels/<family>.cu`` (generated kernels; ``family`` then only names the cache files)."""
     from . import nvrtc
 
-    source = kernel_source(family)
+    source = kernel_source(family) if source is None else source
     path = _cache_key(family, source, arch, "compute").with_suffix(".ptx")
     if path.exists():
         return path, path.read_text()
@@ -219,13 +241,14 @@ def compile_family_ptx(family, arch):
     return path, ptx
 
 
-def compile_family_cubin(family, arch):
+def compile_family_cubin(family, arch, source=None):
     """``(cubin path, PTX text)`` of one kernel family for ``sm_<arch>``, disk-cached by source, arch and
     NVRTC version. The PTX of the same compile (cached beside it) gives the kernels' parameter lists;
-    the ptxas ``-v`` log is kept as ``.log`` (registers and spills per kernel)."""
+    the ptxas ``-v`` log is kept as ``.log`` (registers and spills per kernel). ``source`` as in
+    :func:`compile_family_ptx`."""
     from . import nvrtc
 
-    source = kernel_source(family)
+    source = kernel_source(family) if source is None else source
     base = _cache_key(family, source, arch, "sm")
     cubin_path, ptx_path = base.with_suffix(".cubin"), base.with_suffix(".ptx")
     if cubin_path.exists() and ptx_path.exists():
@@ -237,22 +260,23 @@ def compile_family_cubin(family, arch):
     return cubin_path, out.ptx
 
 
-def compile_family_for_device(family, arch):
+def compile_family_for_device(family, arch, source=None):
     """``(path, PTX text, kind)`` to load one family on a device of compute capability ``arch``: a cubin
     for ``sm_<arch>`` when this NVRTC supports that architecture (kind ``"cubin"``), else PTX for the
-    newest older architecture it supports, left to the driver's JIT (kind ``"ptx"``)."""
+    newest older architecture it supports, left to the driver's JIT (kind ``"ptx"``). ``source`` as in
+    :func:`compile_family_ptx`."""
     from . import nvrtc
 
     arch = int(arch)
     archs = nvrtc.supported_archs()
     if arch in archs:
-        path, ptx = compile_family_cubin(family, arch)
+        path, ptx = compile_family_cubin(family, arch, source)
         return path, ptx, "cubin"
     older = [a for a in archs if a <= arch]
     if not older:
         raise RuntimeError(f"NVRTC {'.'.join(map(str, nvrtc.nvrtc_version()))} supports no architecture "
                            f"up to sm_{arch} (it supports {archs})")
-    path, ptx = compile_family_ptx(family, max(older))
+    path, ptx = compile_family_ptx(family, max(older), source)
     return path, ptx, "ptx"
 
 
@@ -329,6 +353,7 @@ class CupyKernelLibrary(KernelLibrary):
         self._kernels = {}  # name -> cupy RawKernel function
         self._plans = {}  # name -> (function, converters): see plan()
         self.loaded_kind = {}  # family -> "cubin" or "ptx" (what _load gave cupy.RawModule)
+        self._generated = {}  # source hash -> (RawModule, PTX entries, {name: (function, converters)})
 
     def _load(self, family):
         from .nvrtc import ptx_entries
@@ -358,6 +383,9 @@ class CupyKernelLibrary(KernelLibrary):
     def launch(self, name, grid, block, args, shared_mem=0):
         """:meth:`KernelLibrary.launch` without the per-call family lookup (the plan is cached per name)."""
         k, convs = self._plans.get(name) or self.plan(name)
+        self._run(k, convs, name, grid, block, args, shared_mem)
+
+    def _run(self, k, convs, name, grid, block, args, shared_mem):
         if type(args) is not tuple:
             args = tuple(args)
         if len(convs) != len(args):
@@ -372,6 +400,32 @@ class CupyKernelLibrary(KernelLibrary):
         if not all(grid) or not all(block):
             return  # empty launch: nothing to do (CUDA rejects zero-sized grids)
         k(grid, block, pack_args(name, convs, args, self._ndarray), shared_mem=shared_mem)
+
+    def compile_source(self, source, name):
+        """NVRTC compiles ``source`` for this device (a cubin, disk-cached by its hash like the families),
+        loaded once per source with ``cupy.RawModule``; launches go to the current stream."""
+        from .nvrtc import ptx_entries
+
+        digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+        with self._lock:
+            entry = self._generated.get(digest)
+            if entry is None:
+                path, ptx, _ = compile_family_for_device(f"generated-{digest}", self.arch, source)
+                with self.cupy.cuda.Device(self.device_id):
+                    mod = self.cupy.RawModule(path=str(path))
+                entry = self._generated[digest] = (mod, ptx_entries(ptx), {})
+        mod, entries, functions = entry
+        if name not in entries:
+            raise KernelNotFoundError(f"no kernel named {name!r} in the generated source ({self.kind} library)")
+        with self._lock:
+            if name not in functions:
+                functions[name] = (mod.get_function(name), arg_converters(name, entries[name]))
+        k, convs = functions[name]
+
+        def launch(grid, block, args, shared_mem=0):
+            self._run(k, convs, name, grid, block, args, shared_mem)
+
+        return launch
 
     def _launch(self, module, name, grid, block, args, shared_mem):
         self.launch(name, grid, block, args, shared_mem)

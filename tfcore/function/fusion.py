@@ -4,10 +4,11 @@ A chain is a run of consecutive element-wise op nodes in which each node's singl
 only by the next one (and is not a function output). On CPU the fused step calls the ops' own
 CPU kernels back to back on the arrays: no intermediate Tensor objects, no per-op dispatch, no
 rule checks (the trace already validated shapes and dtypes for this graph's static shapes), so it
-computes exactly what the unfused ops compute. On an emulated GPU a chain of float ops whose
-inputs have the output's shape (or one element) becomes ONE generated CUDA kernel (one pass over
-memory, no intermediate arrays), built by the emulator and checked against NVRTC in the tests.
-Chains on real GPUs stay unfused for now. The executor uses the fused plan only when no gradient
+computes exactly what the unfused ops compute. On a GPU a chain of float ops whose inputs have
+the output's shape (or one element) becomes ONE generated CUDA kernel (one pass over memory, no
+intermediate arrays), compiled by the device's backend when the plan is built
+(``compile_elementwise``: NVRTC on a real GPU, the emulator on an emulated one; the tests compile
+every generated source with NVRTC too). The executor uses the fused plan only when no gradient
 tape is recording (tapes need the individual ops).
 """
 
@@ -71,7 +72,7 @@ def fuse(graph, nodes, outputs):
 
 
 def _cuda_fusable(graph, n, dev):
-    if not getattr(dev.backend, "emulated", False) or n.op.name not in CUDA_EXPR or n.attrs:
+    if n.op.name not in CUDA_EXPR or n.attrs:
         return False
     out = graph.slot_values[n.outputs[0]]
     if out._dtype.name not in ("float32", "float64"):
@@ -150,8 +151,6 @@ def cuda_source(name, op_names, refs, n_inputs, ctype):
 
 
 def _cuda_fused_node(graph, chain, dev):
-    from ..backend.generated_kernels import launch_source
-
     external, refs, prev = [], [], None
     for n in chain:
         rs = []
@@ -171,17 +170,18 @@ def _cuda_fused_node(graph, chain, dev):
     kname = f"tfc_fused_{'_'.join(o.lower() for o in op_names)}_{ctype}"
     source = cuda_source(kname, op_names, refs, len(external), ctype)
     backend = dev.backend
+    launch = backend.compile_elementwise(source, kname)  # now, while the plan is built (never under capture)
     np_dtype = dtype.as_numpy_dtype
     size = math.prod(shape)
     grid = ((size + THREADS - 1) // THREADS or 1, 1, 1)
 
     def fused(*tensors):
-        arrays = [np.ascontiguousarray(t._array) for t in tensors]
         with backend.activate():
+            arrays = [backend.xp.ascontiguousarray(t._array) for t in tensors]
             y = backend.xp.empty(shape, dtype=np_dtype)
             if size:
-                launch_source(backend, source, kname, grid, (THREADS, 1, 1),
-                              arrays + [y, np.int64(size)] + [np.int32(a.size == 1 and size != 1) for a in arrays])
+                launch(grid, (THREADS, 1, 1),
+                       arrays + [y, np.int64(size)] + [np.int32(a.size == 1 and size != 1) for a in arrays])
             y = backend.adopt(y)
         return Tensor(y, dtype, dev)
 
