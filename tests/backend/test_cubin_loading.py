@@ -139,8 +139,10 @@ def test_a_generated_elementwise_kernel_compiles_to_a_cubin_and_launches_on_the_
 
     from tfcore.backend.kernel_library import KernelNotFoundError
     from tfcore.function.fusion import cuda_source
+    from tfcore.ops.registry import get_op
 
-    source = cuda_source("tfc_fused_mul_relu_float", ["Mul", "Relu"], [(0, 1), (-1,)], 2, "float")
+    source = cuda_source("tfc_fused_mul_relu_float", [get_op("Mul").cuda_expr, get_op("Relu").cuda_expr],
+                         [(0, 1), (-1,)], 2, "float")
     fake_library.cupy.RawModule = _KernelRawModule
     launch = fake_library.compile_source(source, "tfc_fused_mul_relu_float")
     again = fake_library.compile_source(source, "tfc_fused_mul_relu_float")

@@ -185,3 +185,18 @@ def test_tensorflow_loads_our_savedmodels(tmp_path):
     (key,) = serve.structured_input_signature[1]
     np.testing.assert_allclose(serve(**{key: tf_real.constant(x)})["output_0"].numpy(), model.predict(x, verbose=0),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_each_op_names_its_output_as_tfs_opdef_does():
+    """A SavedModel's graph edges are ``node:<output arg>:<i>``; TF resolves them by its OpDef's output
+    names, so each op carries TF's name (``Op.output_arg``). The table was read from TF 2.21's OpDefs."""
+    import json
+    import pathlib
+
+    from tfcore.ops.registry import REGISTRY
+
+    table = json.loads((pathlib.Path(__file__).with_name("tf_op_output_args.json")).read_text())["output_arg"]
+    assert len(table) >= 200
+    wrong = {n: (REGISTRY[n].output_arg, want) for n, want in table.items()
+             if n in REGISTRY and REGISTRY[n].output_arg != want}
+    assert not wrong, f"ops whose output name differs from TF's OpDef (ours, TF's): {wrong}"

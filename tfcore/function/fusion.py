@@ -72,7 +72,7 @@ def fuse(graph, nodes, outputs):
 
 
 def _cuda_fusable(graph, n, dev):
-    if n.op.name not in CUDA_EXPR or n.attrs:
+    if n.op.cuda_expr is None or n.attrs:
         return False
     out = graph.slot_values[n.outputs[0]]
     if out._dtype.name not in ("float32", "float64"):
@@ -123,25 +123,20 @@ def _fused_node(graph, chain):
 
 
 # -- generated CUDA kernels (emulated GPUs) ------------------------------------------------------------------
-CUDA_EXPR = {
-    "AddV2": "({0} + {1})", "Sub": "({0} - {1})", "Mul": "({0} * {1})", "RealDiv": "({0} / {1})",
-    "Neg": "(-{0})", "Square": "({0} * {0})", "Sqrt": "sqrt({0})", "Rsqrt": "(T(1) / sqrt({0}))",
-    "Abs": "fabs({0})", "Exp": "exp({0})", "Log": "log({0})", "Tanh": "tanh({0})",
-    "Sigmoid": "(T(1) / (T(1) + exp(-{0})))", "Relu": "(({0} > T(0) || {0} != {0}) ? {0} : T(0))",
-}
 THREADS = 256
 
 
-def cuda_source(name, op_names, refs, n_inputs, ctype):
-    """CUDA C for one fused chain: ``y[i] = f_k(...f_1(x...))`` with size-1 inputs broadcast."""
+def cuda_source(name, exprs, refs, n_inputs, ctype):
+    """CUDA C for one fused chain: ``y[i] = f_k(...f_1(x...))`` with size-1 inputs broadcast; ``exprs`` are
+    the ops' ``cuda_expr`` (:class:`~tfcore.ops.registry.Op`), ``refs`` their inputs (-1: the previous value)."""
     params = ", ".join([f"const T* __restrict__ x{k}" for k in range(n_inputs)] + ["T* __restrict__ y",
                                                                                     "long long n"]
                        + [f"int b{k}" for k in range(n_inputs)])
     lines = [f"    const T a{k} = x{k}[b{k} ? 0 : i];" for k in range(n_inputs)]
-    for j, (op, rs) in enumerate(zip(op_names, refs)):
+    for j, (expr, rs) in enumerate(zip(exprs, refs)):
         args = [f"v{j - 1}" if r < 0 else f"a{r}" for r in rs]
-        lines.append(f"    const T v{j} = {CUDA_EXPR[op].format(*args)};")
-    lines.append(f"    y[i] = v{len(op_names) - 1};")
+        lines.append(f"    const T v{j} = {expr.format(*args)};")
+    lines.append(f"    y[i] = v{len(exprs) - 1};")
     body = "\n".join(lines)
     return (f"typedef {ctype} T;\n"
             f'extern "C" __global__ void {name}({params}) {{\n'
@@ -168,7 +163,7 @@ def _cuda_fused_node(graph, chain, dev):
     ctype = "float" if dtype.name == "float32" else "double"
     op_names = [n.op.name for n in chain]
     kname = f"tfc_fused_{'_'.join(o.lower() for o in op_names)}_{ctype}"
-    source = cuda_source(kname, op_names, refs, len(external), ctype)
+    source = cuda_source(kname, [n.op.cuda_expr for n in chain], refs, len(external), ctype)
     backend = dev.backend
     launch = backend.compile_elementwise(source, kname)  # now, while the plan is built (never under capture)
     np_dtype = dtype.as_numpy_dtype

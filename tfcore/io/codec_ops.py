@@ -274,7 +274,7 @@ def _jpeg_shape_rule(op, inputs, attrs):
     return attrs["output_type"]
 
 
-_EXTRACT_JPEG_SHAPE = Op("ExtractJpegShape", rule=_jpeg_shape_rule)
+_EXTRACT_JPEG_SHAPE = Op("ExtractJpegShape", rule=_jpeg_shape_rule, output_arg="image_shape")
 _EXTRACT_JPEG_SHAPE.kernel("cpu")(lambda b, x, output_type: np.array(
     jpeg_shape(x.reshape(()).item()), output_type.as_numpy_dtype))
 
@@ -294,10 +294,10 @@ def _decode_image_rule(op, inputs, attrs):
     return dtypes.uint8
 
 
-_DECODE_BMP = Op("DecodeBmp", rule=_decode_image_rule)
+_DECODE_BMP = Op("DecodeBmp", rule=_decode_image_rule, output_arg="image")
 _DECODE_BMP.kernel("cpu")(lambda b, x, channels: image_codecs.decode_array(
     x.reshape(()).item(), channels, dtypes.uint8, "DecodeBmp", ("bmp",)))
-_DECODE_GIF = Op("DecodeGif", rule=_decode_image_rule)
+_DECODE_GIF = Op("DecodeGif", rule=_decode_image_rule, output_arg="image")
 _DECODE_GIF.kernel("cpu")(lambda b, x, channels: image_codecs.decode_array(
     x.reshape(()).item(), 3, dtypes.uint8, "DecodeGif", ("gif",)))
 
@@ -326,7 +326,7 @@ def _serialize_sparse_rule(op, inputs, attrs):
     return dtypes.string
 
 
-_SERIALIZE_SPARSE = Op("SerializeSparse", rule=_serialize_sparse_rule)
+_SERIALIZE_SPARSE = Op("SerializeSparse", rule=_serialize_sparse_rule, output_arg="serialized_sparse")
 
 
 @_SERIALIZE_SPARSE.kernel("cpu")
@@ -336,7 +336,7 @@ def _serialize_sparse(b, ind, vals, shape, dt):
     return out
 
 
-_SERIALIZE_MANY = Op("SerializeManySparse", rule=_serialize_sparse_rule)
+_SERIALIZE_MANY = Op("SerializeManySparse", rule=_serialize_sparse_rule, output_arg="serialized_sparse")
 
 
 @_SERIALIZE_MANY.kernel("cpu")

@@ -23,7 +23,7 @@ def _read_rule(op, inputs, attrs):
     return dtypes.string
 
 
-_READ = Op("ReadFile", rule=_read_rule)
+_READ = Op("ReadFile", rule=_read_rule, output_arg="contents")
 
 
 @_READ.kernel("cpu")
@@ -76,7 +76,7 @@ def write_file(filename, contents, name=None):
                      convert_to_tensor(contents, dtype=dtypes.string)))
 
 
-_MATCH = Op("MatchingFiles", rule=lambda op, inputs, attrs: dtypes.string)
+_MATCH = Op("MatchingFiles", rule=lambda op, inputs, attrs: dtypes.string, output_arg="filenames")
 
 
 @_MATCH.kernel("cpu")

@@ -55,7 +55,7 @@ def _encode_png_rule(op, inputs, attrs):
     return dtypes.string
 
 
-_ENCODE_PNG = Op("EncodePng", rule=_encode_png_rule)
+_ENCODE_PNG = Op("EncodePng", rule=_encode_png_rule, output_arg="contents")
 _ENCODE_PNG.kernel("cpu")(lambda b, image, compression: _scalar_bytes(png_bytes(np.asarray(image), compression)))
 
 
@@ -83,7 +83,7 @@ def _encode_wav_rule(op, inputs, attrs):
     return dtypes.string
 
 
-_ENCODE_WAV = Op("EncodeWav", rule=_encode_wav_rule)
+_ENCODE_WAV = Op("EncodeWav", rule=_encode_wav_rule, output_arg="contents")
 _ENCODE_WAV.kernel("cpu")(lambda b, audio, rate: _scalar_bytes(_wav_bytes(audio, int(rate))))
 
 
@@ -180,11 +180,11 @@ def _decode_kernel(name, expect):
     return kernel
 
 
-_DECODE_IMAGE = Op("DecodeImage", rule=_decode_rule)
+_DECODE_IMAGE = Op("DecodeImage", rule=_decode_rule, output_arg="image")
 _DECODE_IMAGE.kernel("cpu")(_decode_kernel("DecodeImage", None))
-_DECODE_PNG = Op("DecodePng", rule=_decode_rule)
+_DECODE_PNG = Op("DecodePng", rule=_decode_rule, output_arg="image")
 _DECODE_PNG.kernel("cpu")(_decode_kernel("DecodePng", ("png",)))
-_DECODE_JPEG = Op("DecodeJpeg", rule=_decode_rule)
+_DECODE_JPEG = Op("DecodeJpeg", rule=_decode_rule, output_arg="image")
 _DECODE_JPEG.kernel("cpu")(_decode_kernel("DecodeJpeg", ("jpeg",)))
 
 
@@ -236,7 +236,7 @@ def _encode_jpeg_rule(op, inputs, attrs):
     return dtypes.string
 
 
-_ENCODE_JPEG = Op("EncodeJpeg", rule=_encode_jpeg_rule)
+_ENCODE_JPEG = Op("EncodeJpeg", rule=_encode_jpeg_rule, output_arg="contents")
 _ENCODE_JPEG.kernel("cpu")(_encode_jpeg_kernel)
 
 

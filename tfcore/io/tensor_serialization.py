@@ -83,7 +83,7 @@ def _serialize_kernel(b, arr, dt):
     return out
 
 
-_SERIALIZE = Op("SerializeTensor", rule=lambda op, inputs, attrs: dtypes.string)
+_SERIALIZE = Op("SerializeTensor", rule=lambda op, inputs, attrs: dtypes.string, output_arg="serialized")
 _SERIALIZE.kernel("cpu")(_serialize_kernel)
 
 

@@ -118,8 +118,8 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return Tensor(new_array(dev, "ones", shp, dtype), dtype, dev)
 
 
-_ZEROS_LIKE = Op("ZerosLike")
-_ONES_LIKE = Op("OnesLike")
+_ZEROS_LIKE = Op("ZerosLike", output_arg="y")
+_ONES_LIKE = Op("OnesLike", output_arg="y")
 
 
 @_ZEROS_LIKE.kernel()
@@ -295,7 +295,7 @@ def _transpose_grad(call, g):
     return [execute(_TRANSPOSE, (g,), {"perm": inverse})]
 
 
-_TRANSPOSE = Op("Transpose", grad=_transpose_grad)
+_TRANSPOSE = Op("Transpose", grad=_transpose_grad, output_arg="y")
 
 
 @_TRANSPOSE.kernel()

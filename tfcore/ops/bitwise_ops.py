@@ -18,7 +18,7 @@ def _int_rule(op, ts, attrs):
 
 
 def _binary(name, fn):
-    op = Op(name, rule=_int_rule)
+    op = Op(name, rule=_int_rule, output_arg="z")  # TF's binary ops output "z"
 
     @op.kernel()
     def _impl(b, x, y):
@@ -38,7 +38,7 @@ BITWISE_OR = _binary("BitwiseOr", lambda xp, x, y: xp.bitwise_or(x, y))
 BITWISE_XOR = _binary("BitwiseXor", lambda xp, x, y: xp.bitwise_xor(x, y))
 LEFT_SHIFT = _binary("LeftShift", lambda xp, x, y: _shift(xp, x, y, True))
 RIGHT_SHIFT = _binary("RightShift", lambda xp, x, y: _shift(xp, x, y, False))
-INVERT = Op("Invert", rule=_int_rule)
+INVERT = Op("Invert", rule=_int_rule, output_arg="y")
 
 
 @INVERT.kernel()

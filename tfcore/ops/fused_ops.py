@@ -89,7 +89,7 @@ def _fused_matmul_grad(call, g):
     return [ga, gb, execute(BIAS_ADD_GRAD, (g,), _NHWC) if call.needs_grad(2) else None]
 
 
-FUSED_MATMUL = Op("_FusedMatMul", rule=_fused_matmul_rule, grad=_fused_matmul_grad)
+FUSED_MATMUL = Op("_FusedMatMul", rule=_fused_matmul_rule, grad=_fused_matmul_grad, output_arg="product")
 
 
 @FUSED_MATMUL.kernel()

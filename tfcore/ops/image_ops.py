@@ -148,8 +148,8 @@ def _resize_rule(op, ts, attrs):
     return dtypes.float32 if attrs["method"] == "bilinear" else x._dtype
 
 
-_RESIZE_BILINEAR = Op("ResizeBilinear", rule=_resize_rule, grad=_resize_grad)
-_RESIZE_NEAREST = Op("ResizeNearestNeighbor", rule=_resize_rule, grad=_resize_grad)
+_RESIZE_BILINEAR = Op("ResizeBilinear", rule=_resize_rule, grad=_resize_grad, output_arg="resized_images")
+_RESIZE_NEAREST = Op("ResizeNearestNeighbor", rule=_resize_rule, grad=_resize_grad, output_arg="resized_images")
 
 
 @_RESIZE_BILINEAR.kernel()

@@ -303,7 +303,8 @@ def _band_rule(op, ts, attrs):
 
 
 MATRIX_BAND_PART = Op("MatrixBandPart", rule=_band_rule,
-                      grad=lambda call, dy: (band_part(dy, call.attrs["num_lower"], call.attrs["num_upper"]),))
+                      grad=lambda call, dy: (band_part(dy, call.attrs["num_lower"], call.attrs["num_upper"]),),
+                      output_arg="band")
 
 
 @MATRIX_BAND_PART.kernel()
@@ -346,7 +347,7 @@ def _diag_part_rule(op, ts, attrs):
 
 
 MATRIX_DIAG_PART = Op("MatrixDiagPartV3", rule=_diag_part_rule, grad=lambda call, dy: (
-    set_diag(_a.zeros_like(call.inputs[0]), dy, k=call.attrs["k"]),))
+    set_diag(_a.zeros_like(call.inputs[0]), dy, k=call.attrs["k"]),), output_arg="diagonal")
 
 
 @MATRIX_DIAG_PART.kernel()

@@ -40,8 +40,8 @@ __all__ = [
 
 # -- element-wise binary ops -------------------------------------------------------
 
-def _binary(name, fn_name, grad=None, rule=same_dtype_rule):
-    op = Op(name, rule=rule, grad=grad)
+def _binary(name, fn_name, grad=None, rule=same_dtype_rule, cuda_expr=None):
+    op = Op(name, rule=rule, grad=grad, output_arg="z", cuda_expr=cuda_expr)  # TF's binary ops output "z"
     np_fn = getattr(np, fn_name)
 
     @op.kernel("cpu")
@@ -133,17 +133,17 @@ def _atan2_grad(call, g):
             _unbroadcast(multiply(g, divide(negative(y), denom)), x._array.shape)]
 
 
-_ADD = _binary("AddV2", "add", _add_grad, arith_rule)
-_SUB = _binary("Sub", "subtract", _sub_grad, arith_rule)
-_MUL = _binary("Mul", "multiply", _mul_grad, arith_rule)
-_DIV = _binary("RealDiv", "true_divide", _div_grad)
+_ADD = _binary("AddV2", "add", _add_grad, arith_rule, "({0} + {1})")
+_SUB = _binary("Sub", "subtract", _sub_grad, arith_rule, "({0} - {1})")
+_MUL = _binary("Mul", "multiply", _mul_grad, arith_rule, "({0} * {1})")
+_DIV = _binary("RealDiv", "true_divide", _div_grad, cuda_expr="({0} / {1})")
 _FLOORDIV = _binary("FloorDiv", "floor_divide", None, numeric_rule)
 _FLOORMOD = _binary("FloorMod", "mod", None, numeric_rule)
 _POW = _binary("Pow", "power", _pow_grad)
 _MAX = _binary("Maximum", "maximum", lambda c, g: _minmax_grad(c, g, greater_equal), numeric_rule)
 _MIN = _binary("Minimum", "minimum", lambda c, g: _minmax_grad(c, g, less_equal), numeric_rule)
 _ATAN2 = _binary("Atan2", "arctan2", _atan2_grad, floating_rule)
-_SQDIFF = Op("SquaredDifference", rule=numeric_rule, grad=_sqdiff_grad)
+_SQDIFF = Op("SquaredDifference", rule=numeric_rule, grad=_sqdiff_grad, output_arg="z")
 
 
 @_SQDIFF.kernel()
@@ -226,7 +226,7 @@ def _div_no_nan_grad(call, g):
     return [gx, gy]
 
 
-_DIV_NO_NAN = Op("DivNoNan", rule=_div_no_nan_rule, grad=_div_no_nan_grad)
+_DIV_NO_NAN = Op("DivNoNan", rule=_div_no_nan_rule, grad=_div_no_nan_grad, output_arg="z")
 
 
 @_DIV_NO_NAN.kernel()
@@ -356,8 +356,8 @@ def scalar_mul(scalar, x, name=None):
 
 # -- element-wise unary ops ----------------------------------------------------------
 
-def _unary(name, impl, grad=None, rule=numeric_rule):
-    op = Op(name, rule=rule, grad=grad)
+def _unary(name, impl, grad=None, rule=numeric_rule, cuda_expr=None, output_arg="y"):
+    op = Op(name, rule=rule, grad=grad, output_arg=output_arg, cuda_expr=cuda_expr)  # TF's unary ops: "y"
     op.kernel()(impl)
     return op
 
@@ -393,20 +393,24 @@ def ones_like_(t):
     return ones_like(t)
 
 
-_NEG = _unary("Neg", lambda b, x: b.xp.negative(x), lambda c, g: [negative(g)])
-_ABS = _unary("Abs", lambda b, x: b.xp.abs(x), lambda c, g: [multiply(g, sign(c.inputs[0]))])
+_NEG = _unary("Neg", lambda b, x: b.xp.negative(x), lambda c, g: [negative(g)], cuda_expr="(-{0})")
+_ABS = _unary("Abs", lambda b, x: b.xp.abs(x), lambda c, g: [multiply(g, sign(c.inputs[0]))],
+              cuda_expr="fabs({0})")
 _SIGN = _unary("Sign", lambda b, x: b.xp.sign(x), lambda c, g: [zeros_like(g)])
 _SQUARE = _unary("Square", lambda b, x: b.xp.multiply(x, x),
-                 lambda c, g: [multiply(g, multiply(scalar_like(2, g), c.inputs[0]))])
+                 lambda c, g: [multiply(g, multiply(scalar_like(2, g), c.inputs[0]))], cuda_expr="({0} * {0})")
 _SQRT = _unary("Sqrt", _quiet(lambda b, x: b.xp.sqrt(x)),
-               lambda c, g: [divide(g, multiply(scalar_like(2, g), c.outputs[0]))], floating_rule)
+               lambda c, g: [divide(g, multiply(scalar_like(2, g), c.outputs[0]))], floating_rule,
+               cuda_expr="sqrt({0})")
 _RSQRT = _unary("Rsqrt", _quiet(lambda b, x: 1 / b.xp.sqrt(x)),
                 lambda c, g: [multiply(g, multiply(scalar_like(-0.5, g), pow(c.outputs[0], scalar_like(3, g))))],
-                floating_rule)
-_EXP = _unary("Exp", lambda b, x: b.xp.exp(x), lambda c, g: [multiply(g, c.outputs[0])], floating_rule)
+                floating_rule, cuda_expr="(T(1) / sqrt({0}))")
+_EXP = _unary("Exp", lambda b, x: b.xp.exp(x), lambda c, g: [multiply(g, c.outputs[0])], floating_rule,
+              cuda_expr="exp({0})")
 _EXPM1 = _unary("Expm1", lambda b, x: b.xp.expm1(x),
                 lambda c, g: [multiply(g, exp(c.inputs[0]))], floating_rule)
-_LOG = _unary("Log", _quiet(lambda b, x: b.xp.log(x)), lambda c, g: [divide(g, c.inputs[0])], floating_rule)
+_LOG = _unary("Log", _quiet(lambda b, x: b.xp.log(x)), lambda c, g: [divide(g, c.inputs[0])], floating_rule,
+              cuda_expr="log({0})")
 _LOG1P = _unary("Log1p", _quiet(lambda b, x: b.xp.log1p(x)),
                 lambda c, g: [divide(g, add(scalar_like(1, g), c.inputs[0]))], floating_rule)
 _SIN = _unary("Sin", lambda b, x: b.xp.sin(x), lambda c, g: [multiply(g, cos(c.inputs[0]))], floating_rule)
@@ -427,7 +431,8 @@ _SINH = _unary("Sinh", lambda b, x: b.xp.sinh(x), lambda c, g: [multiply(g, cosh
 _COSH = _unary("Cosh", lambda b, x: b.xp.cosh(x), lambda c, g: [multiply(g, sinh(c.inputs[0]))],
                floating_rule)
 _TANH = _unary("Tanh", lambda b, x: b.xp.tanh(x),
-               lambda c, g: [multiply(g, subtract(scalar_like(1, g), square(c.outputs[0])))], floating_rule)
+               lambda c, g: [multiply(g, subtract(scalar_like(1, g), square(c.outputs[0])))], floating_rule,
+               cuda_expr="tanh({0})")
 
 
 def _sigmoid_impl(b, x):
@@ -444,10 +449,12 @@ def _softplus_impl(b, x):
 
 _SIGMOID = _unary("Sigmoid", _sigmoid_impl,
                   lambda c, g: [multiply(g, multiply(c.outputs[0], subtract(scalar_like(1, g), c.outputs[0])))],
-                  floating_rule)
-_SOFTPLUS = _unary("Softplus", _softplus_impl, lambda c, g: [multiply(g, sigmoid(c.inputs[0]))], floating_rule)
+                  floating_rule, cuda_expr="(T(1) / (T(1) + exp(-{0})))")
+_SOFTPLUS = _unary("Softplus", _softplus_impl, lambda c, g: [multiply(g, sigmoid(c.inputs[0]))], floating_rule,
+                   output_arg="activations")
 _SOFTSIGN = _unary("Softsign", lambda b, x: x / (1 + b.xp.abs(x)),
-                   lambda c, g: [divide(g, square(add(scalar_like(1, g), abs(c.inputs[0]))))], floating_rule)
+                   lambda c, g: [divide(g, square(add(scalar_like(1, g), abs(c.inputs[0]))))], floating_rule,
+                   output_arg="activations")
 _RECIPROCAL = _unary("Reciprocal", _quiet(lambda b, x: 1 / x),
                      lambda c, g: [negative(multiply(g, square(conj_if_complex(c.outputs[0]))))], floating_rule)
 
@@ -472,7 +479,7 @@ def negative(x, name=None):
     return execute(_NEG, (x,))
 
 
-_CONJ = _unary("Conj", lambda b, x: b.xp.conj(x), lambda c, g: [conj(g)])
+_CONJ = _unary("Conj", lambda b, x: b.xp.conj(x), lambda c, g: [conj(g)], output_arg="output")
 
 
 def conj(x, name=None):
@@ -618,7 +625,7 @@ def _cast_grad(call, g):
     return [None]
 
 
-_CAST = Op("Cast", grad=_cast_grad)
+_CAST = Op("Cast", grad=_cast_grad, output_arg="y")
 
 
 @_CAST.kernel()
@@ -699,7 +706,7 @@ def _select(b, c, x, y):
     return b.xp.where(c, x, y)
 
 
-_WHERE_INDICES = Op("Where")
+_WHERE_INDICES = Op("Where", output_arg="index")
 
 
 @_WHERE_INDICES.kernel()
@@ -720,7 +727,7 @@ def where(condition, x=None, y=None, name=None):
     return execute(_SELECT, (condition, x, y))
 
 
-_ADD_N = Op("AddN", rule=same_dtype_rule, grad=lambda call, g: [g] * len(call.inputs))
+_ADD_N = Op("AddN", rule=same_dtype_rule, grad=lambda call, g: [g] * len(call.inputs), output_arg="sum")
 
 
 @_ADD_N.kernel()
@@ -953,7 +960,7 @@ def _cumsum_grad(call, g):
     return [cumsum(g, axis=a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])]
 
 
-_CUMSUM = Op("Cumsum", rule=numeric_rule, grad=_cumsum_grad)
+_CUMSUM = Op("Cumsum", rule=numeric_rule, grad=_cumsum_grad, output_arg="out")
 
 
 @_CUMSUM.kernel()

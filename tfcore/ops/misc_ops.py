@@ -78,7 +78,7 @@ def _hist_rule(op, ts, attrs):
     return attrs["dtype"]
 
 
-HISTOGRAM = Op("HistogramFixedWidth", rule=_hist_rule)
+HISTOGRAM = Op("HistogramFixedWidth", rule=_hist_rule, output_arg="out")
 
 
 def _bins(xp, values, value_range, nbins):

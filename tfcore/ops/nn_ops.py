@@ -68,9 +68,10 @@ def _zero(xp, dtype):
 
 # -- ReLU family ----------------------------------------------------------------------------
 
-RELU = Op("Relu", rule=numeric_rule, grad=lambda c, g: [execute(RELU_GRAD, (g, c.outputs[0]))])
+RELU = Op("Relu", rule=numeric_rule, grad=lambda c, g: [execute(RELU_GRAD, (g, c.outputs[0]))],
+          output_arg="activations", cuda_expr="(({0} > T(0) || {0} != {0}) ? {0} : T(0))")  # NaN stays NaN
 RELU_GRAD = Op("ReluGrad", rule=numeric_rule,
-               grad=lambda c, gg: [execute(RELU_GRAD, (gg, c.inputs[1])), None])
+               grad=lambda c, gg: [execute(RELU_GRAD, (gg, c.inputs[1])), None], output_arg="backprops")
 
 
 @RELU.kernel()
@@ -95,9 +96,10 @@ def _relu_grad(b, g, y):
     return g * (y > 0)
 
 
-RELU6 = Op("Relu6", rule=numeric_rule, grad=lambda c, g: [execute(RELU6_GRAD, (g, c.inputs[0]))])
+RELU6 = Op("Relu6", rule=numeric_rule, grad=lambda c, g: [execute(RELU6_GRAD, (g, c.inputs[0]))],
+           output_arg="activations")
 RELU6_GRAD = Op("Relu6Grad", rule=numeric_rule,
-                grad=lambda c, gg: [execute(RELU6_GRAD, (gg, c.inputs[1])), None])
+                grad=lambda c, gg: [execute(RELU6_GRAD, (gg, c.inputs[1])), None], output_arg="backprops")
 
 
 @RELU6.kernel()
@@ -114,9 +116,10 @@ def _leaky_grad(c, g):
     return [execute(LEAKY_RELU_GRAD, (g, c.inputs[0]), c.attrs)]
 
 
-LEAKY_RELU = Op("LeakyRelu", rule=floating_rule, grad=_leaky_grad)
+LEAKY_RELU = Op("LeakyRelu", rule=floating_rule, grad=_leaky_grad, output_arg="activations")
 LEAKY_RELU_GRAD = Op("LeakyReluGrad", rule=floating_rule,
-                     grad=lambda c, gg: [execute(LEAKY_RELU_GRAD, (gg, c.inputs[1]), c.attrs), None])
+                     grad=lambda c, gg: [execute(LEAKY_RELU_GRAD, (gg, c.inputs[1]), c.attrs), None],
+                     output_arg="backprops")
 
 
 @LEAKY_RELU.kernel()
@@ -137,8 +140,9 @@ def _elu_like_gradgrad(grad_op):
     return grad
 
 
-ELU = Op("Elu", rule=floating_rule, grad=lambda c, g: [execute(ELU_GRAD, (g, c.outputs[0]))])
-ELU_GRAD = Op("EluGrad", rule=floating_rule)
+ELU = Op("Elu", rule=floating_rule, grad=lambda c, g: [execute(ELU_GRAD, (g, c.outputs[0]))],
+         output_arg="activations")
+ELU_GRAD = Op("EluGrad", rule=floating_rule, output_arg="backprops")
 ELU_GRAD.grad = _elu_like_gradgrad(ELU_GRAD)
 
 
@@ -154,8 +158,9 @@ def _elu_grad(b, g, y):
     return b.xp.where(y > 0, g, g * (y + y.dtype.type(1)))
 
 
-SELU = Op("Selu", rule=floating_rule, grad=lambda c, g: [execute(SELU_GRAD, (g, c.outputs[0]))])
-SELU_GRAD = Op("SeluGrad", rule=floating_rule)
+SELU = Op("Selu", rule=floating_rule, grad=lambda c, g: [execute(SELU_GRAD, (g, c.outputs[0]))],
+          output_arg="activations")
+SELU_GRAD = Op("SeluGrad", rule=floating_rule, output_arg="backprops")
 SELU_GRAD.grad = _elu_like_gradgrad(SELU_GRAD)
 
 
@@ -255,8 +260,8 @@ def _log_softmax_grad(c, g):
     return [subtract(g, multiply(exp(c.outputs[0]), reduce_sum(g, axis=-1, keepdims=True)))]
 
 
-SOFTMAX = Op("Softmax", rule=_softmax_rule, grad=_softmax_grad)
-LOG_SOFTMAX = Op("LogSoftmax", rule=_softmax_rule, grad=_log_softmax_grad)
+SOFTMAX = Op("Softmax", rule=_softmax_rule, grad=_softmax_grad, output_arg="softmax")
+LOG_SOFTMAX = Op("LogSoftmax", rule=_softmax_rule, grad=_log_softmax_grad, output_arg="logsoftmax")
 
 
 @SOFTMAX.kernel()

@@ -346,7 +346,7 @@ def _cumprod_grad(call, g):
     return [_m.divide_no_nan(out, x)]
 
 
-_CUMPROD = Op("Cumprod", rule=numeric_rule, grad=_cumprod_grad)
+_CUMPROD = Op("Cumprod", rule=numeric_rule, grad=_cumprod_grad, output_arg="out")
 
 
 @_CUMPROD.kernel()
@@ -526,7 +526,7 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     return TopKV2(values, indices)
 
 
-_IN_TOP_K = Op("InTopKV2")
+_IN_TOP_K = Op("InTopKV2", output_arg="precision")
 
 
 @_IN_TOP_K.kernel()

@@ -155,6 +155,11 @@ class Op:
         instead (``FuncGraph._record_op``), so every replay passes that replay's arrays along.
       stateful: the op has effects beyond its outputs (TF's ``is_stateful``: writing a summary or a
         file); graphs keep such nodes, in program order, even when nothing reads their outputs.
+      output_arg: the name of the op's output in TF's OpDef (``"z"`` for ``AddV2``, ``"product"`` for
+        ``MatMul``); a SavedModel names graph edges ``node:<output_arg>:<i>`` as TF does.
+      cuda_expr: for an element-wise op, its value as a CUDA C expression over ``{0}``, ``{1}`` (the
+        inputs) and ``T`` (the element type): ``tf.function`` fuses chains of such ops into one
+        generated kernel (``tfcore/function/fusion.py``). None: the op is not fused on GPUs.
 
     ``candidates[kind]`` is the ordered list of :class:`Kernel` for a device kind: specialised
     kernels by descending priority, then the generic one. ``execute`` runs the first eligible
@@ -164,10 +169,10 @@ class Op:
     """
 
     __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none",
-                 "saves_residuals", "residual_attrs", "stateful")
+                 "saves_residuals", "residual_attrs", "stateful", "output_arg", "cuda_expr")
 
     def __init__(self, name, rule=None, grad=None, multi_output=False, grad_takes_none=False,
-                 saves_residuals=False, residual_attrs=(), stateful=False):
+                 saves_residuals=False, residual_attrs=(), stateful=False, output_arg="output", cuda_expr=None):
         if name in REGISTRY:
             raise ValueError(f"Op {name} is already registered")
         self.name = name
@@ -180,6 +185,8 @@ class Op:
         self.saves_residuals = saves_residuals
         self.residual_attrs = frozenset(residual_attrs)
         self.stateful = stateful
+        self.output_arg = output_arg
+        self.cuda_expr = cuda_expr
         REGISTRY[name] = self
 
     def kernel(self, *kinds, dtypes=None, supports=None, priority=None, name=None):

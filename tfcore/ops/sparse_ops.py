@@ -48,7 +48,7 @@ def _to_dense_grad(call, g):
     return [None, None, dvalues, ddefault]
 
 
-_TO_DENSE = Op("SparseToDense", rule=_to_dense_rule, grad=_to_dense_grad)
+_TO_DENSE = Op("SparseToDense", rule=_to_dense_rule, grad=_to_dense_grad, output_arg="dense")
 
 
 @_TO_DENSE.kernel("cpu")
@@ -111,7 +111,7 @@ def _matmul_grad(call, g):
     return [None, dvalues, None, db]
 
 
-_MATMUL = Op("SparseTensorDenseMatMul", rule=_matmul_rule, grad=_matmul_grad)
+_MATMUL = Op("SparseTensorDenseMatMul", rule=_matmul_rule, grad=_matmul_grad, output_arg="product")
 
 
 @_MATMUL.kernel("cpu")

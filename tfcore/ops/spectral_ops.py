@@ -46,7 +46,7 @@ def _complex_grad(call, g):
     return out
 
 
-COMPLEX = Op("Complex", rule=_complex_rule, grad=_complex_grad)
+COMPLEX = Op("Complex", rule=_complex_rule, grad=_complex_grad, output_arg="out")
 
 
 @COMPLEX.kernel()

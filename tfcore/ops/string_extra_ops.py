@@ -397,7 +397,7 @@ def _fingerprint_rule(op, inputs, attrs):
     return dtypes.uint8
 
 
-_FINGERPRINT = Op("Fingerprint", rule=_fingerprint_rule)
+_FINGERPRINT = Op("Fingerprint", rule=_fingerprint_rule, output_arg="fingerprint")
 
 
 @_FINGERPRINT.kernel("cpu")

@@ -32,18 +32,6 @@ _EXTRA_INPUTS = "_tfcore_attr_inputs"  # trailing inputs that TF reads and tfcor
 # tfcore attributes that TF's op takes as an input tensor: op -> [(attribute, TF's type attribute)]
 _ATTR_INPUTS = {"Reshape": [("shape", "Tshape")]}
 
-# TF's output argument names (OpDef) for the ops whose single output is not called "output"
-_OUTPUT_ARG = {**dict.fromkeys(("AddV2", "Add", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "Pow",
-                                "SquaredDifference", "FloorDiv", "FloorMod", "Atan2"), "z"),
-               **dict.fromkeys(("Neg", "Abs", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Tanh", "Sigmoid", "Sign",
-                                "Reciprocal", "Sin", "Cos", "Floor", "Ceil", "Round", "Cast", "Log1p", "Expm1",
-                                "Erf", "Softplus", "Elu", "Selu"), "y"),
-               "MatMul": "product", "_FusedMatMul": "product", "BatchMatMulV2": "output", "Relu": "activations",
-               "Relu6": "activations", "LeakyRelu": "activations", "Softmax": "softmax", "LogSoftmax": "logsoftmax",
-               **dict.fromkeys(("Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual",
-                                "LogicalAnd", "LogicalOr"), "z"), "LogicalNot": "y"}
-
-
 # -- tensors ---------------------------------------------------------------------------------------------
 def tensor_proto(value):
     TensorProto = pb("tensor_pb2").TensorProto
@@ -267,7 +255,7 @@ def function_def(cf, fname, arg_names):
                     nd.attr[type_attr].type = dtypes.int32.as_datatype_enum
                     del nd.attr[attr_name]
                     nd.attr[_EXTRA_INPUTS].i = nd.attr[_EXTRA_INPUTS].i + 1
-            out_arg = _OUTPUT_ARG.get(n.op.name, "output")
+            out_arg = n.op.output_arg
             for i, s in enumerate(n.outputs):
                 refs[s] = f"{nd.name}:{out_arg}:{i}"
             if n.stateful:
