@@ -20,11 +20,11 @@ import threading
 
 import numpy as np
 
-from .kernel_library import grid_cap
+from .kernel_library import grid_cap, kernel_define
 
-ALLREDUCE_THREADS = 256  # kernels/allreduce.cu AR_THREADS
-ALLREDUCE_VEC = 4  # AR_VEC: elements per vector access
-ALLREDUCE_TILE = 1024  # AR_TILE = AR_THREADS * AR_VEC: elements per block and grid-stride step
+ALLREDUCE_THREADS = kernel_define("allreduce", "AR_THREADS")
+ALLREDUCE_VEC = kernel_define("allreduce", "AR_VEC")  # elements per vector access
+ALLREDUCE_TILE = kernel_define("allreduce", "AR_TILE")  # AR_THREADS * AR_VEC: elements per block and grid-stride step
 _MAX_BLOCKS = 65535
 _KERNEL_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}
 _MAX_COMMUNICATORS = 8

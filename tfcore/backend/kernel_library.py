@@ -69,6 +69,37 @@ def kernel_source(family):
     return _inline(kernel_path(family), set())
 
 
+_DEFINE_RE = re.compile(r"^[ \t]*#define[ \t]+(\w+)[ \t]+(\w+)[ \t]*(?://.*)?$", re.M)
+
+
+@functools.cache
+def _kernel_defines(family):
+    table = {}
+    for name, value in _DEFINE_RE.findall(kernel_source(family)):
+        table.setdefault(name, set()).add(value)
+    return table
+
+
+def kernel_define(family, name):
+    """The integer value of ``#define name`` in ``kernels/<family>.cu`` (its headers included; an alias of
+    another define is followed). Launchers take their tile and block sizes from here, so the kernel
+    source is the one place they are written."""
+    table = _kernel_defines(family)
+    seen = []
+    while not (name.isdigit()):
+        if name in seen:
+            raise ValueError(f"kernels/{family}.cu: #define {seen[0]} is circular ({' -> '.join(seen)})")
+        values = table.get(name)
+        if values is None:
+            raise KeyError(f"kernels/{family}.cu has no numeric #define {seen[0] if seen else name}"
+                           + (f" (it names {name}, which is not defined)" if seen else ""))
+        if len(values) > 1:
+            raise ValueError(f"kernels/{family}.cu defines {name} differently in different branches: {sorted(values)}")
+        seen.append(name)
+        (name,) = values
+    return int(name)
+
+
 def direct_kernel_names(family):
     """Kernel names written literally in the source (macro-generated ones are not found here)."""
     return _DIRECT_KERNEL_RE.findall(kernel_path(family).read_text())

@@ -3,11 +3,12 @@ and, through the reduce kernels, BiasAddGrad."""
 
 import math
 
+from ...backend.kernel_library import kernel_define
 from .. import nn_ops as _n
 from ._util import aligned, contiguous, grid_1d, i32, i64, register_cuda, suffix
 from .reduce import reduce_axes
 
-THREADS = 256  # kernels/bias_add.cu BA_THREADS
+THREADS = kernel_define("bias_add", "BA_THREADS")
 ACTIVATIONS = {None: 0, "linear": 0, "relu": 1, "gelu": 2, "sigmoid": 3, "tanh": 4, "gelu_tanh": 5}
 
 

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from ...backend.kernel_library import kernel_define
 from .. import conv_ops as _c
 from ._util import (
     ACT_NONE,
@@ -47,28 +48,26 @@ from ._util import (
     tf32_available,
 )
 
-# Must match kernels/conv2d.cu (CV_BM, CV_BN, CV_BN_NARROW, CV_BK, CV_THREADS, CV_MIN_BLOCKS,
-# CV_NARROW_MIN_BLOCKS, CV_GRAD_X, CV_GRAD_Y, CV_SUM_THREADS, CV_TC_*); tests/kernels/test_tile_constants.py
-# checks them.
-BM = 128
-BN = 128
-BN_NARROW = 64  # the *_n64_* entries' tile width
-BK = 8
-THREADS = 256
-MIN_BLOCKS = 2  # resident 128x128 GEMM blocks per SM (__launch_bounds__)
-NARROW_MIN_BLOCKS = 3  # resident 128x64 GEMM blocks per SM (__launch_bounds__)
-GRAD_X = 32
-GRAD_Y = 8
-SUM_THREADS = 256
-DW_THREADS = 256  # depthwise forward / input-gradient block (bx channels x by pixels)
-DW_SMEM_FLOATS = 2048  # their shared filter-tap buffer (taps staged in chunks beyond it)
+# Tile and block sizes, read from kernels/conv2d.cu's #defines (the one place they are written).
+BM = kernel_define("conv2d", "CV_BM")
+BN = kernel_define("conv2d", "CV_BN")
+BN_NARROW = kernel_define("conv2d", "CV_BN_NARROW")  # the *_n64_* entries' tile width
+BK = kernel_define("conv2d", "CV_BK")
+THREADS = kernel_define("conv2d", "CV_THREADS")
+MIN_BLOCKS = kernel_define("conv2d", "CV_MIN_BLOCKS")  # resident 128x128 GEMM blocks per SM (__launch_bounds__)
+NARROW_MIN_BLOCKS = kernel_define("conv2d", "CV_NARROW_MIN_BLOCKS")  # resident 128x64 GEMM blocks per SM
+GRAD_X = kernel_define("conv2d", "CV_GRAD_X")
+GRAD_Y = kernel_define("conv2d", "CV_GRAD_Y")
+SUM_THREADS = kernel_define("conv2d", "CV_SUM_THREADS")
+DW_THREADS = kernel_define("conv2d", "CV_DW_THREADS")  # depthwise forward / input-gradient block (bx x by)
+DW_SMEM_FLOATS = kernel_define("conv2d", "CV_DW_SMEM_FLOATS")  # their shared filter-tap buffer
 # Tensor-core entries (*_tc_f16, *_tc_tf32): 128x128 tiles of THREADS threads, k-tiles of TC_BK_F16 halves
 # or TC_BK_F32 floats, TC_STAGES of them in TC_SMEM_BYTES of dynamic shared memory, TC_MIN_BLOCKS per SM.
-TC_BK_F16 = 32
-TC_BK_F32 = 16
-TC_STAGES = 4
-TC_SMEM_BYTES = 81920
-TC_MIN_BLOCKS = 2
+TC_BK_F16 = kernel_define("conv2d", "CV_TC_BK_F16")
+TC_BK_F32 = kernel_define("conv2d", "CV_TC_BK_F32")
+TC_STAGES = kernel_define("conv2d", "CV_TC_STAGES")
+TC_SMEM_BYTES = kernel_define("conv2d", "CV_TC_SMEM_BYTES")
+TC_MIN_BLOCKS = kernel_define("conv2d", "CV_TC_MIN_BLOCKS")
 
 # Split-K sizing of the filter gradients: aim for SPLIT_WAVES waves of blocks on a GPU with
 # SPLIT_SMS SMs (H100 SXM: 132), keep every slice at least MIN_SPLIT_ROWS rows of N*OH*OW long, and

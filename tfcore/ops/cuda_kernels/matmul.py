@@ -21,6 +21,7 @@ environment disables TF32 whatever the setting says, as NVIDIA's libraries do.
 
 import numpy as np
 
+from ...backend.kernel_library import kernel_define
 from ..math_ops import MATMUL
 from ._util import (
     ACT_NONE,
@@ -41,11 +42,11 @@ from ._util import (
     tf32_available,
 )
 
-# Must match kernels/matmul.cu (MM_BM, MM_BN, MM_THREADS, TC_SMEM_BYTES).
-BM = 128
-BN = 128
-THREADS = 256
-TC_SMEM_BYTES = 81920  # dynamic shared memory of the multistage tensor-core kernels (> 48 KiB: opt-in)
+# Tile and block sizes, read from kernels/matmul.cu's #defines (the one place they are written).
+BM = kernel_define("matmul", "MM_BM")
+BN = kernel_define("matmul", "MM_BN")
+THREADS = kernel_define("matmul", "MM_THREADS")
+TC_SMEM_BYTES = kernel_define("matmul", "TC_SMEM_BYTES")  # multistage tensor-core kernels (> 48 KiB: opt-in)
 # Entries that take TC_SMEM_BYTES of dynamic shared memory (sm_80+ and the emulator only).
 TENSOR_CORE_KERNELS = ("matmul_f16", "matmul_f32_tf32")
 

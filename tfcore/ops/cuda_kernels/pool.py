@@ -3,10 +3,11 @@
 One thread per output (forward) or per input element (backward), 1-D grid-stride launches.
 """
 
+from ...backend.kernel_library import kernel_define
 from .. import pool_ops as _p
 from ._util import contiguous, grid_1d, i32, register_cuda, suffix
 
-THREADS = 256  # kernels/pool.cu PL_THREADS
+THREADS = kernel_define("pool", "PL_THREADS")
 
 
 def _geom(shape, ksize, strides, padding, explicit_paddings):

@@ -15,15 +15,16 @@ import math
 
 import numpy as np
 
+from ...backend.kernel_library import kernel_define
 from ..registry import get_op
 from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix, workspace
 
-# Must match kernels/reduce.cu (RD_THREADS, RD_COLS_X, RD_COLS_Y, RD_UNROLL).
-THREADS = 256
-COLS_X = 32  # widest column block; argreduce_cols_*: block (COLS_X, COLS_Y)
-COLS_Y = 8
-UNROLL = 4
-VEC = 4  # elements per vector load (float4, or 4 halves)
+# Block sizes, read from kernels/reduce.cu's #defines (the one place they are written).
+THREADS = kernel_define("reduce", "RD_THREADS")
+COLS_X = kernel_define("reduce", "RD_COLS_X")  # widest column block; argreduce_cols_*: block (COLS_X, COLS_Y)
+COLS_Y = kernel_define("reduce", "RD_COLS_Y")
+UNROLL = kernel_define("reduce", "RD_UNROLL")
+VEC = kernel_define("reduce", "RD_VEC")  # elements per vector load (float4, or 4 halves)
 # Two-pass heuristics: aim for at least TARGET_BLOCKS blocks; a split handles >= SPLIT_CHUNK items.
 TARGET_BLOCKS = 1024
 SPLIT_CHUNK = 8192

@@ -10,16 +10,17 @@ import math
 
 import numpy as np
 
+from ...backend.kernel_library import kernel_define
 from .. import loss_ops as _l
 from .. import nn_ops as _n
 from ._util import MAX_GRID_Y, aligned, ceil_div, contiguous, grid_cap, i32, i64, register_cuda, suffix
 
-# Must match kernels/softmax.cu (SM_THREADS, SM_VEC, SM_CACHE_VECS, SM_WARP_COLS_MAX, SM_BLOCK_COLS_MAX).
-THREADS = 256
-VEC = 4
-CACHE_VECS = 8
-WARP_COLS_MAX = 1024   # one warp per row, the row in registers
-BLOCK_COLS_MAX = 8192  # one block per row, the row in registers; longer rows: the two-read fallback
+# Block sizes and row-length limits, read from kernels/softmax.cu's #defines (the one place they are written).
+THREADS = kernel_define("softmax", "SM_THREADS")
+VEC = kernel_define("softmax", "SM_VEC")
+CACHE_VECS = kernel_define("softmax", "SM_CACHE_VECS")
+WARP_COLS_MAX = kernel_define("softmax", "SM_WARP_COLS_MAX")  # one warp per row, the row in registers
+BLOCK_COLS_MAX = kernel_define("softmax", "SM_BLOCK_COLS_MAX")  # one block per row; longer rows: two reads
 
 
 def _variant(cols):
