@@ -103,3 +103,20 @@ def test_info_ops_lists_the_candidates_per_device(capsys):
     section = out[out.index("Op kernels"):]
     assert "BatchMatMulV2" in section and "Sum" in section
     assert "CPU:0 (cpu): _matmul" in section
+
+
+@pytest.mark.parametrize("op, inputs, attrs, fast", [
+    ("Mean", [np.ones((3, 4), np.float32)], {"axis": (1,), "keepdims": False}, "mean_ufunc"),
+    ("Softmax", [np.ones((3, 4), np.float64)], {}, "softmax_ufunc"),
+    ("BroadcastTo", [np.ones((1, 4), np.float32)], {"shape": (3, 4)}, "broadcast_to_copy"),
+])
+def test_cpu_fast_paths_are_registered_candidates(op, inputs, attrs, fast):
+    """CPU shortcuts are candidates with their constraints (no ``xp is np`` branches inside generic code):
+    chosen on the CPU where eligible, never on other kinds, and the generic code is the fallback."""
+    with tf.device("/CPU:0"):
+        assert kernel_for(op, inputs, attrs).name == fast
+        empty_or_big = ([np.ones((0, 4), np.float32)], {"axis": (1,), "keepdims": False}) if op == "Mean" else (
+            ([np.ones((0, 4), np.float64)], {}) if op == "Softmax" else
+            ([np.ones((1, 4), np.float32)], {"shape": (1 << 17, 4)}))
+        assert kernel_for(op, *empty_or_big).name != fast
+    assert fast not in " ".join(describe_kernels(op).get("cuda", []))

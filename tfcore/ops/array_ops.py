@@ -216,14 +216,20 @@ _SMALL_BROADCAST = 1 << 16  # elements; below this a copy is cheaper than NumPy'
 
 @_BROADCAST_TO.kernel()
 def _broadcast_to(b, x, *, shape):
-    xp = b.xp
-    if xp is np and math.prod(shape) <= _SMALL_BROADCAST:
-        # np.broadcast_to costs ~2.5 us in Python-level checks; a small copy is ~4x cheaper
-        # (and writable, like TF's materialised BroadcastTo). Shape errors raise ValueError alike.
-        out = np.empty(shape, dtype=x.dtype)
-        np.copyto(out, x)
-        return out
-    return xp.broadcast_to(x, shape)
+    return b.xp.broadcast_to(x, shape)
+
+
+def _small_broadcast(x, *, shape):
+    return math.prod(shape) <= _SMALL_BROADCAST
+
+
+@_BROADCAST_TO.kernel("cpu", supports=_small_broadcast, priority=1, name="broadcast_to_copy")
+def _broadcast_to_copy(b, x, *, shape):
+    """np.broadcast_to costs ~2.5 us in Python-level checks; a small copy is ~4x cheaper (and writable,
+    like TF's materialised BroadcastTo). Shape errors raise ValueError alike."""
+    out = np.empty(shape, dtype=x.dtype)
+    np.copyto(out, x)
+    return out
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

@@ -269,12 +269,20 @@ def _softmax(b, x):
     xp = b.xp
     if accumulation_dtype(x.dtype) != x.dtype:  # float16/bfloat16: exp and sums in float32, one rounding
         return _softmax(b, x.astype(accumulation_dtype(x.dtype))).astype(x.dtype)
-    if xp is np and x.size:  # the ufuncs' reduce directly: ndarray.max/sum add ~1 us of Python each
-        e = np.exp(x - np.maximum.reduce(x, axis=-1, keepdims=True))
-        e /= np.add.reduce(e, axis=-1, keepdims=True)
-        return e
     e = xp.exp(x - x.max(axis=-1, keepdims=True))
     e /= e.sum(axis=-1, keepdims=True)
+    return e
+
+
+def _not_empty(x, **attrs):
+    return x.size > 0
+
+
+@SOFTMAX.kernel("cpu", dtypes=(np.float32, np.float64), supports=_not_empty, priority=1, name="softmax_ufunc")
+def _softmax_cpu(b, x):
+    """The ufuncs' reduce directly: ndarray.max/sum add ~1 us of Python each."""
+    e = np.exp(x - np.maximum.reduce(x, axis=-1, keepdims=True))
+    e /= np.add.reduce(e, axis=-1, keepdims=True)
     return e
 
 

@@ -90,8 +90,6 @@ def _sum(b, x, *, axis, keepdims):
     acc = accumulation_dtype(x.dtype)
     if acc != x.dtype:  # float16/bfloat16: float32 accumulation, one rounding
         return b.xp.sum(x, axis=axis, keepdims=keepdims, dtype=acc).astype(x.dtype)
-    if b.xp is np:  # the ufunc directly: np.sum's Python wrapper costs ~1.3 us per call
-        return np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
     return b.xp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
@@ -136,10 +134,17 @@ def _mean(b, x, *, axis, keepdims):
     acc = accumulation_dtype(x.dtype)
     if acc != x.dtype:  # float16/bfloat16: float32 accumulation, one rounding
         return xp.mean(x, axis=axis, keepdims=keepdims, dtype=acc).astype(x.dtype)
-    if xp is np and x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size:
-        # np.mean's own steps (float32/64 sum, then divide by the count) minus its ~5 us of Python
-        return np.add.reduce(x, axis=axis, keepdims=keepdims) / math.prod(x.shape[a] for a in axis)
     return xp.mean(x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)
+
+
+def _not_empty(x, **attrs):
+    return x.size > 0
+
+
+@_MEAN.kernel("cpu", dtypes=(np.float32, np.float64), supports=_not_empty, priority=1, name="mean_ufunc")
+def _mean_cpu_float(b, x, *, axis, keepdims):
+    """np.mean's own steps (float32/64 sum, then divide by the count) minus its ~5 us of Python."""
+    return np.add.reduce(x, axis=axis, keepdims=keepdims) / math.prod(x.shape[a] for a in axis)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):

@@ -52,7 +52,7 @@ COMPLEX = Op("Complex", rule=_complex_rule, grad=_complex_grad, output_arg="out"
 @COMPLEX.kernel()
 def _complex(b, re, im):
     out_dt = np.complex64 if re.dtype == np.float32 else np.complex128
-    return (re + 1j * im).astype(out_dt) if b.xp is np else b.xp.asarray(re + 1j * im, dtype=out_dt)
+    return b.xp.asarray(re + 1j * im, dtype=out_dt)
 
 
 def complex(real, imag, name=None):  # noqa: A001 - TF's name
