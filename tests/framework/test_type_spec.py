@@ -24,3 +24,12 @@ def test_every_spec_is_a_type_spec():
         assert isinstance(spec, tf.TypeSpec)
     assert not isinstance(tf.constant(1), tf.TypeSpec)
     assert tf.TensorSpec([2], tf.float32).is_compatible_with(tf.constant([1.0, 2.0]))
+
+
+def test_sparse_tensor_prints_its_components_as_tf_does():
+    """TF 2.21 prints a SparseTensor's components with ``str`` (``tf.Tensor(...)``), for ``str`` and ``repr``."""
+    s = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4])
+    want = ("SparseTensor(indices=tf.Tensor(\n[[0 0]\n [1 2]], shape=(2, 2), dtype=int64), "
+            "values=tf.Tensor([1 2], shape=(2,), dtype=int32), "
+            "dense_shape=tf.Tensor([3 4], shape=(2,), dtype=int64))")
+    assert str(s) == want and repr(s) == want
