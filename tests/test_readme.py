@@ -79,3 +79,40 @@ def test_readme_block_is_a_complete_program(line, code, marker, tmp_path):
 def test_the_readme_block_detector_sees_fragments_and_run_markers():
     markers = [b[2] for b in BLOCKS]
     assert FRAGMENT in markers and any(_RUN_RE.fullmatch(m or "") for m in markers)
+
+
+def readme_headings(text):
+    """The ``## `` section headings of ``text``, outside code blocks, in order."""
+    headings, in_code = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and line.startswith("## "):
+            headings.append(line[3:].strip())
+    return headings
+
+
+def github_anchor(heading):
+    """GitHub's anchor for a heading: lower case, punctuation but ``-`` and ``_`` dropped, spaces to ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def contents_block(headings):
+    return "\n".join(f"- [{h.replace('`', '')}](#{github_anchor(h)})" for h in headings)
+
+
+def test_readme_contents_lists_every_section_in_order():
+    """The table of contents after the two commands lists every ``## `` section, in order, with working
+    anchors. On failure the expected list is printed: paste it under "Contents"."""
+    text = (ROOT / "README.md").read_text()
+    want = contents_block([h for h in readme_headings(text) if h != "Contents"])
+    m = re.search(r"^## Contents\n\n(.*?)\n\n", text, flags=re.M | re.S)
+    assert m, "README.md has no '## Contents' section"
+    assert m.group(1) == want, "README.md's contents are out of date; they should be:\n" + want
+    assert text.index("## Contents") < text.index("## " + readme_headings(text)[1])
+
+
+def test_github_anchor_follows_githubs_rule():
+    assert github_anchor("Devices and memory (tf.config)") == "devices-and-memory-tfconfig"
+    assert github_anchor("Running unchanged TensorFlow programs (`import tensorflow as tf`)") == \
+        "running-unchanged-tensorflow-programs-import-tensorflow-as-tf"
