@@ -86,7 +86,7 @@ def kernel_define(family, name):
     source is the one place they are written."""
     table = _kernel_defines(family)
     seen = []
-    while not (name.isdigit()):
+    while not name.isdigit():
         if name in seen:
             raise ValueError(f"kernels/{family}.cu: #define {seen[0]} is circular ({' -> '.join(seen)})")
         values = table.get(name)

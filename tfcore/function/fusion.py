@@ -122,7 +122,7 @@ def _fused_node(graph, chain):
                 stateful=False, name=f"Fused[{names}]")
 
 
-# -- generated CUDA kernels (emulated GPUs) ------------------------------------------------------------------
+# -- generated CUDA kernels (GPUs) ---------------------------------------------------------------------------
 THREADS = 256
 
 
