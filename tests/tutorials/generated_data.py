@@ -39,3 +39,49 @@ def cifar10():
     """``tf.keras.datasets.cifar10.load_data()``'s shapes: 32x32x3 uint8 images, labels of shape (n, 1)."""
     (x, y), (xt, yt) = image_classes(1000, 200, (32, 32, 3), seed=2)
     return (x, y.reshape(-1, 1)), (xt, yt.reshape(-1, 1))
+
+
+def ecg_dataframe(n=1000, length=140, seed=3):
+    """The ECG CSV of the autoencoder tutorial (``ecg.csv``, read with ``header=None``): a pandas DataFrame of
+    ``length`` float columns per heartbeat and a last column of labels, 1.0 for a normal beat and 0.0 for an
+    anomalous one (about 58% normal, like the real file). Normal beats are one noisy waveform; anomalous beats
+    are a different waveform, so an autoencoder trained on normal beats reconstructs anomalies worse."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0.0, 1.0, length)
+    normal = np.sin(2 * np.pi * 3 * t) * np.exp(-2 * t) + 0.8 * np.exp(-((t - 0.3) / 0.03) ** 2)
+    anomalous = 0.5 * np.cos(2 * np.pi * 5 * t) - 0.6 * np.exp(-((t - 0.7) / 0.08) ** 2)
+    labels = (rng.random(n) < 0.58).astype(np.float64)
+    beats = np.where(labels[:, None] > 0, normal, anomalous) + 0.08 * rng.standard_normal((n, length))
+    return pd.DataFrame(np.concatenate([beats, labels[:, None]], axis=1))
+
+
+def train_test_split(*arrays, test_size=0.25, random_state=None):
+    """``sklearn.model_selection.train_test_split`` for NumPy arrays (scikit-learn is in neither test
+    environment): one shuffled split, returned as ``train_a, test_a, train_b, test_b, ...``."""
+    n = len(arrays[0])
+    n_test = int(np.ceil(test_size * n)) if isinstance(test_size, float) else int(test_size)
+    order = np.random.default_rng(random_state).permutation(n)
+    out = []
+    for a in arrays:
+        a = np.asarray(a)
+        out += [a[order[n_test:]], a[order[:n_test]]]
+    return out
+
+
+def accuracy_score(y_true, y_pred):
+    """``sklearn.metrics.accuracy_score`` for binary labels."""
+    return float(np.mean(np.asarray(y_true).astype(bool) == np.asarray(y_pred).astype(bool)))
+
+
+def precision_score(y_true, y_pred):
+    """``sklearn.metrics.precision_score`` for binary labels (0.0 when nothing is predicted positive)."""
+    y_true, y_pred = np.asarray(y_true).astype(bool), np.asarray(y_pred).astype(bool)
+    return float((y_true & y_pred).sum() / max(y_pred.sum(), 1))
+
+
+def recall_score(y_true, y_pred):
+    """``sklearn.metrics.recall_score`` for binary labels (0.0 when there is no positive label)."""
+    y_true, y_pred = np.asarray(y_true).astype(bool), np.asarray(y_pred).astype(bool)
+    return float((y_true & y_pred).sum() / max(y_true.sum(), 1))
