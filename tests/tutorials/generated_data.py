@@ -39,3 +39,97 @@ def cifar10():
     """``tf.keras.datasets.cifar10.load_data()``'s shapes: 32x32x3 uint8 images, labels of shape (n, 1)."""
     (x, y), (xt, yt) = image_classes(1000, 200, (32, 32, 3), seed=2)
     return (x, y.reshape(-1, 1)), (xt, yt.reshape(-1, 1))
+
+
+def ecg_dataframe(n=1000, length=140, seed=3):
+    """The ECG CSV of the autoencoder tutorial (``ecg.csv``, read with ``header=None``): a pandas DataFrame of
+    ``length`` float columns per heartbeat and a last column of labels, 1.0 for a normal beat and 0.0 for an
+    anomalous one (about 58% normal, like the real file). Normal beats are one noisy waveform; anomalous beats
+    are a different waveform, so an autoencoder trained on normal beats reconstructs anomalies worse."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0.0, 1.0, length)
+    normal = np.sin(2 * np.pi * 3 * t) * np.exp(-2 * t) + 0.8 * np.exp(-((t - 0.3) / 0.03) ** 2)
+    anomalous = 0.5 * np.cos(2 * np.pi * 5 * t) - 0.6 * np.exp(-((t - 0.7) / 0.08) ** 2)
+    labels = (rng.random(n) < 0.58).astype(np.float64)
+    beats = np.where(labels[:, None] > 0, normal, anomalous) + 0.08 * rng.standard_normal((n, length))
+    return pd.DataFrame(np.concatenate([beats, labels[:, None]], axis=1))
+
+
+def train_test_split(*arrays, test_size=0.25, random_state=None):
+    """``sklearn.model_selection.train_test_split`` for NumPy arrays (scikit-learn is in neither test
+    environment): one shuffled split, returned as ``train_a, test_a, train_b, test_b, ...``."""
+    n = len(arrays[0])
+    n_test = int(np.ceil(test_size * n)) if isinstance(test_size, float) else int(test_size)
+    order = np.random.default_rng(random_state).permutation(n)
+    out = []
+    for a in arrays:
+        a = np.asarray(a)
+        out += [a[order[n_test:]], a[order[:n_test]]]
+    return out
+
+
+def accuracy_score(y_true, y_pred):
+    """``sklearn.metrics.accuracy_score`` for binary labels."""
+    return float(np.mean(np.asarray(y_true).astype(bool) == np.asarray(y_pred).astype(bool)))
+
+
+def precision_score(y_true, y_pred):
+    """``sklearn.metrics.precision_score`` for binary labels (0.0 when nothing is predicted positive)."""
+    y_true, y_pred = np.asarray(y_true).astype(bool), np.asarray(y_pred).astype(bool)
+    return float((y_true & y_pred).sum() / max(y_pred.sum(), 1))
+
+
+def recall_score(y_true, y_pred):
+    """``sklearn.metrics.recall_score`` for binary labels (0.0 when there is no positive label)."""
+    y_true, y_pred = np.asarray(y_true).astype(bool), np.asarray(y_pred).astype(bool)
+    return float((y_true & y_pred).sum() / max(y_true.sum(), 1))
+
+
+JENA_CLIMATE_COLUMNS = ['Date Time', 'p (mbar)', 'T (degC)', 'Tpot (K)', 'Tdew (degC)', 'rh (%)', 'VPmax (mbar)',
+                        'VPact (mbar)', 'VPdef (mbar)', 'sh (g/kg)', 'H2OC (mmol/mol)', 'rho (g/m**3)', 'wv (m/s)',
+                        'max. wv (m/s)', 'wd (deg)']
+
+
+def jena_climate(n_hours=1500, seed=4):
+    """The Jena climate CSV of the time-series tutorial, read by ``pd.read_csv``: a pandas DataFrame of the same 15
+    columns (``'Date Time'`` strings as ``'01.01.2009 00:10:00'``, one row every 10 minutes, then 14 float
+    columns) over ``n_hours`` hours instead of eight years. Temperature follows a daily and a yearly cycle plus
+    smooth weather noise, and the other columns are derived from it (pressure, humidity, density), so the
+    tutorial's models learn something; a few wind readings are the file's -9999.0 error value."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n = n_hours * 6
+    t = pd.date_range('2009-01-01 00:10:00', periods=n, freq='10min')
+    hours = np.arange(n) / 6.0
+    weather = np.convolve(rng.standard_normal(n + 287), np.ones(288) / 12.0, mode='valid')[:n]
+    temp = 9.0 - 8.0 * np.cos(2 * np.pi * hours / (24 * 365.2425)) - 4.0 * np.cos(2 * np.pi * hours / 24) + weather
+    p = 989.0 - 0.4 * weather + rng.normal(0, 0.3, n)
+    rh = np.clip(75.0 + 3.0 * np.cos(2 * np.pi * hours / 24) - weather + rng.normal(0, 2, n), 10, 100)
+    vp_max = 6.1 * np.exp(17.6 * temp / (temp + 243.0))
+    vp_act = vp_max * rh / 100.0
+    sh = 622.0 * vp_act / (p - vp_act)
+    wv = np.abs(rng.gamma(2.0, 1.0, n))
+    wv[rng.choice(n, size=3, replace=False)] = -9999.0
+    max_wv = np.abs(wv) * 1.6
+    max_wv[wv < 0] = -9999.0
+    columns = {
+        'Date Time': t.strftime('%d.%m.%Y %H:%M:%S'),
+        'p (mbar)': p,
+        'T (degC)': temp,
+        'Tpot (K)': temp + 273.15 + 0.8,
+        'Tdew (degC)': temp - (100.0 - rh) / 5.0,
+        'rh (%)': rh,
+        'VPmax (mbar)': vp_max,
+        'VPact (mbar)': vp_act,
+        'VPdef (mbar)': vp_max - vp_act,
+        'sh (g/kg)': sh,
+        'H2OC (mmol/mol)': vp_act / p * 1000.0,
+        'rho (g/m**3)': p * 100.0 / (287.05 * (temp + 273.15)) * 1000.0,
+        'wv (m/s)': wv,
+        'max. wv (m/s)': max_wv,
+        'wd (deg)': rng.uniform(0.0, 360.0, n),
+    }
+    return pd.DataFrame(columns, columns=JENA_CLIMATE_COLUMNS)

@@ -856,7 +856,8 @@ class TensorBoard(Callback):
         with self._writer("train").as_default(step=epoch):
             for layer in self.model.layers:
                 for weight in layer.weights:
-                    name = weight.name.replace(":", "_")
+                    # Keras 3 tags a weight by its path ("sequential/dense/kernel"); a variable without one by its name
+                    name = (getattr(weight, "path", None) or weight.name).replace(":", "_")
                     summary.histogram(name + "/histogram", weight)
                     if self.write_images:
                         img = np.asarray(weight.numpy(), dtype=np.float32)
