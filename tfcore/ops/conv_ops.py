@@ -439,6 +439,10 @@ def _conv2d_backprop_input(b, w, dy, *, input_sizes, strides, padding, explicit_
         flipped = _backprop_input_stride1(b.xp, w, dy, input_sizes, ph, pw, dilations)
         if flipped is not None:
             return flipped.astype(out_dtype, copy=False)
+    else:
+        spread = _backprop_input_strided_direct(b.xp, w, dy, input_sizes, strides, ph, pw, dilations)
+        if spread is not None:
+            return spread.astype(out_dtype, copy=False)
     dy2 = dy.reshape(n * oh * ow, co)
     # col2im: one [N*OH*OW, C] product per kernel tap, slice-added into the padded input gradient
     # (half the time of one big product followed by strided scatters, and no [.., KH*KW*C] buffer)
@@ -475,6 +479,30 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations):
         for s, e in chunks:
             dx[s * h * wd:e * h * wd] = _columns(xp, dy[s:e], h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads) @ wflip
     return dx.reshape(n, h, wd, c)
+
+
+# Strided input gradients run as a stride-1 direct convolution of the zero-spread dy up to this many times
+# the useful multiply-adds (sh * sw): 2x2 strides (4x) still beat the per-tap products and slice-adds ~20x.
+_MAX_SPREAD = 4
+
+
+def _backprop_input_strided_direct(xp, w, dy, input_sizes, strides, ph, pw, dilations):
+    """Strided input gradient by the native direct kernel: ``dy`` spread onto the stride-1 output grid (its
+    values at multiples of the strides, zeros between and after, up to the stride-1 output size of the
+    padded input) is the gradient of the stride-1 convolution that the strided one subsamples, so the
+    stride-1 flipped-filter correlation gives the same dx. None (the per-tap path runs) where the direct
+    kernel does not take the shapes or the strides would waste more than ``_MAX_SPREAD`` times the work."""
+    kh, kw, c, co = w.shape
+    sh, sw = strides[1], strides[2]
+    if sh * sw > _MAX_SPREAD or not _direct_ready(xp, c, kh * kw * co, w, dy, contiguous=False):
+        return None
+    n, h, wd, _ = input_sizes
+    full_h = h + ph[0] + ph[1] - (kh - 1) * dilations[1]
+    full_w = wd + pw[0] + pw[1] - (kw - 1) * dilations[2]
+    spread = np.zeros((n, full_h, full_w, co), dtype=dy.dtype)
+    oh, ow = dy.shape[1], dy.shape[2]
+    spread[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw] = dy
+    return _backprop_input_stride1(xp, w, spread, input_sizes, ph, pw, dilations)
 
 
 _UNIT_STRIDES = (1, 1, 1, 1)
