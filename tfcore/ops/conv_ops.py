@@ -568,6 +568,14 @@ def _depthwise_conv2d(b, x, w, *, strides, padding, explicit_paddings, data_form
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     xpad = pad_spatial(xp, x, ph, pw)
+    if m == 1:  # the common case: 4-D products into one reused buffer (no 5-D broadcast temporaries)
+        out = xp.zeros((n, oh, ow, c), dtype=x.dtype)
+        tmp = xp.empty_like(out)
+        for i in range(kh):
+            for j in range(kw):
+                xp.multiply(xpad[tap_slice(i, j, oh, ow, strides, dilations)], w[i, j, :, 0], out=tmp)
+                out += tmp
+        return out.astype(out_dtype, copy=False)
     out = xp.zeros((n, oh, ow, c, m), dtype=x.dtype)
     for i in range(kh):
         for j in range(kw):
@@ -586,8 +594,14 @@ def _depthwise_backprop_input(b, w, dy, *, input_sizes, strides, padding, explic
     n, _, _, c = input_sizes
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    dy = dy.reshape(n, oh, ow, c, m)
     dxpad = _padded_zeros(xp, input_sizes, ph, pw, dy.dtype)
+    if m == 1:  # one multiplier: no sum over it, products into one reused buffer
+        tmp = xp.empty_like(dy)
+        for i in range(kh):
+            for j in range(kw):
+                dxpad[tap_slice(i, j, oh, ow, strides, dilations)] += xp.multiply(dy, w[i, j, :, 0], out=tmp)
+        return unpad_spatial(xp, dxpad, ph, pw).astype(out_dtype, copy=False)
+    dy = dy.reshape(n, oh, ow, c, m)
     for i in range(kh):
         for j in range(kw):
             dxpad[tap_slice(i, j, oh, ow, strides, dilations)] += (dy * w[i, j]).sum(axis=-1)
@@ -607,8 +621,15 @@ def _depthwise_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, expl
     n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     xpad = pad_spatial(xp, x, ph, pw)
-    dy = dy.reshape(n * oh * ow, c, m).transpose(1, 0, 2)           # [C, P, M]
     dw = xp.empty((kh, kw, c, m), dtype=x.dtype)
+    if m == 1:  # per channel a dot product over the pixels: one product buffer, summed over the pixels
+        tmp = xp.empty_like(dy)
+        for i in range(kh):
+            for j in range(kw):
+                xp.multiply(xpad[tap_slice(i, j, oh, ow, strides, dilations)], dy, out=tmp)
+                dw[i, j, :, 0] = tmp.reshape(-1, c).sum(axis=0)
+        return dw.astype(out_dtype, copy=False)
+    dy = dy.reshape(n * oh * ow, c, m).transpose(1, 0, 2)           # [C, P, M]
     for i in range(kh):
         for j in range(kw):
             xs = xpad[tap_slice(i, j, oh, ow, strides, dilations)].reshape(n * oh * ow, c).T  # [C, P]
