@@ -12,8 +12,10 @@ written against ``b.xp``: the same code is the generic candidate on CuPy, after 
 
 When the native CPU kernels are built (``backend/native_cpu``, ``kernels/cpu_kernels.cc``), NumPy
 float32/float64 convolutions with 4 or a multiple of 8 output channels (up to 256 terms per sum above
-16 channels) run a direct convolution instead -- forward, stride-1 input gradient (flipped filter)
-and filter gradient -- with no im2col matrix, and the remaining im2col copies run in C.
+16 channels) run a direct convolution instead -- forward, stride-1 input gradient (flipped filter), 2x2
+and 2x1 strided input gradients (the same kernel over dy spread onto the stride-1 grid) and filter
+gradient -- with no im2col matrix, split over ``tf.config.threading``'s intra-op threads, and the
+remaining im2col copies run in C.
 
 Op attributes (TF names; the CUDA kernels read the same ones):
   ``strides``, ``dilations``: 4-tuples in NHWC order, ``(1, sh, sw, 1)``.
