@@ -46,3 +46,10 @@ def test_bench_cpu_flag_is_wired(monkeypatch):
     assert cli.main(["bench", "--cpu", "--quick", "--threads", "1", "--rounds", "1", "--repeat", "3",
                      "--tf-python", "/x/python"]) == 0
     assert seen == dict(threads=1, repeat=3, rounds=1, quick=True, tf_python="/x/python", torch_python=None)
+
+
+def test_bench_cpu_repeats_five_times_by_default(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(conv_bench, "run_matrix", lambda **kw: seen.update(kw) or {"tfcore": {"r": 1.0}})
+    assert cli.main(["bench", "--cpu"]) == 0
+    assert seen["repeat"] == 5 and seen["rounds"] == 2 and seen["quick"] is False

@@ -697,8 +697,8 @@ def _add_arguments(p):
     p.add_argument("family", nargs="?", default="all", choices=(*FAMILIES, "all", "train"),
                    help="kernel family to benchmark (default: all); 'train': training steps of an MLP, a CNN "
                         "and ResNet50 next to PyTorch (tfcore/training_bench.py)")
-    p.add_argument("--repeat", type=int, default=10, help="timed repetitions per case after one warm-up (the median "
-                   "and the spread are reported; default 10)")
+    p.add_argument("--repeat", type=int, default=None, help="timed repetitions per case after one warm-up (the "
+                   "median and the spread are reported; default 10, with --cpu 5)")
     p.add_argument("--shapes", type=_shapes_argument, default=None, metavar="SHAPE[,SHAPE...]",
                    help="replace the family's cases, e.g. --shapes 512x512x512,1024x1024x1024 for matmul "
                         "(meaning per family below)")
@@ -719,7 +719,9 @@ def _bench(args):
     if args.cpu:
         from . import conv_bench
 
+        args.repeat = 5 if args.repeat is None else args.repeat
         return conv_bench.run_from_args(args)
+    args.repeat = 10 if args.repeat is None else args.repeat
     if args.family == "train":
         from . import training_bench
 
