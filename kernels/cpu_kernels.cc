@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -27,8 +29,8 @@ inline int op_threads() {
     return hw ? static_cast<int>(hw) : 1;
 }
 
-// How many contiguous parts of [0, count) to run on threads: the op's thread count, fewer when a part
-// would have less than about 0.1 ms of one core's work (2 MFLOP; a thread start costs ~20 us).
+// How many threads to run an op of `count` splittable items on: the op's thread count, fewer when a
+// thread would have less than about 0.1 ms of one core's work (2 MFLOP; a thread start costs ~20 us).
 inline i64 thread_parts(i64 count, double flops) {
     constexpr double MIN_FLOPS = 2e6;
     i64 parts = op_threads();
@@ -37,21 +39,31 @@ inline i64 thread_parts(i64 count, double flops) {
     return parts < 1 ? 1 : parts;
 }
 
-// The parts of the last split op (read by tests through tfc_last_parts).
+// The threads of the last split op (read by tests through tfc_last_parts).
 int g_last_parts = 1;
 
-// Runs body(t, begin, end) for the `parts` contiguous parts t of [0, count), part 0 on the calling thread.
+// Chunks of work per thread: threads take the next chunk as they finish one, so a thread the OS
+// deschedules (a busy machine) delays the op by one chunk, not by its whole share.
+constexpr i64 CHUNKS_PER_THREAD = 8;
+
+// Runs body(chunk, begin, end) for `chunks` contiguous chunks of [0, count) on `threads` threads (the
+// caller is one of them), each chunk taken by the next free thread. A chunk's bounds depend only on
+// (chunk, chunks, count), never on which thread runs it.
 template <typename Body>
-inline void run_parts(i64 parts, i64 count, const Body& body) {
-    g_last_parts = static_cast<int>(parts);
-    if (parts <= 1) {
-        body(0, 0, count);
+inline void run_chunks(i64 threads, i64 chunks, i64 count, const Body& body) {
+    g_last_parts = static_cast<int>(threads);
+    if (threads <= 1 || chunks <= 1) {
+        for (i64 k = 0; k < chunks; ++k) body(k, count * k / chunks, count * (k + 1) / chunks);
         return;
     }
+    std::atomic<i64> next{0};
+    const auto work = [&] {
+        for (i64 k; (k = next.fetch_add(1)) < chunks;) body(k, count * k / chunks, count * (k + 1) / chunks);
+    };
     std::vector<std::thread> pool;
-    pool.reserve(parts - 1);
-    for (i64 t = 1; t < parts; ++t) pool.emplace_back([&, t] { body(t, count * t / parts, count * (t + 1) / parts); });
-    body(0, 0, count / parts);
+    pool.reserve(threads - 1);
+    for (i64 t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
     for (auto& th : pool) th.join();
 }
 
@@ -332,7 +344,9 @@ void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, con
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     const i64 step = sw * c;
     // output rows (b, oy) split over the op's threads
-    run_parts(thread_parts(n * oh, 2.0 * n * oh * ow * co * K), n * oh, [&](i64, i64 begin, i64 end) {
+    const i64 threads = thread_parts(n * oh, 2.0 * n * oh * ow * co * K);
+    const i64 chunks = threads > 1 ? std::min(n * oh, threads * CHUNKS_PER_THREAD) : 1;
+    run_chunks(threads, chunks, n * oh, [&](i64, i64 begin, i64 end) {
         for (i64 r = begin; r < end; ++r) {
             const i64 b = r / oh, oy = r % oh;
             T* orow = out + r * ow * co;
@@ -397,8 +411,9 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
                          i64* __restrict__ off) {
     constexpr int KB = block_size<T, CO>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
-    // images split over the op's threads, each summing into its own filter-sized buffer (thread 0 into
-    // out); the partial sums are added in thread order, so a thread count gives one fixed rounding
+    // images split into chunks over the op's threads, each chunk summing into its own filter-sized buffer
+    // (chunk 0 into out); the partial sums are added in chunk order: the rounding depends on the thread
+    // count only, not on which thread ran which chunk
     const i64 size = K * co;
     std::vector<T> partial;
     const auto images = [&](i64 t, i64 begin, i64 end) {
@@ -408,9 +423,10 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
         for (i64 j = 0; j < co; j += CO)  // output-channel chunks
             for_blocks<KB>(K, WgradRows<T, CO>{xb, end - begin, hp, wp, c, sh, sw, oh, ow, db + j, off, dst + j, co});
     };
-    const i64 parts = thread_parts(n, 2.0 * n * oh * ow * co * K);
+    const i64 threads = thread_parts(n, 2.0 * n * oh * ow * co * K);
+    const i64 parts = threads > 1 ? std::min<i64>(n, threads * 2) : 1;  // a buffer per chunk: few chunks
     partial.assign((parts - 1) * size, T(0));
-    run_parts(parts, n, images);
+    run_chunks(threads, parts, n, images);
     for (i64 t = 1; t < parts; ++t)
         for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
 }
