@@ -9,10 +9,63 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
 
 namespace {
 
 using i64 = std::int64_t;
+
+// Threads of one op (tf.config.threading's intra-op count; 0: every hardware thread), set from Python.
+// The direct convolutions split their work over that many std::threads (started per call: the calls
+// that split are long enough for that to cost little).
+int g_threads = 0;
+
+inline int op_threads() {
+    if (g_threads > 0) return g_threads;
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw ? static_cast<int>(hw) : 1;
+}
+
+// How many threads to run an op of `count` splittable items on: the op's thread count, fewer when a
+// thread would have less than about 0.1 ms of one core's work (2 MFLOP; a thread start costs ~20 us).
+inline i64 thread_parts(i64 count, double flops) {
+    constexpr double MIN_FLOPS = 2e6;
+    i64 parts = op_threads();
+    if (parts > count) parts = count;
+    if (parts > 1 && flops / parts < MIN_FLOPS) parts = static_cast<i64>(flops / MIN_FLOPS);
+    return parts < 1 ? 1 : parts;
+}
+
+// The threads of the last split op (read by tests through tfc_last_parts).
+int g_last_parts = 1;
+
+// Chunks of work per thread: threads take the next chunk as they finish one, so a thread the OS
+// deschedules (a busy machine) delays the op by one chunk, not by its whole share.
+constexpr i64 CHUNKS_PER_THREAD = 8;
+
+// Runs body(chunk, begin, end) for `chunks` contiguous chunks of [0, count) on `threads` threads (the
+// caller is one of them), each chunk taken by the next free thread. A chunk's bounds depend only on
+// (chunk, chunks, count), never on which thread runs it.
+template <typename Body>
+inline void run_chunks(i64 threads, i64 chunks, i64 count, const Body& body) {
+    g_last_parts = static_cast<int>(threads);
+    if (threads <= 1 || chunks <= 1) {
+        for (i64 k = 0; k < chunks; ++k) body(k, count * k / chunks, count * (k + 1) / chunks);
+        return;
+    }
+    std::atomic<i64> next{0};
+    const auto work = [&] {
+        for (i64 k; (k = next.fetch_add(1)) < chunks;) body(k, count * k / chunks, count * (k + 1) / chunks);
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(threads - 1);
+    for (i64 t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& th : pool) th.join();
+}
 
 // Copies n values (short runs: a plain loop beats a memcpy call for the few values of one tap).
 template <typename T>
@@ -290,14 +343,18 @@ void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, con
     constexpr int PB = block_size<T, CO>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     const i64 step = sw * c;
-    for (i64 b = 0; b < n; ++b) {
-        for (i64 oy = 0; oy < oh; ++oy) {
-            T* orow = out + (b * oh + oy) * ow * co;
+    // output rows (b, oy) split over the op's threads
+    const i64 threads = thread_parts(n * oh, 2.0 * n * oh * ow * co * K);
+    const i64 chunks = threads > 1 ? std::min(n * oh, threads * CHUNKS_PER_THREAD) : 1;
+    run_chunks(threads, chunks, n * oh, [&](i64, i64 begin, i64 end) {
+        for (i64 r = begin; r < end; ++r) {
+            const i64 b = r / oh, oy = r % oh;
+            T* orow = out + r * ow * co;
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
             for (i64 j = 0; j < co; j += CO)  // output-channel chunks; the input row stays in cache
                 for_blocks<PB>(ow, ConvRow<T, CO>{xrow, step, off, K, w + j, bias ? bias + j : nullptr, orow + j, co});
         }
-    }
+    });
 }
 
 // KB rows of the filter gradient: dw[k, :] = sum over output pixels p of x[p's window + off[k]] * dy[p, :]
@@ -354,8 +411,24 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
                          i64* __restrict__ off) {
     constexpr int KB = block_size<T, CO>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
-    for (i64 j = 0; j < co; j += CO)  // output-channel chunks
-        for_blocks<KB>(K, WgradRows<T, CO>{xpad, n, hp, wp, c, sh, sw, oh, ow, dy + j, off, out + j, co});
+    // images split into chunks over the op's threads, each chunk summing into its own filter-sized buffer
+    // (chunk 0 into out); the partial sums are added in chunk order: the rounding depends on the thread
+    // count only, not on which thread ran which chunk
+    const i64 size = K * co;
+    std::vector<T> partial;
+    const auto images = [&](i64 t, i64 begin, i64 end) {
+        T* dst = t == 0 ? out : partial.data() + (t - 1) * size;
+        const T* xb = xpad + begin * hp * wp * c;
+        const T* db = dy + begin * oh * ow * co;
+        for (i64 j = 0; j < co; j += CO)  // output-channel chunks
+            for_blocks<KB>(K, WgradRows<T, CO>{xb, end - begin, hp, wp, c, sh, sw, oh, ow, db + j, off, dst + j, co});
+    };
+    const i64 threads = thread_parts(n, 2.0 * n * oh * ow * co * K);
+    const i64 parts = threads > 1 ? std::min<i64>(n, threads * 2) : 1;  // a buffer per chunk: few chunks
+    partial.assign((parts - 1) * size, T(0));
+    run_chunks(threads, parts, n, images);
+    for (i64 t = 1; t < parts; ++t)
+        for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
 }
 
 // Calls KERNEL<T, C, ONE_CHUNK> with C the widest vector (at most 64 bytes) whose lane count divides c,
@@ -440,4 +513,10 @@ TFC_INSTANTIATE_DIRECT(float, f32)
 TFC_INSTANTIATE_DIRECT(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 6; }
+TFC_EXPORT int tfc_native_abi_version() { return 7; }
+
+// Threads of one op from now on (0: every hardware thread): tf.config.threading's intra-op count.
+TFC_EXPORT void tfc_set_num_threads(int threads) { g_threads = threads < 0 ? 0 : threads; }
+
+// How many threads the last direct convolution ran on (tests check that the split happens).
+TFC_EXPORT int tfc_last_parts() { return g_last_parts; }

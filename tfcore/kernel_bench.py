@@ -686,7 +686,7 @@ def run_all(families=FAMILIES, repeat=10, out=print, shapes=None, dtype=None, js
 
 
 def _add_arguments(p):
-    from . import training_bench
+    from . import conv_bench, training_bench
 
     p.description = ("Kernel micro-benchmarks: our kernels through the public ops against the vendor library on "
                      "the same data (cuBLAS/cuDNN via CuPy/PyTorch on a GPU; NumPy BLAS and PyTorch on the CPU; "
@@ -697,8 +697,8 @@ def _add_arguments(p):
     p.add_argument("family", nargs="?", default="all", choices=(*FAMILIES, "all", "train"),
                    help="kernel family to benchmark (default: all); 'train': training steps of an MLP, a CNN "
                         "and ResNet50 next to PyTorch (tfcore/training_bench.py)")
-    p.add_argument("--repeat", type=int, default=10, help="timed repetitions per case after one warm-up (the median "
-                   "and the spread are reported; default 10)")
+    p.add_argument("--repeat", type=int, default=None, help="timed repetitions per case after one warm-up (the "
+                   "median and the spread are reported; default 10, with --cpu 5)")
     p.add_argument("--shapes", type=_shapes_argument, default=None, metavar="SHAPE[,SHAPE...]",
                    help="replace the family's cases, e.g. --shapes 512x512x512,1024x1024x1024 for matmul "
                         "(meaning per family below)")
@@ -708,11 +708,20 @@ def _add_arguments(p):
                    help="also write the results as JSON to PATH ('-' or no PATH: standard output, the table "
                         "then goes to standard error)")
     training_bench.add_arguments(p.add_argument_group("options of 'tfcore bench train'"))
+    p.add_argument("--cpu", action="store_true", help="the CPU convolution matrix next to TensorFlow and PyTorch "
+                   "(tfcore/conv_bench.py; a markdown table)")
+    conv_bench.add_arguments(p.add_argument_group("options of 'tfcore bench --cpu'"), quick=False)
 
 
 @command("bench", "kernel micro-benchmarks against vendor libraries (CPU, emulated or real GPU); 'train': "
                   "training steps", _add_arguments)
 def _bench(args):
+    if args.cpu:
+        from . import conv_bench
+
+        args.repeat = 5 if args.repeat is None else args.repeat
+        return conv_bench.run_from_args(args)
+    args.repeat = 10 if args.repeat is None else args.repeat
     if args.family == "train":
         from . import training_bench
 

@@ -404,3 +404,119 @@ def test_fused_conv2d_with_bias_and_relu_runs_the_native_kernel_on_cpu(cpu):
     got = fused_ops.fused_conv2d(tf.constant(x), tf.constant(wt), tf.constant(bias), attrs, relu=True).numpy()
     want = np.maximum(conv_ops.direct_conv2d(x, wt, None, **attrs) + bias, 0)
     np.testing.assert_array_equal(got, want)
+
+
+# -- threads ----------------------------------------------------------------------------------------
+
+_THREADED_CASES = [  # large enough that each of 3 threads gets > 2 MFLOP; ragged batches and sizes
+    (11, 23, 17, 8, 4, 4, 16, 1, 1, "SAME"), (9, 40, 39, 3, 3, 3, 32, 2, 2, "SAME"),
+    (4, 26, 26, 16, 5, 5, 8, 1, 1, "VALID"), (13, 28, 28, 4, 7, 7, 8, 2, 1, "SAME")]
+
+
+@pytest.fixture
+def threads():
+    """Sets the native kernels' thread count for one test, restored after."""
+    before = native_cpu.num_threads()
+    yield native_cpu.set_num_threads
+    native_cpu.set_num_threads(before)
+
+
+@needs_native
+@pytest.mark.parametrize("count", [2, 3])
+@pytest.mark.parametrize("case", _THREADED_CASES)
+def test_threaded_direct_convolution_and_filter_gradient_match_float64_references(cpu, threads, case, count):
+    """The rows of the forward and the images of the filter gradient split over threads (uneven parts):
+    the same values as the float64 reference, the forward's bits those of one thread."""
+    n, h, w, c, kh, kw, co, stride, dilation, padding = case
+    x = _rng.standard_normal((n, h, w, c)).astype(np.float32)
+    wt = _rng.standard_normal((kh, kw, c, co)).astype(np.float32)
+    pads = _geometry(case)
+    attrs = _conv_attrs(stride, dilation, padding)
+    threads(1)
+    one = conv_ops._conv2d(cpu, x, wt, **attrs)
+    assert native_cpu.last_parts() == 1
+    threads(count)
+    got = conv_ops._conv2d(cpu, x, wt, **attrs)
+    assert native_cpu.last_parts() == count
+    np.testing.assert_array_equal(got, one)
+    want = _reference_conv(x, wt, stride, dilation, pads)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5 * np.sqrt(kh * kw * c))
+    dy = _rng.standard_normal(want.shape).astype(np.float32)
+    dw = conv_ops._conv2d_backprop_filter(cpu, x, dy, filter_sizes=(kh, kw, c, co), **attrs)
+    assert native_cpu.last_parts() == count
+    xpad = np.pad(x.astype(np.float64), ((0, 0), pads[0], pads[1], (0, 0)))
+    oh, ow = want.shape[1:3]
+    dw_want = np.zeros((kh, kw, c, co))
+    for i, j in itertools.product(range(kh), range(kw)):
+        patch = xpad[:, i * dilation:i * dilation + stride * (oh - 1) + 1:stride,
+                     j * dilation:j * dilation + stride * (ow - 1) + 1:stride, :]
+        dw_want[i, j] = patch.reshape(-1, c).T @ dy.reshape(-1, co).astype(np.float64)
+    np.testing.assert_allclose(dw, dw_want, rtol=2e-5, atol=2e-5 * np.sqrt(n * oh * ow))
+
+
+@needs_native
+def test_small_convolutions_stay_on_one_thread(cpu, threads):
+    threads(4)
+    x = np.ones((1, 5, 5, 8), np.float32)
+    conv_ops._conv2d(cpu, x, np.ones((3, 3, 8, 8), np.float32), **_conv_attrs(1, 1, "SAME"))
+    assert native_cpu.last_parts() == 1  # 29 kFLOP: a thread start would cost more than it saves
+
+
+_THREADS_PROGRAM = """
+import sys
+import numpy as np
+import tfcore as tf
+from tfcore.backend import native_cpu
+tf.config.threading.set_intra_op_parallelism_threads(int(sys.argv[1]))
+with tf.device("/CPU:0"):  # also under TFCORE_EMULATED_GPUS
+    x = tf.constant(np.ones((16, 28, 28, 8), np.float32))
+    tf.nn.conv2d(x, tf.constant(np.ones((3, 3, 8, 16), np.float32)), 1, "SAME")
+print(native_cpu.num_threads(), native_cpu.last_parts())
+"""
+
+
+@needs_native
+@pytest.mark.parametrize("count", [1, 3])
+def test_intra_op_threads_reach_the_native_kernels(count):
+    """tf.config.threading.set_intra_op_parallelism_threads (before initialisation, as TF allows) sets how
+    many threads a native convolution runs on (a fresh process: this one's devices are initialised)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _THREADS_PROGRAM, str(count)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == [str(count), str(count)]
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("x_shape,k,strides,dilation,padding", [
+    ((3, 13, 11, 8), 7, (2, 2), 1, "SAME"), ((2, 9, 10, 4), 4, (2, 2), 1, "SAME"),   # even: asymmetric pads
+    ((2, 12, 9, 8), 3, (2, 1), 2, "SAME"), ((3, 11, 12, 16), 3, (1, 2), 1, "VALID"),
+    ((2, 10, 10, 4), 2, (2, 2), 1, "VALID"), ((1, 5, 7, 8), 5, (2, 2), 1, "SAME")])
+def test_strided_input_gradient_runs_the_direct_kernel_and_matches_float64(cpu, monkeypatch, x_shape, k, strides,
+                                                                           dilation, padding, dtype):
+    """Strided Conv2DBackpropInput as the stride-1 direct kernel over the zero-spread dy: the float64
+    per-tap NumPy path's values (ragged sizes, one-axis strides, dilations, even kernels, both paddings)."""
+    co = 16
+    wt = _rng.standard_normal((k, k, x_shape[3], co)).astype(dtype)
+    attrs = dict(_conv_attrs(1, dilation, padding), strides=(1, *strides, 1))
+    oh, ow, ph, pw = conv_ops.conv_geometry(x_shape, k, k, attrs["strides"], attrs["dilations"], padding, ())
+    dy = _rng.standard_normal((x_shape[0], oh, ow, co)).astype(dtype)
+    assert conv_ops._backprop_input_strided_direct(np, wt, dy, x_shape, attrs["strides"], ph, pw,
+                                                   attrs["dilations"]) is not None
+    got = conv_ops._conv2d_backprop_input(cpu, wt, dy, input_sizes=x_shape, **attrs)
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+    want = conv_ops._conv2d_backprop_input(cpu, wt.astype(np.float64), dy.astype(np.float64),
+                                           input_sizes=x_shape, **attrs)
+    assert got.shape == x_shape and got.dtype == dtype
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k * k * co))
+
+
+@needs_native
+def test_wide_strides_keep_the_per_tap_input_gradient():
+    w, dy = np.ones((3, 3, 8, 8), np.float32), np.ones((1, 2, 2, 8), np.float32)
+    assert conv_ops._backprop_input_strided_direct(np, w, dy, (1, 6, 6, 8), (1, 3, 3, 1), (0, 0), (0, 0),
+                                                   (1, 1, 1, 1)) is None  # 9x the work: not worth it

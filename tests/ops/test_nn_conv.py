@@ -207,6 +207,8 @@ def test_conv1d():
     ((2, 5, 6, 3), (3, 3), 2, (1, 1), "SAME", (1, 1)),
     ((1, 7, 6, 2), (3, 2), 1, (2, 2), "SAME", (1, 1)),
     ((1, 6, 6, 2), (2, 2), 3, (1, 1), "VALID", (2, 2)),
+    ((2, 9, 8, 4), (4, 4), 1, (1, 1), "SAME", (1, 1)),   # multiplier 1 (its own path): asymmetric pads
+    ((1, 9, 9, 3), (3, 3), 1, (1, 2), "VALID", (2, 2)),
 ])
 def test_depthwise_conv2d(shape, k, mult, strides, padding, dil):
     x = RNG.standard_normal(shape)

@@ -28,9 +28,9 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 6
+ABI_VERSION = 7
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
-         "-Wno-psabi")
+         "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _LOCK = threading.Lock()
 
@@ -103,6 +103,8 @@ class NativeLibrary:
         self._dll = ctypes.CDLL(str(path))
         if self._dll.tfc_native_abi_version() != ABI_VERSION:
             raise RuntimeError(f"{path}: ABI version {self._dll.tfc_native_abi_version()}, expected {ABI_VERSION}")
+        self._dll.tfc_set_num_threads.argtypes = [ctypes.c_int]
+        self._dll.tfc_set_num_threads(_threads)
         self._fns = {}
         for base, argtypes in _SIGNATURES.items():
             for suffix in _SUFFIX.values():
@@ -143,6 +145,30 @@ def library():
                 _loaded = _load()
             lib = _loaded
     return lib
+
+
+_threads = 0  # the direct convolutions' threads (0: every hardware thread); see set_num_threads
+
+
+def set_num_threads(threads):
+    """Threads the native convolution kernels split one op over: ``tf.config.threading``'s intra-op count
+    (``0``, TF's default: every hardware thread). Applied to the loaded library and to a later load."""
+    global _threads
+    _threads = max(int(threads), 0)
+    lib = _loaded
+    if lib is not _UNLOADED and lib is not None:
+        lib._dll.tfc_set_num_threads(_threads)
+
+
+def last_parts():
+    """How many threads the last native direct convolution (or its filter gradient) ran on."""
+    lib = library()
+    return 1 if lib is None else lib._dll.tfc_last_parts()
+
+
+def num_threads():
+    """The thread count set by :func:`set_num_threads` (0: every hardware thread)."""
+    return _threads
 
 
 def reset():

@@ -2,9 +2,11 @@
 
 tfcore runs ops eagerly on the calling thread, so ``inter_op`` is recorded for
 API compatibility; ``intra_op`` limits the BLAS/OpenMP pools through
-``threadpoolctl`` when it is installed (applied when set, before initialisation).
+``threadpoolctl`` when it is installed, and the threads the native CPU convolution kernels split one op
+over (``backend/native_cpu``; applied when set, before initialisation).
 """
 
+from ..backend import native_cpu
 from ..framework import context as _ctx
 
 __all__ = ["get_intra_op_parallelism_threads", "set_intra_op_parallelism_threads",
@@ -28,6 +30,7 @@ def set_intra_op_parallelism_threads(num_threads):
     if _context.initialized:
         raise RuntimeError("Intra op parallelism cannot be modified after initialization.")
     _context.intra_op_parallelism_threads = num_threads
+    native_cpu.set_num_threads(num_threads)  # the native convolution kernels' own threads
     try:
         import threadpoolctl
     except ImportError:

@@ -12,8 +12,10 @@ written against ``b.xp``: the same code is the generic candidate on CuPy, after 
 
 When the native CPU kernels are built (``backend/native_cpu``, ``kernels/cpu_kernels.cc``), NumPy
 float32/float64 convolutions with 4 or a multiple of 8 output channels (up to 256 terms per sum above
-16 channels) run a direct convolution instead -- forward, stride-1 input gradient (flipped filter)
-and filter gradient -- with no im2col matrix, and the remaining im2col copies run in C.
+16 channels) run a direct convolution instead -- forward, stride-1 input gradient (flipped filter), 2x2
+and 2x1 strided input gradients (the same kernel over dy spread onto the stride-1 grid) and filter
+gradient -- with no im2col matrix, split over ``tf.config.threading``'s intra-op threads, and the
+remaining im2col copies run in C.
 
 Op attributes (TF names; the CUDA kernels read the same ones):
   ``strides``, ``dilations``: 4-tuples in NHWC order, ``(1, sh, sw, 1)``.
@@ -439,6 +441,10 @@ def _conv2d_backprop_input(b, w, dy, *, input_sizes, strides, padding, explicit_
         flipped = _backprop_input_stride1(b.xp, w, dy, input_sizes, ph, pw, dilations)
         if flipped is not None:
             return flipped.astype(out_dtype, copy=False)
+    else:
+        spread = _backprop_input_strided_direct(b.xp, w, dy, input_sizes, strides, ph, pw, dilations)
+        if spread is not None:
+            return spread.astype(out_dtype, copy=False)
     dy2 = dy.reshape(n * oh * ow, co)
     # col2im: one [N*OH*OW, C] product per kernel tap, slice-added into the padded input gradient
     # (half the time of one big product followed by strided scatters, and no [.., KH*KW*C] buffer)
@@ -475,6 +481,30 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations):
         for s, e in chunks:
             dx[s * h * wd:e * h * wd] = _columns(xp, dy[s:e], h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads) @ wflip
     return dx.reshape(n, h, wd, c)
+
+
+# Strided input gradients run as a stride-1 direct convolution of the zero-spread dy up to this many times
+# the useful multiply-adds (sh * sw): 2x2 strides (4x) still beat the per-tap products and slice-adds ~20x.
+_MAX_SPREAD = 4
+
+
+def _backprop_input_strided_direct(xp, w, dy, input_sizes, strides, ph, pw, dilations):
+    """Strided input gradient by the native direct kernel: ``dy`` spread onto the stride-1 output grid (its
+    values at multiples of the strides, zeros between and after, up to the stride-1 output size of the
+    padded input) is the gradient of the stride-1 convolution that the strided one subsamples, so the
+    stride-1 flipped-filter correlation gives the same dx. None (the per-tap path runs) where the direct
+    kernel does not take the shapes or the strides would waste more than ``_MAX_SPREAD`` times the work."""
+    kh, kw, c, co = w.shape
+    sh, sw = strides[1], strides[2]
+    if sh * sw > _MAX_SPREAD or not _direct_ready(xp, c, kh * kw * co, w, dy, contiguous=False):
+        return None
+    n, h, wd, _ = input_sizes
+    full_h = h + ph[0] + ph[1] - (kh - 1) * dilations[1]
+    full_w = wd + pw[0] + pw[1] - (kw - 1) * dilations[2]
+    spread = np.zeros((n, full_h, full_w, co), dtype=dy.dtype)
+    oh, ow = dy.shape[1], dy.shape[2]
+    spread[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw] = dy
+    return _backprop_input_stride1(xp, w, spread, input_sizes, ph, pw, dilations)
 
 
 _UNIT_STRIDES = (1, 1, 1, 1)
@@ -540,6 +570,14 @@ def _depthwise_conv2d(b, x, w, *, strides, padding, explicit_paddings, data_form
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     xpad = pad_spatial(xp, x, ph, pw)
+    if m == 1:  # the common case: 4-D products into one reused buffer (no 5-D broadcast temporaries)
+        out = xp.zeros((n, oh, ow, c), dtype=x.dtype)
+        tmp = xp.empty_like(out)
+        for i in range(kh):
+            for j in range(kw):
+                xp.multiply(xpad[tap_slice(i, j, oh, ow, strides, dilations)], w[i, j, :, 0], out=tmp)
+                out += tmp
+        return out.astype(out_dtype, copy=False)
     out = xp.zeros((n, oh, ow, c, m), dtype=x.dtype)
     for i in range(kh):
         for j in range(kw):
@@ -558,8 +596,14 @@ def _depthwise_backprop_input(b, w, dy, *, input_sizes, strides, padding, explic
     n, _, _, c = input_sizes
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    dy = dy.reshape(n, oh, ow, c, m)
     dxpad = _padded_zeros(xp, input_sizes, ph, pw, dy.dtype)
+    if m == 1:  # one multiplier: no sum over it, products into one reused buffer
+        tmp = xp.empty_like(dy)
+        for i in range(kh):
+            for j in range(kw):
+                dxpad[tap_slice(i, j, oh, ow, strides, dilations)] += xp.multiply(dy, w[i, j, :, 0], out=tmp)
+        return unpad_spatial(xp, dxpad, ph, pw).astype(out_dtype, copy=False)
+    dy = dy.reshape(n, oh, ow, c, m)
     for i in range(kh):
         for j in range(kw):
             dxpad[tap_slice(i, j, oh, ow, strides, dilations)] += (dy * w[i, j]).sum(axis=-1)
@@ -579,8 +623,15 @@ def _depthwise_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, expl
     n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     xpad = pad_spatial(xp, x, ph, pw)
-    dy = dy.reshape(n * oh * ow, c, m).transpose(1, 0, 2)           # [C, P, M]
     dw = xp.empty((kh, kw, c, m), dtype=x.dtype)
+    if m == 1:  # per channel a dot product over the pixels: one product buffer, summed over the pixels
+        tmp = xp.empty_like(dy)
+        for i in range(kh):
+            for j in range(kw):
+                xp.multiply(xpad[tap_slice(i, j, oh, ow, strides, dilations)], dy, out=tmp)
+                dw[i, j, :, 0] = tmp.reshape(-1, c).sum(axis=0)
+        return dw.astype(out_dtype, copy=False)
+    dy = dy.reshape(n * oh * ow, c, m).transpose(1, 0, 2)           # [C, P, M]
     for i in range(kh):
         for j in range(kw):
             xs = xpad[tap_slice(i, j, oh, ow, strides, dilations)].reshape(n * oh * ow, c).T  # [C, P]
