@@ -1,4 +1,4 @@
-"""CPU convolution benchmark matrix next to TensorFlow and PyTorch (issue 28): see tfcore/conv_bench.py.
+"""CPU convolution benchmark matrix next to TensorFlow and PyTorch (issue 28): see tfcore/benchmarks/conv_bench.py.
 
     python bench/bench_conv_cpu.py --tf-python /path/to/python-with-tensorflow [--threads 2] [--quick]
 
@@ -8,7 +8,7 @@ Same as ``tfcore bench --cpu``; prints a markdown table (tfcore ms, GFLOP/s, TF 
 import argparse
 import sys
 
-from tfcore import conv_bench
+from tfcore.benchmarks import conv_bench
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,4 +1,4 @@
-"""pytest-benchmark runs of the kernel families (tfcore/kernel_bench.py) against vendor routines.
+"""pytest-benchmark runs of the kernel families (tfcore/benchmarks/kernel_bench.py) against vendor routines.
 
 On a real GPU: our kernels through the public ops on /GPU:0 vs cuBLAS / cuDNN (PyTorch, TF32 off)
 or CuPy im2col+cuBLAS / CuPy reductions and softmax. Without one: the CPU backend vs NumPy at
@@ -11,8 +11,8 @@ fraction of the device's peak go to ``extra_info`` (``KernelRow.to_json``) and a
 
 import pytest
 
-from tfcore import kernel_bench
-from tfcore.kernel_bench import BenchContext
+from tfcore.benchmarks import kernel_bench
+from tfcore.benchmarks.kernel_bench import BenchContext
 
 
 @pytest.fixture(scope="module")

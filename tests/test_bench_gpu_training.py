@@ -3,7 +3,7 @@ it runs on a machine without a GPU, with tiny sizes. No timing assertions."""
 
 import pytest
 
-from tfcore import training_bench
+from tfcore.benchmarks import training_bench
 
 
 def test_training_bench_runs_tiny_on_any_machine():
@@ -24,7 +24,7 @@ def test_training_bench_skips_gpu_sized_cases_without_a_gpu(monkeypatch):
 
 
 def test_tfcore_bench_train_is_a_cli_subcommand(capsys):
-    pytest.importorskip("tfcore.kernel_bench")
+    pytest.importorskip("tfcore.benchmarks.kernel_bench")
     from tfcore.cli import main
 
     assert main(["bench", "train", "--tiny", "--no-torch"]) == 0

@@ -1,10 +1,11 @@
-"""The CPU convolution benchmark matrix (tfcore/conv_bench.py, ``tfcore bench --cpu``): its worker runs
+"""The CPU convolution benchmark matrix (tfcore/benchmarks/conv_bench.py, ``tfcore bench --cpu``): its worker runs
 tfcore's side in its own process, a side that cannot import is skipped with its reason, and the table
 has one row per case and op with ratios."""
 
 import sys
 
-from tfcore import cli, conv_bench
+from tfcore import cli
+from tfcore.benchmarks import conv_bench
 
 TINY = dict(id="tiny 3x3", kind="conv", n=2, h=6, ci=3, co=4, k=3, s=1, pad="SAME")
 TINY_TRAIN = dict(id="tiny train", kind="train", n=4, h=8, c=1, convs=[(4, 4)])

@@ -1,4 +1,4 @@
-"""`tfcore bench` kernel micro-benchmarks (tfcore/kernel_bench.py): statistics of the repeats, --shapes,
+"""`tfcore bench` kernel micro-benchmarks (tfcore/benchmarks/kernel_bench.py): statistics of the repeats, --shapes,
 --dtype, --json, the device's peak, and bad arguments. Tiny shapes: these check what is reported, not speed.
 On the CPU pass they run the CPU backend; with TFCORE_EMULATED_GPUS=1 the emulated GPU's CUDA kernels."""
 
@@ -8,7 +8,7 @@ import types
 import numpy as np
 import pytest
 
-from tfcore import kernel_bench
+from tfcore.benchmarks import kernel_bench
 from tfcore.cli import main
 
 

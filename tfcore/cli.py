@@ -81,7 +81,7 @@ def _print_op_kernels(names, devices):
 
 
 def main(argv=None):
-    for mod in ("tfcore.keras.train_command", "tfcore.kernel_bench", "tfcore.saving.saved_model_cli",
+    for mod in ("tfcore.keras.train_command", "tfcore.benchmarks.kernel_bench", "tfcore.saving.saved_model_cli",
                 "tfcore.export.export_command", "tfcore.selftest.command", "tfcore.compat.run_command"):
         try:
             importlib.import_module(mod)  # registers its subcommand

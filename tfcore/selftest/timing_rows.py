@@ -1,5 +1,5 @@
 """``tfcore selftest`` timing rows: our kernels next to the vendor routines on the same card, taken from
-the kernel benchmarks (``tfcore.kernel_bench``: cuBLAS through PyTorch when importable, else
+the kernel benchmarks (``tfcore.benchmarks.kernel_bench``: cuBLAS through PyTorch when importable, else
 ``cupy.matmul``; cuDNN through PyTorch, else CuPy im2col + cuBLAS; CuPy reductions and softmax),
 TF32 and strict float32 stated per row. Real GPUs only: an emulator's timings mean nothing."""
 
@@ -12,7 +12,7 @@ def run_timing_rows(rec, backend, repeat=5):
     if backend is None or getattr(backend, "emulated", False):
         rec.run("timing", "kernels vs cuBLAS/cuDNN/CuPy/PyTorch", lambda: (SKIP, "emulated or no GPU: no timings"))
         return
-    from .. import kernel_bench
+    from ..benchmarks import kernel_bench
 
     ctx = kernel_bench.BenchContext(repeat=repeat)
     for family in FAMILIES:

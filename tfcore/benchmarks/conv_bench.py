@@ -7,7 +7,7 @@ CNN training steps as ``tf.function`` (the 4x4 SAME CNN of issue 28 is the headl
 markdown table: per row the median ms of each framework, tfcore's GFLOP/s, and the ratios tfcore/TF and
 tfcore/PyTorch (below 1.0: tfcore is faster).
 
-Each framework runs :mod:`tfcore.conv_bench_worker` in a process of its own with the same thread count
+Each framework runs :mod:`tfcore.benchmarks.conv_bench_worker` in a process of its own with the same thread count
 (``--threads``, default: this machine's cores), TensorFlow and PyTorch through the Python given by
 ``--tf-python``/``--torch-python`` or ``$TFCORE_BENCH_TF_PYTHON``/``$TFCORE_BENCH_TORCH_PYTHON`` (default:
 this Python); a side whose framework does not import is shown as ``-``. The sides run interleaved,

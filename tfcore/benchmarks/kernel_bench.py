@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .framework.commands import command
+from ..framework.commands import command
 
 FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax")
 BENCHES = {}
@@ -696,7 +696,7 @@ def _add_arguments(p):
     p.epilog = "--shapes per family:\n" + "\n".join(f"  {f:<8} {m}" for f, m in SHAPE_MEANING.items())
     p.add_argument("family", nargs="?", default="all", choices=(*FAMILIES, "all", "train"),
                    help="kernel family to benchmark (default: all); 'train': training steps of an MLP, a CNN "
-                        "and ResNet50 next to PyTorch (tfcore/training_bench.py)")
+                        "and ResNet50 next to PyTorch (tfcore/benchmarks/training_bench.py)")
     p.add_argument("--repeat", type=int, default=None, help="timed repetitions per case after one warm-up (the "
                    "median and the spread are reported; default 10, with --cpu 5)")
     p.add_argument("--shapes", type=_shapes_argument, default=None, metavar="SHAPE[,SHAPE...]",
@@ -709,7 +709,7 @@ def _add_arguments(p):
                         "then goes to standard error)")
     training_bench.add_arguments(p.add_argument_group("options of 'tfcore bench train'"))
     p.add_argument("--cpu", action="store_true", help="the CPU convolution matrix next to TensorFlow and PyTorch "
-                   "(tfcore/conv_bench.py; a markdown table)")
+                   "(tfcore/benchmarks/conv_bench.py; a markdown table)")
     conv_bench.add_arguments(p.add_argument_group("options of 'tfcore bench --cpu'"), quick=False)
 
 

@@ -1,4 +1,4 @@
-"""One side of the CPU convolution benchmark matrix (:mod:`tfcore.conv_bench`), run in its own process.
+"""One side of the CPU convolution benchmark matrix (:mod:`tfcore.benchmarks.conv_bench`), run in its own process.
 
 Usage: ``python conv_bench_worker.py FRAMEWORK THREADS REPEAT CASES_JSON`` with FRAMEWORK ``tfcore``,
 ``tf`` (TensorFlow) or ``torch`` (PyTorch); prints one JSON object: ``{"version": ..., "ms": {row_id: [ms,
