@@ -178,6 +178,7 @@ class ConcreteFunction:
         self.graph = graph
         self.name = name
         self._param_names = param_names
+        graph._param_names = param_names            # placeholder names of graph.as_graph_def()
         self._arg_keys = arg_keys                   # per-parameter signature key (after binding)
         self._structure = structure                 # flat positional args with tensors replaced by None
         self._python_args = python_args
