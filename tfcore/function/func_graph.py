@@ -34,6 +34,7 @@ from ..framework import tracing
 from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError, OpError
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
+from ..ops.registry import DeferredErrorTensor
 
 _uid = itertools.count()
 
@@ -202,6 +203,8 @@ class FuncGraph:
             s = self._new_slot(value)
             self.captures.append((outer_slot, s))
             return s
+        if isinstance(value, DeferredErrorTensor):  # a failed op's result reaches the graph: TF would run it
+            value._raise()
         s = self._new_slot(value)
         self.constants[s] = value
         return s
