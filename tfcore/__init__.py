@@ -42,6 +42,7 @@ from .function import (case, cond, control_dependencies, foldl, foldr, init_scop
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
 from . import bitwise, ragged, version
+from . import types  # tf.types.experimental.TraceType
 from . import profiler
 import sys as _sys  # noqa: E402
 from . import compat  # tf.compat; install_as_tensorflow() is opt-in (importing it aliases nothing)

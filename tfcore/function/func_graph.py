@@ -34,6 +34,7 @@ from ..framework import tracing
 from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphError, OpError
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
+from ..ops.registry import DeferredErrorTensor
 
 _uid = itertools.count()
 
@@ -124,6 +125,15 @@ class _TraceSpec:
         return self._dtype
 
 
+_graph_def_exporter = None  # set by tfcore.saving (GraphDef export reuses the SavedModel FunctionDef writer)
+
+
+def register_graph_def_exporter(fn):
+    """Installs ``fn(graph) -> GraphDef`` behind ``FuncGraph.as_graph_def`` (tfcore.saving does)."""
+    global _graph_def_exporter
+    _graph_def_exporter = fn
+
+
 class FuncGraph:
     """The graph of one trace (or of a control-flow branch/body inside one)."""
 
@@ -193,6 +203,8 @@ class FuncGraph:
             s = self._new_slot(value)
             self.captures.append((outer_slot, s))
             return s
+        if isinstance(value, DeferredErrorTensor):  # a failed op's result reaches the graph: TF would run it
+            value._raise()
         s = self._new_slot(value)
         self.constants[s] = value
         return s
@@ -317,6 +329,13 @@ class FuncGraph:
                                stateful=True, name="Guard"))
 
     # -- inspection (TF's Graph API subset) -------------------------------------------------------------
+    def as_graph_def(self):
+        """This graph as TF's ``GraphDef`` protobuf (``tensorboard``'s compiled protos; needs
+        ``pip install 'tfcore[tensorboard]'``): placeholders, nodes and output ``Identity`` nodes."""
+        if _graph_def_exporter is None:
+            raise NotImplementedError("FuncGraph.as_graph_def needs tfcore.saving (import tfcore)")
+        return _graph_def_exporter(self)
+
     def get_operations(self):
         counts = {}
         ops = []

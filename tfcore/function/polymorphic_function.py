@@ -23,6 +23,7 @@ import numpy as np
 
 from ..framework import context as _ctx
 from ..framework import dtypes, nest, recording, tracing
+from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -30,6 +31,7 @@ from ..framework.tensor_spec import TensorSpec
 from ..framework.variables import Variable
 from . import cuda_graph, executor
 from .func_graph import FuncGraph
+from .trace_type import tracing_type_of
 
 _logger = logging.getLogger("tfcore")
 FREQUENT_TRACING_WARNING_THRESHOLD = 5
@@ -100,6 +102,9 @@ def _rebuild_composites(value):
     return value
 
 
+_PLAIN = (list, tuple, dict, type(None), bool, int, float, str, bytes, complex)
+
+
 def _key(x, relaxed=None):
     """The hashable part of the signature for one argument (tensors by dtype/shape)."""
     if _is_tensor_like(x):
@@ -107,6 +112,9 @@ def _key(x, relaxed=None):
         return ("T", dt, shape)
     if _is_variable(x):
         return ("V", id(x))
+    tt = tracing_type_of(x) if not isinstance(x, _PLAIN) else None
+    if tt is not None:  # the tracing protocol: keyed by the object's TraceType (TF's __tf_tracing_type__)
+        return ("TT", tt)
     if isinstance(x, _CompositeArgs):  # by its type, metadata and its components' specs, as TF's TypeSpec
         return ("C", x.cls, x.metadata, tuple(_key(v) for v in x))
     if isinstance(x, list | tuple):
@@ -170,6 +178,17 @@ def _key_str(k):
     return f"Literal[{k[1]!r}]"
 
 
+class _AtomicFunction:
+    """``ConcreteFunction.inference_fn``: the graph called with its flat tensor inputs, as TF's AtomicFunction."""
+
+    def __init__(self, concrete):
+        self._concrete = concrete
+        self.name = concrete.name
+
+    def __call__(self, *tensors):
+        return self._concrete._call_flat([convert_to_tensor(t) for t in tensors])
+
+
 # -- ConcreteFunction ----------------------------------------------------------------------------------
 class ConcreteFunction:
     """One traced graph callable with tensors matching its signature (``f.get_concrete_function(...)``)."""
@@ -178,6 +197,7 @@ class ConcreteFunction:
         self.graph = graph
         self.name = name
         self._param_names = param_names
+        graph._param_names = param_names            # placeholder names of graph.as_graph_def()
         self._arg_keys = arg_keys                   # per-parameter signature key (after binding)
         self._structure = structure                 # flat positional args with tensors replaced by None
         self._python_args = python_args
@@ -257,7 +277,25 @@ class ConcreteFunction:
         outs = self._run_flat(flat_tensors)
         return _pack_outputs(self.graph, outs)
 
+    @property
+    def inference_fn(self):
+        """TF's ``AtomicFunction`` of this graph: called with the flat input tensors only."""
+        return _AtomicFunction(self)
+
+    def _check_python_arguments(self, args, kwargs):
+        """TF's TypeError when a Python argument differs from the value this function was traced with."""
+        given = dict(zip(self._param_names, args))
+        given.update((k, v) for k, v in kwargs.items() if k in self._param_names)
+        for name, key in zip(self._param_names, self._arg_keys):
+            if name not in given or key[0] in ("T", "V", "C", "list", "tuple", "dict", "id", "O", "TT"):
+                continue
+            value = given[name]
+            if _is_tensor_like(value) or _is_variable(value) or _key(value) != key:
+                raise TypeError(f"{self.name}: the concrete function was traced with {name}={key[-1]!r} "
+                                f"(a Python value is part of its signature), got {name}={value!r}")
+
     def __call__(self, *args, **kwargs):
+        self._check_python_arguments(args, kwargs)
         flat = []
         for a in list(args) + [kwargs[k] for k in sorted(kwargs)]:
             for leaf in nest.flatten(a):
@@ -270,8 +308,12 @@ class ConcreteFunction:
             raise TypeError(f"{self.name}: expected {n} tensor argument(s) matching the signature "
                             f"{self.pretty_printed_signature(verbose=False)}, got {len(flat)}")
         specs = [x for x in nest.flatten([_key_spec(k) for k in self._arg_keys]) if isinstance(x, TensorSpec)]
-        for t, spec in zip(flat, specs):
-            if t._dtype is not spec.dtype or not spec.shape.is_compatible_with(t.shape):
+        for i, (t, spec) in enumerate(zip(flat, specs)):
+            if t._dtype is not spec.dtype:  # TF's error when the graph is run with another dtype
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
+                    f"{spec.dtype.name} tensor but is a {t._dtype.name} tensor (signature {spec})")
+            if not spec.shape.is_compatible_with(t.shape):
                 raise TypeError(f"{self.name}: argument {t._dtype.name}{t.shape} does not match the signature's "
                                 f"{spec}")
         if self._owner is not None and tuple(tuple(t._array.shape) for t in flat) != self._shapes:

@@ -402,8 +402,10 @@ def _check_range(xp, idx, n, op_name, what="indices"):
     bad = (idx < 0) | (idx >= n)
     if bool(bad.any()):
         pos = np.unravel_index(int(xp.argmax(bad.reshape(-1))), idx.shape)
-        raise InvalidArgumentError(
+        err = InvalidArgumentError(
             None, None, f"{op_name}: {what}[{','.join(map(str, pos))}] = {int(idx[pos])} is not in [0, {n})")
+        err._value_dependent = True  # TF finds it when the op runs, not when a graph is built
+        raise err
 
 
 # ==================================================================================

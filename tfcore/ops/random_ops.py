@@ -19,6 +19,7 @@ import threading as _threading
 import numpy as np
 
 from ..framework import dtypes
+from ..framework import tracing as _tracing
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor, is_tensor
 from . import math_ops as _m
@@ -183,6 +184,49 @@ def _uniform_int(b, *, shape, dtype, gen, minval, maxval):
     return b.asarray(gen.integers(minval, maxval, size=shape, dtype=dtype.as_numpy_dtype))
 
 
+# -- tf.random.Generator draws inside tf.function: the state variable in, the advanced state out ---------
+
+_GENERATOR_DRAW = Op("GeneratorDraw", rule=lambda op, ts, attrs: (attrs["dtype"], dtypes.int64),
+                     multi_output=True)
+_DRAW_KERNELS = {"RandomStandardNormal": _standard_normal, "RandomUniform": _uniform,
+                 "TruncatedNormal": _truncated, "RandomUniformInt": _uniform_int}
+
+
+@_GENERATOR_DRAW.kernel()
+def _generator_draw(b, state, *, draw, shape, dtype, minval=None, maxval=None):
+    """``(sample, next state)``: one ``draw`` from the Philox stream in the 13 int64 words ``state``.
+
+    A pure function of the state: a traced function reads the generator's state variable, draws with
+    this op and assigns the next state back (TF's stateful RNG ops do that to their resource input),
+    so the graph (and a SavedModel of it) keeps advancing the stream on every call.
+    """
+    gen = _unpack_philox(b.to_numpy(state))
+    extra = {} if minval is None else {"minval": minval, "maxval": maxval}
+    out = _DRAW_KERNELS[draw](b, shape=shape, dtype=dtype, gen=gen, **extra)
+    return out, b.asarray(_pack_philox(gen))
+
+
+class _StateStream:
+    """What a Generator hands its draw functions while a tf.function traces: its state variable."""
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def draw(self, op, attrs):
+        state = self.variable.read_value()
+        out, new_state = execute(_GENERATOR_DRAW, (state,), {"draw": op.name, **attrs})
+        self.variable.assign(new_state)
+        return out
+
+
+def _run_draw(op, attrs):
+    """One random op: on a NumPy generator (eager, global-seed ops) or on a Generator's state variable."""
+    gen = attrs["gen"]
+    if isinstance(gen, _StateStream):
+        return gen.draw(op, {k: v for k, v in attrs.items() if k != "gen"})
+    return execute(op, (), attrs)
+
+
 # -- public API ------------------------------------------------------------------------------
 
 def _shape(shape, op_name):
@@ -208,13 +252,13 @@ def _is_tensor(x):
 
 def _normal_from(gen, shape, mean, stddev, dtype):
     dt = dtypes.as_dtype(dtype)
-    rnd = execute(_STANDARD_NORMAL, (), {"shape": _shape(shape, "RandomStandardNormal"), "dtype": dt, "gen": gen})
+    rnd = _run_draw(_STANDARD_NORMAL, {"shape": _shape(shape, "RandomStandardNormal"), "dtype": dt, "gen": gen})
     return _affine(rnd, stddev, mean)
 
 
 def _truncated_from(gen, shape, mean, stddev, dtype):
     dt = dtypes.as_dtype(dtype)
-    rnd = execute(_TRUNCATED, (), {"shape": _shape(shape, "TruncatedNormal"), "dtype": dt, "gen": gen})
+    rnd = _run_draw(_TRUNCATED, {"shape": _shape(shape, "TruncatedNormal"), "dtype": dt, "gen": gen})
     return _affine(rnd, stddev, mean)
 
 
@@ -238,11 +282,11 @@ def _uniform_from(gen, shape, minval, maxval, dtype):
         lo, hi = _scalar_int(minval, "minval"), _scalar_int(maxval, "maxval")
         if lo >= hi:
             raise InvalidArgumentError(None, None, f"RandomUniformInt: Need minval < maxval: {lo} >= {hi}")
-        return execute(_UNIFORM_INT, (), {"shape": shp, "dtype": dt, "gen": gen, "minval": lo, "maxval": hi})
+        return _run_draw(_UNIFORM_INT, {"shape": shp, "dtype": dt, "gen": gen, "minval": lo, "maxval": hi})
     if not dt.is_floating:
         raise ValueError(f"Invalid dtype {dt!r} for tf.random.uniform")
     maxval = 1 if maxval is None else maxval
-    rnd = execute(_UNIFORM, (), {"shape": shp, "dtype": dt, "gen": gen})
+    rnd = _run_draw(_UNIFORM, {"shape": shp, "dtype": dt, "gen": gen})
     if _is_tensor(minval) or _is_tensor(maxval):
         lo = _m.cast(as_tensor(minval), dt) if _is_tensor(minval) else _m.scalar_like(minval, rnd)
         hi = _m.cast(as_tensor(maxval), dt) if _is_tensor(maxval) else _m.scalar_like(maxval, rnd)
@@ -452,7 +496,12 @@ class Generator:
                 self._state_var.assign(words)
                 self._synced = words
 
-    def _draw(self, fn, *args):
+    def _draw(self, fn, *args, traceable=True):
+        if traceable and _tracing.is_tracing():
+            with self._lock:
+                with _tracing.suspended():  # outside the graph: the variable and its current value
+                    var = self._state_variable()
+                return fn(_StateStream(var), *args)
         with self._lock:
             out = fn(self._rng(), *args)
             self._write_state()
@@ -471,11 +520,12 @@ class Generator:
         """An int64 [2, count] tensor of seeds for stateless ops."""
         from .array_ops import constant
 
-        return constant(self._draw(lambda g: g.integers(0, 2**63 - 1, size=(2, int(count)), dtype=np.int64)))
+        return constant(self._draw(lambda g: g.integers(0, 2**63 - 1, size=(2, int(count)), dtype=np.int64),
+                                   traceable=False))
 
     def split(self, count=1):
         """``count`` new generators seeded from this one (advances this one)."""
-        seeds = self._draw(lambda g: g.integers(0, 2**63 - 1, size=int(count), dtype=np.int64))
+        seeds = self._draw(lambda g: g.integers(0, 2**63 - 1, size=int(count), dtype=np.int64), traceable=False)
         return [Generator.from_seed(int(s)) for s in seeds]
 
 

@@ -364,6 +364,40 @@ def _check_device_policy(op, tensors, dev):
         warnings.warn(msg + "; copying it", RuntimeWarning, stacklevel=4)
 
 
+class DeferredErrorTensor(Tensor):
+    """The output of a pure op that failed on its trace-time values while tracing a tf.function.
+
+    Tracing runs each op on real values, but TF builds the graph first and raises a value-dependent
+    error (an index out of range) only when the op runs, and never when the op's result is unused
+    (pruned): ``tf.gather(x, [1])  # unused`` in guide/intro_to_graphs. So such an op gives this tensor
+    instead of raising: any use of it (another op, ``.numpy()``, a function output) raises the op's
+    error; an unused one is dropped with the graph (the op is never recorded).
+    """
+
+    __slots__ = ("_error",)
+
+    def __init__(self, error):  # no Tensor.__init__: there is no value
+        object.__setattr__(self, "_error", error)
+
+    def _raise(self):
+        raise self._error
+
+    @property
+    def _array(self):
+        self._raise()
+
+    @property
+    def _dtype(self):
+        self._raise()
+
+    @property
+    def _device(self):
+        self._raise()
+
+    def __repr__(self):
+        return f"<tf.Tensor (its op failed: {self._error})>"
+
+
 def execute(op, inputs, attrs=None, residuals_into=None):
     """Run ``op`` on ``inputs`` (tensors, variables or convertible values).
 
@@ -422,7 +456,10 @@ def execute(op, inputs, attrs=None, residuals_into=None):
             out = impl(b, inputs[0]._array, **attrs)
         else:
             out = impl(b, *[t._array for t in inputs], **attrs)
-    except OpError:
+    except OpError as e:
+        if _TRACING[0] and getattr(e, "_value_dependent", False) and not (op.stateful or op.multi_output) \
+                and _tracing.is_tracing():
+            return DeferredErrorTensor(e)  # TF raises it only if the graph runs the op (not when unused)
         raise
     except _TRANSLATED_ERRORS as e:
         raise InvalidArgumentError(

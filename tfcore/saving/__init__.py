@@ -18,3 +18,7 @@ from .management import (
     load_variable,
 )
 from .state import get_checkpoint_state, latest_checkpoint
+from ..function.func_graph import register_graph_def_exporter
+from .graph_def import graph_def as _graph_def
+
+register_graph_def_exporter(_graph_def)

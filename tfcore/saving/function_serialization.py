@@ -187,8 +187,18 @@ def _is_print(fn):
         getattr(fn, "__module__", "").endswith("ops.logging_ops")
 
 
-def function_def(cf, fname, arg_names):
-    """``(FunctionDef, [captured variables], [input dtypes])`` of a ConcreteFunction's graph."""
+def _slot_dtype(g, slot):
+    dtype = getattr(g.slot_values[slot], "dtype", None)
+    return dtype.as_datatype_enum if dtype is not None else 0  # DT_INVALID: not a tensor
+
+
+def function_def(cf, fname, arg_names, display=False):
+    """``(FunctionDef, [captured variables])`` of a ConcreteFunction's graph.
+
+    ``display=True`` (``FuncGraph.as_graph_def``: a graph to look at, not to load) writes each node
+    that runs Python code (control flow, ``tf.py_function``) as a node of its own type instead of
+    refusing it.
+    """
     fpb = pb("function_pb2")
     g = cf.graph
     fdef = fpb.FunctionDef()
@@ -225,6 +235,9 @@ def function_def(cf, fname, arg_names):
             nd.attr["value"].tensor.CopyFrom(tensor_proto(t))
             nd.attr["dtype"].type = t.dtype.as_datatype_enum
             refs[slot] = f"{nd.name}:output:0"
+            return refs[slot]
+        if display:  # a tensor captured from an enclosing graph: an input of this one, as in TF
+            refs[slot] = fdef.signature.input_arg.add(name=f"capture_t{slot}", type=_slot_dtype(g, slot)).name
             return refs[slot]
         raise ValueError(f"tf.saved_model.save: {fname} reads a value from outside the function (slot {slot}); "
                          "only placeholders, constants and variables can be saved")
@@ -300,6 +313,11 @@ def function_def(cf, fname, arg_names):
             nd.attr["out_type"].type = dtypes.as_dtype(out_type).as_datatype_enum
             nd.attr["T"].type = g.slot_values[n.inputs[0]].dtype.as_datatype_enum
             refs[n.outputs[0]] = f"{nd.name}:output:0"
+        elif display:
+            nd = new_node(n.name or n.type or "PyFunc")
+            nd.input.extend(ref(s) for s in n.inputs)
+            for i, s in enumerate(n.outputs):
+                refs[s] = f"{nd.name}:output:{i}"
         else:
             what = n.name or n.type or n.kind
             raise ValueError(f"tf.saved_model.save: the function {cf.name!r} contains a {what!r} node that runs "

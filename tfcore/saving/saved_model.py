@@ -156,6 +156,14 @@ def _concretes(fn):
     return cfs
 
 
+_LITERALS = (type(None), bool, int, float, str)
+
+
+def _tensor_specs(spec):
+    """The TensorSpec leaves of a saved input structure (its Python literals are not graph inputs)."""
+    return [s for s in nest.flatten(spec) if isinstance(s, TensorSpec)]
+
+
 def _input_specs(cf):
     from ..function.polymorphic_function import _key_spec
 
@@ -164,9 +172,12 @@ def _input_specs(cf):
         spec = _key_spec(k)
         if isinstance(spec, TensorSpec):
             spec = TensorSpec(spec.shape, spec.dtype, name=name)
-        elif any(not isinstance(s, TensorSpec) for s in nest.flatten(spec)):
-            raise ValueError(f"tf.saved_model.save: {cf.name}({name}=...) was traced with a Python value; only "
-                             "functions of tensors can be saved")
+        else:  # Python values are saved as literals (TF's nested_structure_coder), matched again on load
+            bad = [s for s in nest.flatten(spec) if not isinstance(s, (TensorSpec, *_LITERALS))]
+            if bad:
+                raise ValueError(f"tf.saved_model.save: {cf.name}({name}=...) was traced with the Python value "
+                                 f"{bad[0]!r} ({type(bad[0]).__name__}); only tensors and Python None, bool, int, "
+                                 "float and str values (in lists, tuples and dicts) can be saved")
         specs.append(spec)
     return tuple(specs)
 
@@ -181,6 +192,8 @@ def _exact(declared, variant):
     shapes = iter(variant._shapes or ())
 
     def exact(s):
+        if not isinstance(s, TensorSpec):
+            return s  # a Python literal
         shape = next(shapes, None)
         if shape is None:  # the declared shape (None: an unknown rank, TensorSpec(None))
             shape = s.shape.as_list() if s.shape.rank is not None else None
@@ -192,7 +205,7 @@ def _exact(declared, variant):
 def _arg_names(cf, specs):
     names = []
     for param, spec in zip(cf._param_names, specs):
-        flat = nest.flatten(spec)
+        flat = _tensor_specs(spec)
         names += [param] if len(flat) == 1 else [f"{param}_{i}" for i in range(len(flat))]
     return names
 
@@ -293,7 +306,7 @@ def save(obj, export_dir, signatures=None, options=None):
         name = f"__inference_{base}_{len(names_used)}"
         names_used.add(name)
         specs = specs if specs is not None else _input_specs(cf)
-        dynamic = any(d is None for s in nest.flatten(specs) for d in (s.shape.as_list() if s.shape.rank is not None
+        dynamic = any(d is None for s in _tensor_specs(specs) for d in (s.shape.as_list() if s.shape.rank is not None
                                                                        else [None]))
         fdef, captures = function_def(cf, name, _arg_names(cf, specs))
         library.function.add().CopyFrom(fdef)
@@ -456,9 +469,8 @@ class _RestoredConcreteFunction:
         return _compatible(self.input_specs, args)
 
     def _run(self, args):
-        specs = nest.flatten(list(self.input_specs))
         flat = [a.value() if isinstance(a, Variable) else convert_to_tensor(a, dtype=s.dtype)
-                for a, s in zip(nest.flatten(list(args)), specs)]
+                for s, a in _tensor_leaves(list(self.input_specs), list(args))]
         outs = self._fn(flat)
         it = iter(outs)
         leaves = nest.flatten(self.structured_outputs)
@@ -478,7 +490,7 @@ def _dispatch(name, concretes, declared, args):
     for cf in concretes:
         if cf._matches(args):
             return cf._run(args)
-    saved = [tuple(s.shape.as_list() for s in nest.flatten(list(cf.input_specs)))
+    saved = [tuple(s.shape.as_list() for s in _tensor_specs(list(cf.input_specs)))
              for cf in concretes]
     if declared is not None and concretes and _compatible(declared, args):
         try:
@@ -492,16 +504,36 @@ def _dispatch(name, concretes, declared, args):
                      + (f" or the signature {declared}" if declared is not None else ""))
 
 
-def _compatible(specs, args):
-    if len(args) != len(specs):
-        return False
-    for a, s in zip(nest.flatten(list(args)), nest.flatten(list(specs))):
-        dt = getattr(a, "dtype", None) if isinstance(a, Tensor | Variable) else None
-        if dt is not None and dt != s.dtype:
+def _tensor_leaves(spec, arg):
+    """``[(TensorSpec, argument value)]``: the arguments that are graph inputs, in the graph's order."""
+    if isinstance(spec, TensorSpec):
+        return [(spec, arg)]
+    if isinstance(spec, list | tuple):
+        return [pair for s, a in zip(spec, arg) for pair in _tensor_leaves(s, a)]
+    if isinstance(spec, dict):
+        return [pair for k in sorted(spec) for pair in _tensor_leaves(spec[k], arg[k])]
+    return []
+
+
+def _compatible(spec, arg):
+    """Whether ``arg`` fits the saved input structure ``spec``: tensors by dtype and shape; Python
+    literals (a function traced with ``f([[2.0, 2.0]])``) by type and value, as TF's trace types."""
+    if isinstance(spec, TensorSpec):
+        dt = getattr(arg, "dtype", None) if isinstance(arg, Tensor | Variable) else None
+        if dt is not None and dt != spec.dtype:
             return False
-        if not s.shape.is_compatible_with(list(np.shape(a.numpy() if hasattr(a, "numpy") else a))):
+        try:
+            shape = list(np.shape(arg.numpy() if hasattr(arg, "numpy") else arg))
+        except ValueError:  # a ragged Python list
             return False
-    return True
+        return spec.shape.is_compatible_with(shape)
+    if isinstance(spec, list | tuple):
+        return (isinstance(arg, list | tuple) and len(arg) == len(spec)
+                and all(_compatible(s, a) for s, a in zip(spec, arg)))
+    if isinstance(spec, dict):
+        return (isinstance(arg, dict) and set(arg) == set(spec)
+                and all(_compatible(spec[k], arg[k]) for k in spec))
+    return type(arg) is type(spec) and arg == spec
 
 
 class _RestoredFunction:

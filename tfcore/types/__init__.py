@@ -1,0 +1,3 @@
+"""``tf.types``: TF's public type interfaces (``tf.types.experimental.TraceType``)."""
+
+from . import experimental
