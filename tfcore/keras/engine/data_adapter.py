@@ -1,7 +1,8 @@
 """Turn what ``fit``/``evaluate``/``predict`` receive into batches on the training device.
 
 Two kinds of input:
-- array-like: NumPy arrays, tensors, Python lists, and (nested) lists/tuples/dicts of them. They are
+- array-like: NumPy arrays, tensors, Python lists, pandas ``DataFrame``/``Series`` (each one array, as
+  Keras 3 takes them), and (nested) lists/tuples/dicts of them. They are
   held as host NumPy arrays, shuffled per epoch (``shuffle=True``) or in batch-sized blocks
   (``shuffle='batch'``), sliced into ``batch_size`` batches and converted to tensors on the device.
 - dataset-like: a ``tf.data.Dataset`` or any object with ``element_spec`` and ``__iter__``, a
@@ -85,11 +86,19 @@ def place_batch(batch, dev=None):
 
 # -- array inputs ----------------------------------------------------------------------------------
 
+def _is_pandas(v):
+    """A pandas ``DataFrame`` or ``Series`` (told by its class's module: pandas is not imported here)."""
+    module = type(v).__module__
+    return (module == "pandas" or module.startswith("pandas.")) and hasattr(v, "to_numpy") and hasattr(v, "shape")
+
+
 def _to_numpy(v):
     if v is None:
         return None
     if isinstance(v, np.ndarray):
         return v
+    if _is_pandas(v):
+        return v.to_numpy()  # positions, not the index's labels, from here on (as Keras 3)
     if is_tensor(v):
         return v.numpy()
     if hasattr(v, "__array__") or isinstance(v, list | float | int):
@@ -99,7 +108,7 @@ def _to_numpy(v):
 
 def _is_array_structure(data):
     leaves = nest.flatten(data)
-    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic | Variable)
+    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic | Variable) or _is_pandas(v)
                or (isinstance(v, list | float | int) and not isinstance(v, bool)) for v in leaves)
 
 
@@ -114,8 +123,9 @@ def _arrays(structure):
     """Nested structure of host arrays; lists of numbers become arrays, lists of arrays stay lists."""
     if isinstance(structure, dict):
         return {k: _arrays(v) for k, v in structure.items()}
-    if isinstance(structure, list | tuple) and structure and isinstance(
-            structure[0], np.ndarray | Tensor | list | dict) and not _is_rectangular_numbers(structure):
+    if isinstance(structure, list | tuple) and structure and (isinstance(
+            structure[0], np.ndarray | Tensor | list | dict) or _is_pandas(structure[0])) \
+            and not _is_rectangular_numbers(structure):
         return type(structure)(_arrays(v) for v in structure)
     return _to_numpy(structure)
 

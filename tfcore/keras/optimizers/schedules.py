@@ -1,7 +1,10 @@
 """``tf.keras.optimizers.schedules``: learning rates that depend on the optimizer's step.
 
 A schedule is called with the step (``optimizer.iterations`` before the update)
-and returns a scalar float32 tensor, as TF's schedules do. The formulas are TF's.
+and returns a scalar float32 tensor, as TF's schedules do. The formulas are TF's. As in Keras 3, a
+schedule is elementwise: called with an array of steps (``lr_schedule(np.linspace(0, 100000))``, as the
+overfit-and-underfit tutorial plots it) it returns the float32 tensor of their rates; only
+``CosineDecay`` with a warmup takes one step at a time (Keras 3 branches on it with ``ops.cond``).
 """
 
 import math
@@ -13,14 +16,18 @@ from ...ops import array_ops
 
 
 def _step(step):
-    """The step as a Python float (tensors and variables are read)."""
+    """The step as a float64 NumPy array, 0-d for one step (tensors and variables are read)."""
     if hasattr(step, "numpy"):
-        return float(np.asarray(step.numpy()))
-    return float(step)
+        step = step.numpy()
+    try:
+        return np.asarray(step, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"A learning rate schedule's `step` must be a number, an array or a tensor of numbers. "
+                        f"Received: step={step!r} of type {type(step).__name__}") from None
 
 
 def _out(value):
-    return array_ops.constant(np.float32(value), dtype=dtypes.float32)
+    return array_ops.constant(np.asarray(value, dtype=np.float32), dtype=dtypes.float32)
 
 
 class LearningRateSchedule:
@@ -54,7 +61,7 @@ class _RateDecay(LearningRateSchedule):
 
     def _progress(self, step):
         p = _step(step) / float(self.decay_steps)
-        return math.floor(p) if self.staircase else p
+        return np.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
@@ -82,10 +89,10 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 
     def __call__(self, step):
         s = _step(step)
-        for b, v in zip(self.boundaries, self.values):
-            if s <= b:
-                return _out(v)
-        return _out(self.values[-1])
+        out = np.full(s.shape, self.values[-1], dtype=np.float64)
+        for b, v in reversed(list(zip(self.boundaries, self.values))):
+            out = np.where(s <= b, v, out)  # the first boundary the step is under wins
+        return _out(out)
 
     def get_config(self):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
@@ -110,13 +117,16 @@ class CosineDecay(LearningRateSchedule):
         if self.warmup_target is None:
             return _out(self._decay(s, initial))
         target = float(self.warmup_target)
+        if s.ndim:
+            raise ValueError(f"CosineDecay with a warmup takes one step at a time (as Keras 3's, which branches "
+                             f"on it). Received: step of shape {s.shape}")
         if s < self.warmup_steps:
             return _out(initial + (target - initial) * s / self.warmup_steps)
         return _out(self._decay(s - self.warmup_steps, target))
 
     def _decay(self, s, lr):
-        s = min(s, self.decay_steps)
-        cosine = 0.5 * (1.0 + math.cos(math.pi * s / self.decay_steps))
+        s = np.minimum(s, self.decay_steps)
+        cosine = 0.5 * (1.0 + np.cos(math.pi * s / self.decay_steps))
         return lr * ((1.0 - self.alpha) * cosine + self.alpha)
 
     def get_config(self):
@@ -143,9 +153,9 @@ class PolynomialDecay(LearningRateSchedule):
     def __call__(self, step):
         s, decay_steps = _step(step), float(self.decay_steps)
         if self.cycle:
-            decay_steps *= 1.0 if s == 0 else math.ceil(s / self.decay_steps)
+            decay_steps = decay_steps * np.where(s == 0, 1.0, np.ceil(s / self.decay_steps))
         else:
-            s = min(s, decay_steps)
+            s = np.minimum(s, decay_steps)
         initial, end = float(self.initial_learning_rate), float(self.end_learning_rate)
         return _out((initial - end) * (1.0 - s / decay_steps) ** float(self.power) + end)
 
@@ -184,13 +194,13 @@ class CosineDecayRestarts(LearningRateSchedule):
         fraction = _step(step) / float(self.first_decay_steps)
         t_mul, alpha = float(self._t_mul), float(self.alpha)
         if t_mul == 1.0:
-            i_restart = math.floor(fraction)
-            fraction -= i_restart
+            i_restart = np.floor(fraction)
+            fraction = fraction - i_restart
         else:
-            i_restart = math.floor(math.log(1.0 - fraction * (1.0 - t_mul)) / math.log(t_mul))
+            i_restart = np.floor(np.log(1.0 - fraction * (1.0 - t_mul)) / math.log(t_mul))
             sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
             fraction = (fraction - sum_r) / t_mul ** i_restart
-        cosine = 0.5 * float(self._m_mul) ** i_restart * (1.0 + math.cos(math.pi * fraction))
+        cosine = 0.5 * float(self._m_mul) ** i_restart * (1.0 + np.cos(math.pi * fraction))
         return _out(float(self.initial_learning_rate) * ((1.0 - alpha) * cosine + alpha))
 
     def get_config(self):
