@@ -312,43 +312,94 @@ class RaggedTensor:
     def __repr__(self):
         return f"<tf.RaggedTensor {self.to_list()}>"
 
-    def _binary(self, other, fn, reverse=False):
-        if isinstance(other, RaggedTensor):
-            same = all(np.array_equal(_host(a), _host(b))
-                       for a, b in zip(self.nested_row_splits, other.nested_row_splits))
-            if other.ragged_rank != self.ragged_rank or not same:
-                raise InvalidArgumentError(None, None, "Ragged tensors in an element-wise op must have the same "
-                                                       "row partitions")
-            other = other.flat_values
-        a, b = self.flat_values, other
-        return self.with_flat_values(fn(b, a) if reverse else fn(a, b))
-
+    # Operators call the public ops, which dispatch on RaggedTensor (ragged_dispatch.py): shared row partitions,
+    # scalars and broadcastable dense operands all take the same path as ``tf.add(rt, x)``.
     def __add__(self, other):
-        return self._binary(other, _m.add)
+        return _m.add(self, other)
 
     def __radd__(self, other):
-        return self._binary(other, _m.add, True)
+        return _m.add(other, self)
 
     def __sub__(self, other):
-        return self._binary(other, _m.subtract)
+        return _m.subtract(self, other)
 
     def __rsub__(self, other):
-        return self._binary(other, _m.subtract, True)
+        return _m.subtract(other, self)
 
     def __mul__(self, other):
-        return self._binary(other, _m.multiply)
+        return _m.multiply(self, other)
 
     def __rmul__(self, other):
-        return self._binary(other, _m.multiply, True)
+        return _m.multiply(other, self)
 
     def __truediv__(self, other):
-        return self._binary(other, _m.divide)
+        return _m.truediv(self, other)
 
-    def __neg__(self):
-        return self.with_flat_values(_m.negative(self.flat_values))
+    def __rtruediv__(self, other):
+        return _m.truediv(other, self)
+
+    def __floordiv__(self, other):
+        return _m.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _m.floordiv(other, self)
+
+    def __mod__(self, other):
+        return _m.floormod(self, other)
+
+    def __rmod__(self, other):
+        return _m.floormod(other, self)
+
+    def __pow__(self, other):
+        return _m.pow(self, other)
+
+    def __rpow__(self, other):
+        return _m.pow(other, self)
+
+    def __and__(self, other):
+        return _m.logical_and(self, other)
+
+    def __rand__(self, other):
+        return _m.logical_and(other, self)
+
+    def __or__(self, other):
+        return _m.logical_or(self, other)
+
+    def __ror__(self, other):
+        return _m.logical_or(other, self)
+
+    def __xor__(self, other):
+        return _m.logical_xor(self, other)
+
+    def __rxor__(self, other):
+        return _m.logical_xor(other, self)
+
+    def __lt__(self, other):
+        return _m.less(self, other)
+
+    def __le__(self, other):
+        return _m.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _m.greater(self, other)
+
+    def __ge__(self, other):
+        return _m.greater_equal(self, other)
 
     def __eq__(self, other):
-        return self._binary(other, _m.equal)
+        return _m.equal(self, other)
+
+    def __ne__(self, other):
+        return _m.not_equal(self, other)
+
+    def __neg__(self):
+        return _m.negative(self)
+
+    def __abs__(self):
+        return _m.abs(self)
+
+    def __invert__(self):
+        return _m.logical_not(self)
 
     __hash__ = object.__hash__
 
