@@ -71,3 +71,20 @@ def test_map_fn_over_rows(digits):
 def test_dense_calls_do_not_change():
     assert tf.add(tf.constant([1, 2]), 3).numpy().tolist() == [4, 5]
     assert tf.add.__name__ == "add"
+
+
+def test_slicing_inside_every_row(digits):
+    assert digits[:, :2].to_list() == [[3, 1], [], [5, 9], [6], []]
+    assert digits[:, -2:].to_list() == [[4, 1], [], [9, 2], [6], []]
+    assert digits[1:3, 1:].to_list() == [[], [9, 2]]
+
+
+def test_to_sparse_and_back():
+    x = tf.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]])
+    st = x.to_sparse()
+    assert st.indices.numpy().tolist() == [[0, 0], [1, 0], [1, 1], [1, 2], [2, 0], [2, 1]]
+    assert st.dense_shape.numpy().tolist() == [3, 3]
+    assert tf.RaggedTensor.from_sparse(st).to_list() == x.to_list()
+    nested = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]]).to_sparse()
+    assert nested.indices.numpy().tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 0, 2]]
+    assert nested.dense_shape.numpy().tolist() == [2, 2, 3]

@@ -264,6 +264,39 @@ class RaggedTensor:
         mask = convert_to_tensor(inside.reshape([n, width] + [1] * len(inner)))
         return _m.where(_a.broadcast_to(mask, gathered.shape.as_list()), gathered, fill)
 
+    def to_sparse(self, name=None):
+        """A ``tf.SparseTensor`` with one entry per value, at its (row, position, ...) index; the dense shape
+        is the bounding shape."""
+        from ..framework.sparse_tensor import SparseTensor
+
+        flat = self.flat_values
+        index = np.zeros((int(flat.shape[0]), 0), np.int64)
+        for splits in reversed(self.nested_row_splits):  # innermost partition first
+            splits = _host(splits)
+            lens = np.diff(splits)
+            row = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
+            pos = np.arange(splits[-1], dtype=np.int64) - np.repeat(splits[:-1], lens)
+            outer = np.stack([row, pos], axis=1)
+            index = np.concatenate([np.repeat(outer, _counts(index, splits[-1]), axis=0), index[:, 1:]], axis=1) \
+                if index.shape[1] else outer
+        dense_dims = flat.shape.as_list()[1:]
+        if dense_dims:
+            inner = np.stack(np.unravel_index(np.arange(int(np.prod(dense_dims))), dense_dims), axis=1)
+            index = np.concatenate([np.repeat(index, inner.shape[0], axis=0),
+                                    np.tile(inner, (index.shape[0], 1))], axis=1).astype(np.int64)
+            flat = _a.reshape(flat, [-1])
+        return SparseTensor(index, flat, _host(self.bounding_shape()).astype(np.int64))
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
+        """Rows from a 2-D ``tf.SparseTensor`` in row-major order (values packed to the left, as TF)."""
+        idx = _host(st_input.indices)
+        shape = _host(st_input.dense_shape)
+        if shape.size != 2:
+            raise ValueError(f"from_sparse: only rank-2 SparseTensors are supported, got dense_shape {shape.tolist()}")
+        lens = np.bincount(idx[:, 0], minlength=int(shape[0])).astype(np.int64)
+        return cls.from_row_lengths(st_input.values, lens, validate=False)
+
     def to_list(self):
         """Nested Python lists of the values."""
         splits = _host(self._row_splits)
@@ -300,7 +333,25 @@ class RaggedTensor:
             return RaggedTensor.from_row_lengths(vals, lens.astype(np.int64), validate=False)
         if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int | np.integer):
             return self[key[0]][key[1]]
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], slice) and isinstance(key[1], slice):
+            return self[key[0]]._slice_rows(key[1])
         raise TypeError(f"RaggedTensor indices must be an int, a slice, or (int, index); got {key!r}")
+
+    def _slice_rows(self, inner):
+        """``rt[:, start:stop:step]``: the same Python slice cut from every row (rows stay ragged)."""
+        splits = _host(self._row_splits)
+        index, lens = [], []
+        for i in _range(self.nrows_int()):
+            pos = np.arange(splits[i], splits[i + 1])[inner]
+            index.append(pos)
+            lens.append(pos.size)
+        index = np.concatenate(index).astype(np.int64) if index else np.zeros(0, np.int64)
+        values = self._values
+        if isinstance(values, RaggedTensor):
+            picked = _concat_ragged([values[int(j):int(j) + 1] for j in index]) if index.size else values[0:0]
+        else:
+            picked = _a.gather(values, convert_to_tensor(index))
+        return RaggedTensor.from_row_lengths(picked, np.asarray(lens, np.int64), validate=False)
 
     def __iter__(self):
         for i in _range(self.nrows_int()):
@@ -402,6 +453,11 @@ class RaggedTensor:
         return _m.logical_not(self)
 
     __hash__ = object.__hash__
+
+
+def _counts(inner_index, n):
+    """How many rows of an inner sparse index belong to each of the ``n`` values of the next level."""
+    return np.bincount(inner_index[:, 0], minlength=n) if inner_index.size else np.zeros(n, np.int64)
 
 
 def _pad_or_crop(vals, inner, default_value):
