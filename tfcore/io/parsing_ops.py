@@ -414,14 +414,6 @@ def _unflatten(flat, specs, i):
         if kind == "var":
             result[key] = SparseTensor(flat[i], flat[i + 1], flat[i + 2])
             i += 3
-        elif kind == "ragged":
-            sparse = SparseTensor(flat[i], flat[i + 1], flat[i + 2])
-            if sparse.dense_shape.shape[0] == 1:  # one Example: its values
-                result[key] = sparse.values
-            else:
-                splits_dtype = features[key].row_splits_dtype
-                result[key] = RaggedTensor.from_sparse(sparse).with_row_splits_dtype(splits_dtype)
-            i += 3
         else:
             result[key] = flat[i]
             i += 1
