@@ -88,3 +88,10 @@ def test_to_sparse_and_back():
     nested = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]]).to_sparse()
     assert nested.indices.numpy().tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 0, 2]]
     assert nested.dense_shape.numpy().tolist() == [2, 2, 3]
+
+
+def test_reverse_rows_and_inside_rows():
+    rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    assert tf.reverse(rt, [1]).to_list() == [[2, 1], [3], [6, 5, 4]]
+    assert tf.reverse(rt, [0]).to_list() == [[4, 5, 6], [3], [1, 2]]
+    assert tf.concat([rt, tf.reverse(rt, [1])], 1).to_list() == [[1, 2, 2, 1], [3, 3], [4, 5, 6, 6, 5, 4]]

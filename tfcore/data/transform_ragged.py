@@ -2,12 +2,14 @@
 
 import numpy as np
 
+from ..framework.errors import InvalidArgumentError
+from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..ops import array_ops
 from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import structure
-from .dataset_ops import UnaryDataset, check_scalar_int
+from .dataset_ops import DatasetV2, UnaryDataset, check_scalar_int
 from .threads import close_iterator
 
 
@@ -82,3 +84,66 @@ class _RaggedBatchIterator:
 
     def close(self):
         close_iterator(self._up)
+
+
+class RaggedSliceDataset(DatasetV2):
+    """``Dataset.from_tensor_slices`` with RaggedTensor components: element ``i`` holds row ``i`` of every
+    component (a ragged_rank 1 component gives dense rows of varying length, whose spec is TF's
+    ``RaggedTensorSpec(..., ragged_rank=0)``, so that ``batch`` makes them ragged again)."""
+
+    def __init__(self, tensors):
+        element = structure.normalize_element(tensors)
+        flat = structure.flatten(element)
+        sizes = {x.nrows_int() if isinstance(x, RaggedTensor) else (x.shape[0] if x.ndim else None) for x in flat}
+        if None in sizes:
+            raise InvalidArgumentError(None, None, "TensorSliceDataset: all components must be at least "
+                                                   "1-dimensional, got a scalar")
+        if len(sizes) != 1:
+            raise InvalidArgumentError(None, None, "TensorSliceDataset: all components must have the same size in "
+                                                   f"the 0th dimension; got sizes {sorted(sizes)}")
+        self._element, self._flat, self._n = element, flat, sizes.pop()
+
+        def leaf(x):
+            if isinstance(x, RaggedTensor):
+                return RaggedTensorSpec(x.shape.as_list()[1:], x.dtype, x.ragged_rank - 1, x.row_splits_dtype)
+            return TensorSpec(TensorShape(x.shape.as_list()[1:]), x.dtype)
+        self._spec = structure.map_structure(leaf, element)
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def _cardinality(self):
+        return self._n
+
+    def _make_iter(self, ctx):
+        dev = structure.cpu_device()
+        for i in range(self._n):
+            yield structure.pack_as(self._element, [
+                x[i] if isinstance(x, RaggedTensor) else Tensor(x._array[i], x._dtype, dev) for x in self._flat])
+
+
+def unbatch_ragged(it):
+    """Rows of each element of ``it`` whose components may be RaggedTensors (``unbatch``)."""
+    dev = structure.cpu_device()
+    for x in it:
+        flat = structure.flatten(x)
+        sizes = {t.nrows_int() if isinstance(t, RaggedTensor) else (t._array.shape[0] if t._array.ndim else None)
+                 for t in flat}
+        if None in sizes:
+            raise InvalidArgumentError(None, None, "Cannot unbatch an input with scalar components.")
+        if len(sizes) > 1:
+            raise InvalidArgumentError(None, None, "Cannot unbatch an input whose components have different batch "
+                                                   f"sizes: {sorted(sizes)}")
+        for i in range(sizes.pop()):
+            yield structure.pack_as(x, [t[i] if isinstance(t, RaggedTensor) else Tensor(t._array[i, ...], t._dtype,
+                                                                                          dev) for t in flat])
+
+
+def ragged_batch_iterator(dataset, it):
+    """The iterator that batches ``it`` (elements of ``dataset``) when a component is ragged, else None."""
+    specs = structure.flatten(dataset.element_spec)
+    if not any(isinstance(s, RaggedTensorSpec) for s in specs):
+        return None
+    return _RaggedBatchIterator(it, dataset._batch_size, dataset._drop,
+                                [not isinstance(s, RaggedTensorSpec) for s in specs])

@@ -60,6 +60,9 @@ def add_dispatch_support(fn):
         return fn(*args, **kwargs)
 
     wrapper._tf_dispatch_target = fn
+    # AutoGraph leaves library ops as they are (TF's allowlist of its own modules); converting the wrapper
+    # would recompile ``fn``'s source with the wrapper's (absent) defaults. Name: autograph/api.py _DO_NOT_CONVERT.
+    wrapper.__tfc_do_not_convert__ = True
     wrapper.__signature__ = inspect.signature(fn)
     return wrapper
 

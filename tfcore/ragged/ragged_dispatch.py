@@ -8,7 +8,7 @@ Registered once for every op of a kind, not op by op:
   the dense operand broadcasts against the flat values (a scalar, or the inner dense dimensions);
 * reductions (``tf.reduce_sum/mean/max/min/prod/any/all``) reduce rows with segment ops (TF's
   ``ragged_math_ops``): ``axis=1`` per row, ``axis=0`` per column position, ``axis=None`` everything;
-* ``tf.concat``, ``tf.tile`` and ``tf.map_fn`` build new row partitions.
+* ``tf.concat``, ``tf.tile``, ``tf.reverse`` and ``tf.map_fn`` build new row partitions.
 """
 
 import inspect
@@ -253,6 +253,24 @@ def _tile(input, multiples, name=None):  # noqa: A002
     return RaggedTensor.from_row_lengths(values, np.asarray(lens, np.int64), validate=False)
 
 
+def _reverse(tensor, axis, name=None):
+    """Reverse the order of rows (axis 0) and/or of the values inside every row (axis 1)."""
+    rt = tensor
+    axes = sorted({int(a) + (rt.shape.rank if int(a) < 0 else 0) for a in _host(convert_to_tensor(axis)).reshape(-1)})
+    if any(a > 1 for a in axes) or rt.ragged_rank != 1:
+        raise ValueError(f"reverse: axes {axes} of a RaggedTensor of ragged_rank {rt.ragged_rank}: only axes 0 and 1 "
+                         "of a ragged_rank 1 tensor are supported")
+    splits = _host(rt.row_splits)
+    rows = [np.arange(splits[i], splits[i + 1]) for i in range(rt.nrows_int())]
+    if 1 in axes:
+        rows = [r[::-1] for r in rows]
+    if 0 in axes:
+        rows = rows[::-1]
+    index = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+    lens = np.asarray([r.size for r in rows], np.int64)
+    return RaggedTensor.from_row_lengths(_a.gather(rt.values, convert_to_tensor(index)), lens, validate=False)
+
+
 def _embedding_lookup(params, ids, max_norm=None, name=None):
     if isinstance(params, RaggedTensor):
         raise TypeError("embedding_lookup: params may not be a RaggedTensor")
@@ -303,6 +321,7 @@ def register():
         dispatch_for_api(api, RaggedTensor, _reduce_handler(api, kind))
     dispatch_for_api(_a.concat, RaggedTensor, _concat)
     dispatch_for_api(_a.tile, RaggedTensor, _tile)
+    dispatch_for_api(_a.reverse, RaggedTensor, _reverse)
     dispatch_for_api(_s.join, RaggedTensor, _strings_join)
     dispatch_for_api(_cf.map_fn, RaggedTensor, _map_fn)
     if getattr(_nn.embedding_lookup, "_tf_dispatch_target", None) is not None:
