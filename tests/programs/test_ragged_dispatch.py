@@ -28,7 +28,7 @@ def test_binary_op_broadcasts_a_dense_column(digits):
 
 def test_ragged_operands_need_the_same_row_partitions(digits):
     other = tf.ragged.constant([[1], [2], [3], [4], [5]])
-    with pytest.raises(ValueError, match="row partitions"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="row partitions"):
         tf.add(digits, other)
 
 
@@ -95,3 +95,12 @@ def test_reverse_rows_and_inside_rows():
     assert tf.reverse(rt, [1]).to_list() == [[2, 1], [3], [6, 5, 4]]
     assert tf.reverse(rt, [0]).to_list() == [[4, 5, 6], [3], [1, 2]]
     assert tf.concat([rt, tf.reverse(rt, [1])], 1).to_list() == [[1, 2, 2, 1], [3, 3], [4, 5, 6, 6, 5, 4]]
+
+
+def test_broadcasting_as_the_guide_shows():
+    x = tf.ragged.constant([[10, 87, 12], [19, 53], [12, 32]])
+    assert (x + [[1000], [2000], [3000]]).to_list() == [[1010, 1087, 1012], [2019, 2053], [3012, 3032]]
+    x3 = tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1)
+    assert (x3 + tf.constant([[10]])).to_list() == [[[11, 12], [13, 14], [15, 16]], [[17, 18]]]
+    with pytest.raises(tf.errors.InvalidArgumentError):  # a dense dim 4 against rows of lengths 2, 4, 1
+        tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]]) + tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.dispatch import dispatch_for_api, unwrap
+from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ..function import control_flow as _cf
 from ..ops import array_ops as _a
@@ -95,9 +96,10 @@ def _binary_handler(api):
         x, y = bound.arguments[x_name], bound.arguments[y_name]
         rt = x if isinstance(x, RaggedTensor) else y
         if isinstance(x, RaggedTensor) and isinstance(y, RaggedTensor):
-            if not _same_partitions(x, y):
-                raise ValueError(f"{api.__name__}: ragged operands must have the same row partitions, got row "
-                                 f"lengths {x.row_lengths().numpy().tolist()} and {y.row_lengths().numpy().tolist()}")
+            if not _same_partitions(x, y):  # TF: an InvalidArgumentError from its partition assertions
+                raise InvalidArgumentError(None, None, f"{api.__name__}: ragged operands must have the same row "
+                                           f"partitions, got row lengths {x.row_lengths().numpy().tolist()} and "
+                                           f"{y.row_lengths().numpy().tolist()}")
             fx, fy = x.flat_values, y.flat_values
         else:
             dense = convert_to_tensor(y if rt is x else x, dtype_hint=rt.dtype)
@@ -107,16 +109,24 @@ def _binary_handler(api):
                 # As ragged as the ragged operand: cut the dense one to the same rows (TF broadcasts it).
                 dense = _from_dense_like(dense, rt)
                 if dense is None:
-                    raise ValueError(f"{api.__name__}: cannot broadcast a dense operand of shape "
+                    raise InvalidArgumentError(None, None, f"{api.__name__}: cannot broadcast a dense operand of shape "
                                      f"{(y if rt is x else x).shape} against a RaggedTensor of shape {rt.shape}")
                 dense = dense.flat_values
-            elif dense.shape.rank is not None and dense.shape.rank > flat.shape.rank - 1 and dense.shape.rank > 0:
-                raise ValueError(f"{api.__name__}: cannot broadcast a dense operand of shape {dense.shape} against "
-                                 f"a RaggedTensor of shape {rt.shape}")
+            elif dense.shape.rank is not None and dense.shape.rank > flat.shape.rank - 1 and dense.shape.rank > 0 \
+                    and not _broadcasts(dense.shape.as_list(), flat.shape.as_list()[1:]):
+                raise InvalidArgumentError(None, None, f"{api.__name__}: cannot broadcast a dense operand of shape "
+                                           f"{dense.shape} against a RaggedTensor of shape {rt.shape}")
             fx, fy = (flat, dense) if rt is x else (dense, flat)
         bound.arguments[x_name], bound.arguments[y_name] = fx, fy
         return rt.with_flat_values(api(*bound.args, **bound.kwargs))
     return handler
+
+
+def _broadcasts(dense_dims, inner_dims):
+    """Whether trailing dims ``dense_dims`` broadcast against the flat values' inner dims (1s allowed)."""
+    if len(dense_dims) > len(inner_dims) + 1:
+        return False
+    return all(d in (1, i) for d, i in zip(reversed(dense_dims), reversed(inner_dims)))
 
 
 def _from_dense_like(dense, rt):
@@ -126,9 +136,9 @@ def _from_dense_like(dense, rt):
     lens = _host(rt.row_lengths())
     width = int(lens.max()) if lens.size else 0
     shape = dense.shape.as_list()
-    if shape[1] not in (1, width):
+    if shape[1] != 1 and np.any(lens != shape[1]):  # a dense dim broadcasts only against rows of its length
         return None
-    full = _a.broadcast_to(dense, [rt.nrows_int(), width] + shape[2:])
+    full = _a.broadcast_to(dense, [rt.nrows_int(), width if shape[1] == 1 else shape[1]] + shape[2:])
     return RaggedTensor.from_tensor(full, lengths=lens)
 
 
