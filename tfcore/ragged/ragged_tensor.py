@@ -312,6 +312,21 @@ class RaggedTensor:
             out[i] = vals[splits[i]:splits[i + 1]]
         return out
 
+    # -- tf.function: traced by its flat values; the row partitions are part of the trace key ------------------
+    def __tf_flatten__(self):
+        """TF's composite protocol: ``(metadata, components)``. tfcore's ragged ops read row partitions on the
+        host, so a traced function sees them as constants: a new partition is a new trace (TF traces once per
+        RaggedTensorSpec); the flat values are placeholders."""
+        splits = tuple((tuple(_host(s).tolist()), s.dtype.name) for s in self.nested_row_splits)
+        return ("RaggedTensor", splits), (self.flat_values,)
+
+    @classmethod
+    def __tf_unflatten__(cls, metadata, components):
+        _, splits = metadata
+        return cls.from_nested_row_splits(
+            components[0], [convert_to_tensor(np.asarray(s, dtypes.as_dtype(dt).as_numpy_dtype)) for s, dt in splits],
+            validate=False)
+
     # -- python protocol -----------------------------------------------------------------------------------------
     def __getitem__(self, key):
         if isinstance(key, int | np.integer):
