@@ -297,13 +297,18 @@ def batch_spec(spec, batch_dim):
     return map_structure(leaf, spec)
 
 
-def has_ragged_spec(spec):
-    """Whether a component of the element spec ``spec`` is a RaggedTensorSpec."""
-    return any(isinstance(x, RaggedTensorSpec) for x in flatten(spec))
+def has_ragged_spec(spec, sparse=False):
+    """Whether a component of the element spec ``spec`` is a RaggedTensorSpec (or, with ``sparse``, a
+    SparseTensorSpec)."""
+    kinds = (RaggedTensorSpec, SparseTensorSpec) if sparse else RaggedTensorSpec
+    return any(isinstance(x, kinds) for x in flatten(spec))
 
 
 def unbatch_spec(spec):
     def leaf(x):
+        if isinstance(x, SparseTensorSpec):
+            return SparseTensorSpec(TensorShape(x.shape.as_list()[1:]) if x.shape.rank else TensorShape(None),
+                                    x.dtype)
         if isinstance(x, RaggedTensorSpec):
             return RaggedTensorSpec(x.shape.as_list()[1:], x.dtype, x.ragged_rank - 1, x.row_splits_dtype)
         if x.shape.rank is None:

@@ -63,11 +63,11 @@ def _stack_component(ts, k, dev):
     return Tensor(out, dt, dev)
 
 
-def _ragged_input(dataset):
+def _ragged_input(dataset, sparse=False):
     """Whether a component of ``dataset``'s elements is ragged. Its element_spec may have to run a map function
     whose trace failed on an element; an error there belongs to iteration, so it counts as not ragged here."""
     try:
-        return structure.has_ragged_spec(dataset.element_spec)
+        return structure.has_ragged_spec(dataset.element_spec, sparse=sparse)
     except Exception:  # noqa: BLE001 - raised again, at its position, by the iteration itself
         return False
 
@@ -397,7 +397,7 @@ class UnbatchDataset(UnaryDataset):
 
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)
-        if _ragged_input(self._input):
+        if _ragged_input(self._input, sparse=True):
             from .transform_ragged import unbatch_ragged
 
             yield from unbatch_ragged(it)

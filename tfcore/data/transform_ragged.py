@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
+from ..framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
@@ -86,15 +87,36 @@ class _RaggedBatchIterator:
         close_iterator(self._up)
 
 
+def _nrows(x):
+    if isinstance(x, RaggedTensor):
+        return x.nrows_int()
+    if isinstance(x, SparseTensor):
+        return int(x.dense_shape.numpy()[0]) if x.dense_shape.shape[0] else None
+    return x._array.shape[0] if x._array.ndim else None
+
+
+def _row(x, i, dev):
+    """Row ``i`` of a dense, ragged or sparse component."""
+    if isinstance(x, RaggedTensor):
+        return x[i]
+    if isinstance(x, SparseTensor):
+        idx = x.indices.numpy()
+        keep = idx[:, 0] == i
+        return SparseTensor(idx[keep][:, 1:], array_ops.gather(x.values, np.nonzero(keep)[0]),
+                            x.dense_shape.numpy()[1:])
+    return Tensor(x._array[i, ...], x._dtype, dev)
+
+
 class RaggedSliceDataset(DatasetV2):
-    """``Dataset.from_tensor_slices`` with RaggedTensor components: element ``i`` holds row ``i`` of every
-    component (a ragged_rank 1 component gives dense rows of varying length, whose spec is TF's
-    ``RaggedTensorSpec(..., ragged_rank=0)``, so that ``batch`` makes them ragged again)."""
+    """``Dataset.from_tensor_slices`` with RaggedTensor or SparseTensor components: element ``i`` holds row
+    ``i`` of every component (a ragged_rank 1 component gives dense rows of varying length, whose spec is TF's
+    ``RaggedTensorSpec(..., ragged_rank=0)``, so that ``batch`` makes them ragged again; a SparseTensor gives
+    SparseTensor rows)."""
 
     def __init__(self, tensors):
         element = structure.normalize_element(tensors)
         flat = structure.flatten(element)
-        sizes = {x.nrows_int() if isinstance(x, RaggedTensor) else (x.shape[0] if x.ndim else None) for x in flat}
+        sizes = {_nrows(x) for x in flat}
         if None in sizes:
             raise InvalidArgumentError(None, None, "TensorSliceDataset: all components must be at least "
                                                    "1-dimensional, got a scalar")
@@ -106,6 +128,8 @@ class RaggedSliceDataset(DatasetV2):
         def leaf(x):
             if isinstance(x, RaggedTensor):
                 return RaggedTensorSpec(x.shape.as_list()[1:], x.dtype, x.ragged_rank - 1, x.row_splits_dtype)
+            if isinstance(x, SparseTensor):
+                return SparseTensorSpec(TensorShape(x.shape.as_list()[1:]), x.dtype)
             return TensorSpec(TensorShape(x.shape.as_list()[1:]), x.dtype)
         self._spec = structure.map_structure(leaf, element)
 
@@ -119,25 +143,22 @@ class RaggedSliceDataset(DatasetV2):
     def _make_iter(self, ctx):
         dev = structure.cpu_device()
         for i in range(self._n):
-            yield structure.pack_as(self._element, [
-                x[i] if isinstance(x, RaggedTensor) else Tensor(x._array[i], x._dtype, dev) for x in self._flat])
+            yield structure.pack_as(self._element, [_row(x, i, dev) for x in self._flat])
 
 
 def unbatch_ragged(it):
-    """Rows of each element of ``it`` whose components may be RaggedTensors (``unbatch``)."""
+    """Rows of each element of ``it`` whose components may be RaggedTensors or SparseTensors (``unbatch``)."""
     dev = structure.cpu_device()
     for x in it:
         flat = structure.flatten(x)
-        sizes = {t.nrows_int() if isinstance(t, RaggedTensor) else (t._array.shape[0] if t._array.ndim else None)
-                 for t in flat}
+        sizes = {_nrows(t) for t in flat}
         if None in sizes:
             raise InvalidArgumentError(None, None, "Cannot unbatch an input with scalar components.")
         if len(sizes) > 1:
             raise InvalidArgumentError(None, None, "Cannot unbatch an input whose components have different batch "
                                                    f"sizes: {sorted(sizes)}")
         for i in range(sizes.pop()):
-            yield structure.pack_as(x, [t[i] if isinstance(t, RaggedTensor) else Tensor(t._array[i, ...], t._dtype,
-                                                                                          dev) for t in flat])
+            yield structure.pack_as(x, [_row(t, i, dev) for t in flat])
 
 
 def ragged_batch_iterator(dataset, it):

@@ -72,8 +72,8 @@ class SparseTensor:
         """A SparseTensor with the same indices and shape and ``new_values``."""
         return SparseTensor(self._indices, new_values, self._dense_shape)
 
-    def __repr__(self):
-        return f"SparseTensor(indices={self._indices!r}, values={self._values!r}, dense_shape={self._dense_shape!r})"
+    def __repr__(self):  # TF formats the parts with str(), so print(st) shows tf.Tensor(...) parts
+        return f"SparseTensor(indices={self._indices!s}, values={self._values!s}, dense_shape={self._dense_shape!s})"
 
 
 def check_sparse(value, what):
