@@ -35,12 +35,12 @@ def test_integer_data_is_cast_to_the_inputs_dtype():
     assert out.dtype == tf.float32
 
 
-def test_saving_a_model_to_h5_gives_a_message_that_does_not_suggest_h5(tmp_path):
+def test_saving_a_model_to_h5_writes_keras3s_legacy_file(tmp_path):
+    # Keras 3 still writes Keras 2's whole-model HDF5 file for a .h5 path (tests/saving/test_legacy_h5.py)
     model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
-    with pytest.raises(ValueError, match=r"\.keras") as info:
-        model.save(tmp_path / "m.h5")
-    assert "or a `.h5` extension" not in str(info.value) and "save_weights" in str(info.value)
-    assert not (tmp_path / "m.h5").exists()
+    model.save(tmp_path / "m.h5")
+    loaded = tf.keras.models.load_model(tmp_path / "m.h5")
+    assert loaded.layers[-1].kernel.numpy().tolist() == model.layers[-1].kernel.numpy().tolist()
 
 
 # -- optimizers and autodiff ------------------------------------------------------------------------------------

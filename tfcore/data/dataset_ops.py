@@ -122,6 +122,8 @@ class DatasetV2:
     @staticmethod
     def from_tensor_slices(tensors, name=None):
         """One element per row of the leading dimension of every component of ``tensors``."""
+        if any(isinstance(x, structure.RaggedTensor | structure.SparseTensor) for x in structure.flatten(tensors)):
+            return _impl("RaggedSliceDataset")(tensors)  # rows of a RaggedTensor / SparseTensor component
         TensorSliceDataset = _impl("TensorSliceDataset")
 
         return TensorSliceDataset(tensors)

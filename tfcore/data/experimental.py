@@ -28,7 +28,8 @@ __all__ = [
     "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions", "ThreadingOptions", "Optional", "DatasetSpec",
     "cardinality", "assert_cardinality", "enumerate_dataset", "shuffle_and_repeat", "ignore_errors", "scan",
     "unbatch", "take_while", "unique", "get_single_element", "sample_from_datasets", "choose_from_datasets",
-    "from_list", "map_and_batch", "Counter", "enable_debug_mode", "CsvDataset", "make_csv_dataset",
+    "from_list", "map_and_batch", "dense_to_ragged_batch", "Counter", "enable_debug_mode", "CsvDataset",
+    "make_csv_dataset",
 ]
 
 
@@ -58,6 +59,11 @@ def scan(initial_state, scan_func):
 
 def unbatch():
     return lambda ds: ds.unbatch()
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
+    """``tf.data.experimental.dense_to_ragged_batch``: ``Dataset.ragged_batch`` as an ``apply`` function."""
+    return lambda ds: ds.ragged_batch(batch_size, drop_remainder=drop_remainder, row_splits_dtype=row_splits_dtype)
 
 
 def take_while(predicate):

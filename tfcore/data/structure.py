@@ -18,6 +18,7 @@ from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
+from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 
 _Mapping = collections.abc.Mapping
 _from_numpy = dtypes.from_numpy
@@ -186,6 +187,8 @@ def normalize_element(element, top_level_list_to_tuple=False):
     if isinstance(element, SparseTensor):
         return SparseTensor(to_cpu_tensor(element.indices), to_cpu_tensor(element.values),
                             to_cpu_tensor(element.dense_shape))
+    if isinstance(element, RaggedTensor):
+        return element
     if element is None:
         raise TypeError("tf.data elements cannot contain None")
     return to_cpu_tensor(element)
@@ -230,6 +233,8 @@ def spec_of(element):
             return DatasetSpec(x.element_spec)
         if isinstance(x, SparseTensor):
             return SparseTensorSpec(x.shape, x.dtype)
+        if isinstance(x, RaggedTensor):
+            return RaggedTensorSpec.from_value(x)
         return TensorSpec(TensorShape._from_tuple(x._array.shape), x._dtype)
     return map_structure(leaf, element)
 
@@ -243,6 +248,9 @@ def relax_spec(a, b):
             raise TypeError(f"Incompatible element types: {x.dtype.name} vs {y.dtype.name}")
         if isinstance(x, SparseTensorSpec):
             return SparseTensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
+        if isinstance(x, RaggedTensorSpec):
+            return RaggedTensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype, x.ragged_rank,
+                                    x.row_splits_dtype)
         return TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
     return map_structure(leaf, a, b)
 
@@ -277,6 +285,9 @@ def batch_spec(spec, batch_dim):
     def leaf(x):
         if isinstance(x, DatasetSpec):
             raise TypeError("Cannot batch a dataset of datasets")
+        if isinstance(x, RaggedTensorSpec):  # rows of any length batch into one more ragged dimension
+            inner = x.shape.as_list()[1:] if x.shape.rank else []
+            return RaggedTensorSpec([batch_dim, None] + inner, x.dtype, x.ragged_rank + 1, x.row_splits_dtype)
         cls = SparseTensorSpec if isinstance(x, SparseTensorSpec) else TensorSpec
         if x.shape.rank is None:
             return cls(TensorShape(None), x.dtype)
@@ -286,8 +297,20 @@ def batch_spec(spec, batch_dim):
     return map_structure(leaf, spec)
 
 
+def has_ragged_spec(spec, sparse=False):
+    """Whether a component of the element spec ``spec`` is a RaggedTensorSpec (or, with ``sparse``, a
+    SparseTensorSpec)."""
+    kinds = (RaggedTensorSpec, SparseTensorSpec) if sparse else RaggedTensorSpec
+    return any(isinstance(x, kinds) for x in flatten(spec))
+
+
 def unbatch_spec(spec):
     def leaf(x):
+        if isinstance(x, SparseTensorSpec):
+            return SparseTensorSpec(TensorShape(x.shape.as_list()[1:]) if x.shape.rank else TensorShape(None),
+                                    x.dtype)
+        if isinstance(x, RaggedTensorSpec):
+            return RaggedTensorSpec(x.shape.as_list()[1:], x.dtype, x.ragged_rank - 1, x.row_splits_dtype)
         if x.shape.rank is None:
             return TensorSpec(TensorShape(None), x.dtype)
         if x.shape.rank == 0:

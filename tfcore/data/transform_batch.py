@@ -63,6 +63,15 @@ def _stack_component(ts, k, dev):
     return Tensor(out, dt, dev)
 
 
+def _ragged_input(dataset, sparse=False):
+    """Whether a component of ``dataset``'s elements is ragged. Its element_spec may have to run a map function
+    whose trace failed on an element; an error there belongs to iteration, so it counts as not ragged here."""
+    try:
+        return structure.has_ragged_spec(dataset.element_spec, sparse=sparse)
+    except Exception:  # noqa: BLE001 - raised again, at its position, by the iteration itself
+        return False
+
+
 def stack_elements(xs):
     """Stack a list of same-structure elements along a new leading dimension."""
     dev = structure.cpu_device()
@@ -114,6 +123,10 @@ class BatchDataset(UnaryDataset):
         src = src() if src is not None else None
         if src is not None:
             return _SliceBatchIterator(src, self._batch_size, self._drop)
+        if _ragged_input(self._input):  # rows of any length batch into RaggedTensors
+            from .transform_ragged import ragged_batch_iterator
+
+            return ragged_batch_iterator(self, self._input._make_iter(ctx))
         return _BatchIterator(self._input._make_iter(ctx), self._batch_size, self._drop)
 
 
@@ -384,6 +397,11 @@ class UnbatchDataset(UnaryDataset):
 
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)
+        if _ragged_input(self._input, sparse=True):
+            from .transform_ragged import unbatch_ragged
+
+            yield from unbatch_ragged(it)
+            return
         dev = structure.cpu_device()
         try:
             for x in it:

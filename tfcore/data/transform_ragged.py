@@ -2,12 +2,15 @@
 
 import numpy as np
 
+from ..framework.errors import InvalidArgumentError
+from ..framework.sparse_tensor import SparseTensor, SparseTensorSpec
+from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..ops import array_ops
 from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import structure
-from .dataset_ops import UnaryDataset, check_scalar_int
+from .dataset_ops import DatasetV2, UnaryDataset, check_scalar_int
 from .threads import close_iterator
 
 
@@ -82,3 +85,86 @@ class _RaggedBatchIterator:
 
     def close(self):
         close_iterator(self._up)
+
+
+def _nrows(x):
+    if isinstance(x, RaggedTensor):
+        return x.nrows_int()
+    if isinstance(x, SparseTensor):
+        return int(x.dense_shape.numpy()[0]) if x.dense_shape.shape[0] else None
+    return x._array.shape[0] if x._array.ndim else None
+
+
+def _row(x, i, dev):
+    """Row ``i`` of a dense, ragged or sparse component."""
+    if isinstance(x, RaggedTensor):
+        return x[i]
+    if isinstance(x, SparseTensor):
+        idx = x.indices.numpy()
+        keep = idx[:, 0] == i
+        return SparseTensor(idx[keep][:, 1:], array_ops.gather(x.values, np.nonzero(keep)[0]),
+                            x.dense_shape.numpy()[1:])
+    return Tensor(x._array[i, ...], x._dtype, dev)
+
+
+class RaggedSliceDataset(DatasetV2):
+    """``Dataset.from_tensor_slices`` with RaggedTensor or SparseTensor components: element ``i`` holds row
+    ``i`` of every component (a ragged_rank 1 component gives dense rows of varying length, whose spec is TF's
+    ``RaggedTensorSpec(..., ragged_rank=0)``, so that ``batch`` makes them ragged again; a SparseTensor gives
+    SparseTensor rows)."""
+
+    def __init__(self, tensors):
+        element = structure.normalize_element(tensors)
+        flat = structure.flatten(element)
+        sizes = {_nrows(x) for x in flat}
+        if None in sizes:
+            raise InvalidArgumentError(None, None, "TensorSliceDataset: all components must be at least "
+                                                   "1-dimensional, got a scalar")
+        if len(sizes) != 1:
+            raise InvalidArgumentError(None, None, "TensorSliceDataset: all components must have the same size in "
+                                                   f"the 0th dimension; got sizes {sorted(sizes)}")
+        self._element, self._flat, self._n = element, flat, sizes.pop()
+
+        def leaf(x):
+            if isinstance(x, RaggedTensor):
+                return RaggedTensorSpec(x.shape.as_list()[1:], x.dtype, x.ragged_rank - 1, x.row_splits_dtype)
+            if isinstance(x, SparseTensor):
+                return SparseTensorSpec(TensorShape(x.shape.as_list()[1:]), x.dtype)
+            return TensorSpec(TensorShape(x.shape.as_list()[1:]), x.dtype)
+        self._spec = structure.map_structure(leaf, element)
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def _cardinality(self):
+        return self._n
+
+    def _make_iter(self, ctx):
+        dev = structure.cpu_device()
+        for i in range(self._n):
+            yield structure.pack_as(self._element, [_row(x, i, dev) for x in self._flat])
+
+
+def unbatch_ragged(it):
+    """Rows of each element of ``it`` whose components may be RaggedTensors or SparseTensors (``unbatch``)."""
+    dev = structure.cpu_device()
+    for x in it:
+        flat = structure.flatten(x)
+        sizes = {_nrows(t) for t in flat}
+        if None in sizes:
+            raise InvalidArgumentError(None, None, "Cannot unbatch an input with scalar components.")
+        if len(sizes) > 1:
+            raise InvalidArgumentError(None, None, "Cannot unbatch an input whose components have different batch "
+                                                   f"sizes: {sorted(sizes)}")
+        for i in range(sizes.pop()):
+            yield structure.pack_as(x, [_row(t, i, dev) for t in flat])
+
+
+def ragged_batch_iterator(dataset, it):
+    """The iterator that batches ``it`` (elements of ``dataset``) when a component is ragged, else None."""
+    specs = structure.flatten(dataset.element_spec)
+    if not any(isinstance(s, RaggedTensorSpec) for s in specs):
+        return None
+    return _RaggedBatchIterator(it, dataset._batch_size, dataset._drop,
+                                [not isinstance(s, RaggedTensorSpec) for s in specs])

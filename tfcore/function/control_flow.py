@@ -16,6 +16,7 @@ re-runs the loop under a tape (recomputation instead of stored iterations).
 import numpy as np
 
 from ..framework import nest, recording, tracing
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -761,3 +762,6 @@ def dataset_loop(dataset, body, state, break_index=None):
     out_slots = [outer._new_slot(r) for r in results]
     outer.nodes.append(Node("subcall", run, in_slots + cap_slots, out_slots, stateful=True, name="DatasetLoop"))
     return results
+
+
+map_fn = add_dispatch_support(map_fn)  # tf.map_fn over a RaggedTensor (tfcore/ragged/ragged_dispatch.py)

@@ -28,6 +28,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
+from ..framework.type_spec import TypeSpec
 from ..framework.variables import Variable
 from . import cuda_graph, executor
 from .func_graph import FuncGraph
@@ -417,9 +418,14 @@ class Function:
             if not isinstance(input_signature, list | tuple):
                 raise TypeError(f"input_signature must be a list or tuple of tf.TensorSpec, got {input_signature!r}")
             for s in nest.flatten(list(input_signature)):
-                if not isinstance(s, TensorSpec):
-                    raise TypeError(f"input_signature must contain tf.TensorSpec objects, got {s!r}")
+                if not isinstance(s, TypeSpec):
+                    raise TypeError(f"input_signature must contain tf.TensorSpec (or tf.TypeSpec) objects, "
+                                    f"got {s!r}")
             self._input_signature = tuple(input_signature)
+        # A composite spec (tf.RaggedTensorSpec) checks the argument's type; the trace is keyed by the value's
+        # composite metadata (its row partitions), see RaggedTensor.__tf_flatten__.
+        self._composite_signature = self._input_signature is not None and any(
+            not isinstance(s, TensorSpec) for s in nest.flatten(list(self._input_signature)))
         self._lock = threading.RLock()  # guards the caches
         self._key_locks = {}
         self._cache = {}            # key -> ConcreteFunction
@@ -524,7 +530,10 @@ class Function:
         values = [_expand_composites(v) for v in values]
         if self._input_signature is not None:
             values = self._apply_input_signature(names, values)
-            sig_keys = tuple(_spec_key(s) for s in self._input_signature)
+            if self._composite_signature:
+                sig_keys = tuple(_key(v) for v in values)
+            else:
+                sig_keys = tuple(_spec_key(s) for s in self._input_signature)
             cf = self._cache.get(sig_keys)
             if cf is None:
                 return self._trace_and_call(names, values, instance, sig_keys)
@@ -782,6 +791,11 @@ def _conform(fname, name, value, spec):
             raise TypeError(f"{fname}: argument {name!r} must be a sequence of {len(spec)} elements matching "
                             f"{spec!r}, got {value!r}")
         return type(value)(_conform(fname, f"{name}[{i}]", v, s) for i, (v, s) in enumerate(zip(value, spec)))
+    if not isinstance(spec, TensorSpec):  # a composite spec: the value must be of its type
+        if not spec.is_compatible_with(_rebuild_composites(value)):
+            raise TypeError(f"Binding inputs to tf.function `{fname}` failed: argument {name}="
+                            f"{_rebuild_composites(value)!r} is not compatible with {spec!r}")
+        return value
     if _is_variable(value):
         value = value.value()
     if isinstance(value, Tensor):

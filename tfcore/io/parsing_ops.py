@@ -17,6 +17,7 @@ from ..framework.sparse_tensor import SparseTensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.registry import Op, execute
+from ..ragged.ragged_tensor import RaggedTensor
 from . import protos
 
 _ALLOWED = (dtypes.float32, dtypes.int64, dtypes.string)
@@ -47,6 +48,21 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """``tf.io.VarLenFeature(dtype)``: any number of values, parsed into a ``SparseTensor``."""
+
+
+class RaggedFeature(collections.namedtuple(
+        "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])):
+    """``tf.io.RaggedFeature(dtype, value_key=None, partitions=(), row_splits_dtype=tf.int32, validate=False)``:
+    any number of values per Example, parsed into a ``tf.RaggedTensor`` ``[batch, None]`` (a 1-D tensor for
+    ``parse_single_example``). tfcore reads the values from the feature named ``value_key`` (default: the
+    dict key); row ``partitions`` beyond the batch are not supported."""
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=dtypes.int32, validate=False):
+        if partitions:
+            raise ValueError("RaggedFeature: partitions are not supported by tfcore; parse the values and build "
+                             "the RaggedTensor with tf.RaggedTensor.from_row_lengths")
+        return super().__new__(cls, dtypes.as_dtype(dtype), value_key, tuple(partitions),
+                               dtypes.as_dtype(row_splits_dtype), validate)
 
 
 class FixedLenSequenceFeature(collections.namedtuple(
@@ -118,6 +134,11 @@ def _build_specs(features):
             out.append((key, "fixed", dt, shape, _default_array(f.default_value, shape, dt, key)))
         elif isinstance(f, VarLenFeature):
             out.append((key, "var", _check_dtype(f.dtype, f"VarLenFeature {key!r}"), None, None))
+        elif isinstance(f, RaggedFeature):
+            if f.value_key not in (None, key):
+                raise ValueError(f"RaggedFeature {key!r}: a value_key other than the feature's key "
+                                 f"({f.value_key!r}) is not supported by tfcore")
+            out.append((key, "ragged", _check_dtype(f.dtype, f"RaggedFeature {key!r}"), None, None))
         elif isinstance(f, FixedLenSequenceFeature):
             dt = _check_dtype(f.dtype, f"FixedLenSequenceFeature {key!r}")
             if not f.allow_missing:
@@ -213,7 +234,7 @@ def _parse_features(examples, specs, names, batch_shape):
                 else:
                     extend(vals)
             outputs.append(_array(buf, np_dt).reshape(batch_shape + shape))
-        elif kind == "var":
+        elif kind in ("var", "ragged"):
             lengths = np.zeros(n, dtype=np.int64)
             for i, vals in enumerate(per):
                 if vals:
@@ -261,7 +282,7 @@ def _parse_rule(op, inputs, attrs):
                                                f"{list(s._array.shape)}")
     out = []
     for _key, kind, dt, _shape, _default in attrs["specs"]:
-        out.extend((dtypes.int64, dt, dtypes.int64) if kind == "var" else (dt,))
+        out.extend((dtypes.int64, dt, dtypes.int64) if kind in ("var", "ragged") else (dt,))
     return tuple(out)
 
 
@@ -289,6 +310,14 @@ def _parse(serialized, features, example_names):
     for key, kind, *_ in specs:
         if kind == "var":
             result[key] = SparseTensor(flat[i], flat[i + 1], flat[i + 2])
+            i += 3
+        elif kind == "ragged":
+            sparse = SparseTensor(flat[i], flat[i + 1], flat[i + 2])
+            if sparse.dense_shape.shape[0] == 1:  # one Example: its values
+                result[key] = sparse.values
+            else:
+                splits_dtype = features[key].row_splits_dtype
+                result[key] = RaggedTensor.from_sparse(sparse).with_row_splits_dtype(splits_dtype)
             i += 3
         else:
             result[key] = flat[i]

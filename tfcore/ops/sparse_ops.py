@@ -176,3 +176,27 @@ def add(a, b, threshold=0):
     if isinstance(a, SparseTensor):
         return to_dense(a, validate_indices=False) + b
     return a + to_dense(check_sparse(b, "b"), validate_indices=False)
+
+
+# -- SparseTensor * dense, SparseTensor / dense (TF's sparse_dense_cwise_mul / _div operators) ----------------
+def _cwise(fn, name):
+    def op(sp, other):
+        dense = convert_to_tensor(other, dtype_hint=sp.values.dtype)
+        if dense.dtype is not sp.values.dtype:
+            dense = math_ops.cast(dense, sp.values.dtype)
+        if dense.shape.rank == 0:
+            picked = dense
+        else:  # the dense operand broadcast to the sparse shape, read at the stored entries only
+            shape = [int(d) for d in np.asarray(sp.dense_shape.numpy())]
+            picked = array_ops.gather_nd(array_ops.broadcast_to(dense, shape), sp.indices)
+        return SparseTensor(sp.indices, fn(sp.values, picked), sp.dense_shape)
+    op.__name__ = name
+    op.__doc__ = f"``SparseTensor.{name}``: the stored values combined with the dense operand; the result is " \
+                 "sparse with the same indices (as TF)."
+    return op
+
+
+SparseTensor.__mul__ = _cwise(math_ops.multiply, "__mul__")
+SparseTensor.__rmul__ = _cwise(math_ops.multiply, "__rmul__")
+SparseTensor.__truediv__ = _cwise(math_ops.truediv, "__truediv__")
+SparseTensor.__div__ = SparseTensor.__truediv__

@@ -11,3 +11,4 @@ from .ragged_tensor import (
     segment_ids_to_row_splits,
     stack,
 )
+from . import ragged_dispatch  # noqa: F401,E402 - tf.add, tf.reduce_mean, tf.concat ... take RaggedTensors

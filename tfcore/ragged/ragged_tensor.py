@@ -264,6 +264,39 @@ class RaggedTensor:
         mask = convert_to_tensor(inside.reshape([n, width] + [1] * len(inner)))
         return _m.where(_a.broadcast_to(mask, gathered.shape.as_list()), gathered, fill)
 
+    def to_sparse(self, name=None):
+        """A ``tf.SparseTensor`` with one entry per value, at its (row, position, ...) index; the dense shape
+        is the bounding shape."""
+        from ..framework.sparse_tensor import SparseTensor
+
+        flat = self.flat_values
+        index = np.zeros((int(flat.shape[0]), 0), np.int64)
+        for splits in reversed(self.nested_row_splits):  # innermost partition first
+            splits = _host(splits)
+            lens = np.diff(splits)
+            row = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
+            pos = np.arange(splits[-1], dtype=np.int64) - np.repeat(splits[:-1], lens)
+            outer = np.stack([row, pos], axis=1)
+            index = np.concatenate([np.repeat(outer, _counts(index, splits[-1]), axis=0), index[:, 1:]], axis=1) \
+                if index.shape[1] else outer
+        dense_dims = flat.shape.as_list()[1:]
+        if dense_dims:
+            inner = np.stack(np.unravel_index(np.arange(int(np.prod(dense_dims))), dense_dims), axis=1)
+            index = np.concatenate([np.repeat(index, inner.shape[0], axis=0),
+                                    np.tile(inner, (index.shape[0], 1))], axis=1).astype(np.int64)
+            flat = _a.reshape(flat, [-1])
+        return SparseTensor(index, flat, _host(self.bounding_shape()).astype(np.int64))
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
+        """Rows from a 2-D ``tf.SparseTensor`` in row-major order (values packed to the left, as TF)."""
+        idx = _host(st_input.indices)
+        shape = _host(st_input.dense_shape)
+        if shape.size != 2:
+            raise ValueError(f"from_sparse: only rank-2 SparseTensors are supported, got dense_shape {shape.tolist()}")
+        lens = np.bincount(idx[:, 0], minlength=int(shape[0])).astype(np.int64)
+        return cls.from_row_lengths(st_input.values, lens, validate=False)
+
     def to_list(self):
         """Nested Python lists of the values."""
         splits = _host(self._row_splits)
@@ -278,6 +311,21 @@ class RaggedTensor:
         for i in _range(len(splits) - 1):
             out[i] = vals[splits[i]:splits[i + 1]]
         return out
+
+    # -- tf.function: traced by its flat values; the row partitions are part of the trace key ------------------
+    def __tf_flatten__(self):
+        """TF's composite protocol: ``(metadata, components)``. tfcore's ragged ops read row partitions on the
+        host, so a traced function sees them as constants: a new partition is a new trace (TF traces once per
+        RaggedTensorSpec); the flat values are placeholders."""
+        splits = tuple((tuple(_host(s).tolist()), s.dtype.name) for s in self.nested_row_splits)
+        return ("RaggedTensor", splits), (self.flat_values,)
+
+    @classmethod
+    def __tf_unflatten__(cls, metadata, components):
+        _, splits = metadata
+        return cls.from_nested_row_splits(
+            components[0], [convert_to_tensor(np.asarray(s, dtypes.as_dtype(dt).as_numpy_dtype)) for s, dt in splits],
+            validate=False)
 
     # -- python protocol -----------------------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -300,7 +348,25 @@ class RaggedTensor:
             return RaggedTensor.from_row_lengths(vals, lens.astype(np.int64), validate=False)
         if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int | np.integer):
             return self[key[0]][key[1]]
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], slice) and isinstance(key[1], slice):
+            return self[key[0]]._slice_rows(key[1])
         raise TypeError(f"RaggedTensor indices must be an int, a slice, or (int, index); got {key!r}")
+
+    def _slice_rows(self, inner):
+        """``rt[:, start:stop:step]``: the same Python slice cut from every row (rows stay ragged)."""
+        splits = _host(self._row_splits)
+        index, lens = [], []
+        for i in _range(self.nrows_int()):
+            pos = np.arange(splits[i], splits[i + 1])[inner]
+            index.append(pos)
+            lens.append(pos.size)
+        index = np.concatenate(index).astype(np.int64) if index else np.zeros(0, np.int64)
+        values = self._values
+        if isinstance(values, RaggedTensor):
+            picked = _concat_ragged([values[int(j):int(j) + 1] for j in index]) if index.size else values[0:0]
+        else:
+            picked = _a.gather(values, convert_to_tensor(index))
+        return RaggedTensor.from_row_lengths(picked, np.asarray(lens, np.int64), validate=False)
 
     def __iter__(self):
         for i in _range(self.nrows_int()):
@@ -312,45 +378,101 @@ class RaggedTensor:
     def __repr__(self):
         return f"<tf.RaggedTensor {self.to_list()}>"
 
-    def _binary(self, other, fn, reverse=False):
-        if isinstance(other, RaggedTensor):
-            same = all(np.array_equal(_host(a), _host(b))
-                       for a, b in zip(self.nested_row_splits, other.nested_row_splits))
-            if other.ragged_rank != self.ragged_rank or not same:
-                raise InvalidArgumentError(None, None, "Ragged tensors in an element-wise op must have the same "
-                                                       "row partitions")
-            other = other.flat_values
-        a, b = self.flat_values, other
-        return self.with_flat_values(fn(b, a) if reverse else fn(a, b))
-
+    # Operators call the public ops, which dispatch on RaggedTensor (ragged_dispatch.py): shared row partitions,
+    # scalars and broadcastable dense operands all take the same path as ``tf.add(rt, x)``.
     def __add__(self, other):
-        return self._binary(other, _m.add)
+        return _m.add(self, other)
 
     def __radd__(self, other):
-        return self._binary(other, _m.add, True)
+        return _m.add(other, self)
 
     def __sub__(self, other):
-        return self._binary(other, _m.subtract)
+        return _m.subtract(self, other)
 
     def __rsub__(self, other):
-        return self._binary(other, _m.subtract, True)
+        return _m.subtract(other, self)
 
     def __mul__(self, other):
-        return self._binary(other, _m.multiply)
+        return _m.multiply(self, other)
 
     def __rmul__(self, other):
-        return self._binary(other, _m.multiply, True)
+        return _m.multiply(other, self)
 
     def __truediv__(self, other):
-        return self._binary(other, _m.divide)
+        return _m.truediv(self, other)
 
-    def __neg__(self):
-        return self.with_flat_values(_m.negative(self.flat_values))
+    def __rtruediv__(self, other):
+        return _m.truediv(other, self)
+
+    def __floordiv__(self, other):
+        return _m.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _m.floordiv(other, self)
+
+    def __mod__(self, other):
+        return _m.floormod(self, other)
+
+    def __rmod__(self, other):
+        return _m.floormod(other, self)
+
+    def __pow__(self, other):
+        return _m.pow(self, other)
+
+    def __rpow__(self, other):
+        return _m.pow(other, self)
+
+    def __and__(self, other):
+        return _m.logical_and(self, other)
+
+    def __rand__(self, other):
+        return _m.logical_and(other, self)
+
+    def __or__(self, other):
+        return _m.logical_or(self, other)
+
+    def __ror__(self, other):
+        return _m.logical_or(other, self)
+
+    def __xor__(self, other):
+        return _m.logical_xor(self, other)
+
+    def __rxor__(self, other):
+        return _m.logical_xor(other, self)
+
+    def __lt__(self, other):
+        return _m.less(self, other)
+
+    def __le__(self, other):
+        return _m.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _m.greater(self, other)
+
+    def __ge__(self, other):
+        return _m.greater_equal(self, other)
 
     def __eq__(self, other):
-        return self._binary(other, _m.equal)
+        return _m.equal(self, other)
+
+    def __ne__(self, other):
+        return _m.not_equal(self, other)
+
+    def __neg__(self):
+        return _m.negative(self)
+
+    def __abs__(self):
+        return _m.abs(self)
+
+    def __invert__(self):
+        return _m.logical_not(self)
 
     __hash__ = object.__hash__
+
+
+def _counts(inner_index, n):
+    """How many rows of an inner sparse index belong to each of the ``n`` values of the next level."""
+    return np.bincount(inner_index[:, 0], minlength=n) if inner_index.size else np.zeros(n, np.int64)
 
 
 def _pad_or_crop(vals, inner, default_value):

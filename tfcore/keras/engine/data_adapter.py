@@ -25,6 +25,7 @@ import numpy as np
 from ...distribute.input_lib import worker_batches, worker_rows
 from ...framework import context as _ctx
 from ...framework import nest
+from ...framework.sparse_tensor import SparseTensor
 from ...framework.tensor import Tensor, is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import Variable
@@ -210,6 +211,18 @@ class _ArrayEpoch:
             yield step, h.make_batch(idx)
 
 
+def _sparse_batches(x, y, sample_weight, batch_size, shuffle):
+    """A dataset of ``batch_size`` batches of arrays that hold SparseTensors."""
+    from ...data.dataset_ops import DatasetV2
+
+    data = x if y is None and sample_weight is None else \
+        tuple(v for v in (x, y, sample_weight) if v is not None)
+    ds = DatasetV2.from_tensor_slices(data)
+    if shuffle:
+        ds = ds.shuffle(ds.cardinality().numpy() if hasattr(ds.cardinality(), "numpy") else 1024)
+    return ds.batch(batch_size or 32)
+
+
 class DataHandler:
     """Epochs and steps over ``fit``/``evaluate``/``predict`` inputs.
 
@@ -231,6 +244,10 @@ class DataHandler:
         self.exhausted = False
         if is_py_dataset(x):
             x = PyDatasetEpochs(x, shuffle=bool(shuffle))
+        if any(isinstance(v, SparseTensor) for v in nest.flatten((x, y, sample_weight))):
+            # SparseTensor inputs (Input(sparse=True)) are sliced into sparse batches by tf.data, as Keras does
+            x = _sparse_batches(x, y, sample_weight, batch_size, shuffle)
+            y = sample_weight = None
         if is_dataset_like(x):
             if y is not None:
                 raise ValueError("`y` argument is not supported when using dataset as input.")

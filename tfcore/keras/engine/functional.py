@@ -8,6 +8,7 @@ output shapes without running anything).
 """
 
 from ...framework import nest
+from ...framework.sparse_tensor import SparseTensor
 from ...framework.tensor import is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
@@ -123,6 +124,11 @@ class GraphNetwork:
         flat = self._flatten_inputs(inputs)
         values = {}
         for kt, v in zip(self.inputs, flat):
+            if getattr(kt, "sparse", False) and isinstance(v, SparseTensor):  # Input(sparse=True), as Keras 3
+                if v.dtype is not kt.dtype:
+                    v = SparseTensor(v.indices, cast(v.values, kt.dtype), v.dense_shape)
+                values[id(kt)] = v
+                continue
             if not is_tensor(v):
                 v = convert_to_tensor(v)
             if v.dtype is not kt.dtype and (v.dtype.is_floating or v.dtype.is_integer) \

@@ -15,8 +15,11 @@ class InputLayer(Layer):
         batch_input_shape = kwargs.pop("batch_input_shape", None) or kwargs.pop("batch_shape", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments: {sorted(kwargs)}")
-        if sparse or ragged:
-            raise NotImplementedError("tfcore does not support sparse or ragged inputs")
+        if ragged:
+            raise NotImplementedError("tfcore does not support ragged Keras inputs (Keras 3 has none either)")
+        if sparse and input_tensor is not None:
+            raise ValueError("InputLayer: pass either sparse=True or an input_tensor, not both")
+        self._sparse = bool(sparse)
         if name is None:
             name = backend.unique_object_name("input", zero_based=False)
         if input_tensor is not None and dtype is None:
@@ -34,7 +37,7 @@ class InputLayer(Layer):
         self.built = True
         self.is_placeholder = True
         if input_tensor is None:
-            input_tensor = KerasTensor(self._batch_input_shape, self._dtype, name=name)
+            input_tensor = KerasTensor(self._batch_input_shape, self._dtype, name=name, sparse=self._sparse)
         Node(self, (), {}, input_tensor)
 
     @property
@@ -59,7 +62,7 @@ class InputLayer(Layer):
         return input_dtype
 
     def get_config(self):
-        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype, "sparse": False,
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype, "sparse": self._sparse,
                 "ragged": False, "name": self.name}
 
 

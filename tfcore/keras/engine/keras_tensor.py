@@ -28,10 +28,11 @@ def register_op_layer(cls):
 class KerasTensor:
     """A placeholder with a static shape and dtype, produced by a layer call."""
 
-    def __init__(self, shape, dtype=dtypes.float32, name=None, keras_history=None):
+    def __init__(self, shape, dtype=dtypes.float32, name=None, keras_history=None, sparse=False):
         self._shape = as_shape(shape)
         self._dtype = dtypes.as_dtype(dtype)
         self._name = name
+        self.sparse = bool(sparse)  # Keras 3's KerasTensor.sparse: the model is fed a tf.SparseTensor here
         self._keras_history = keras_history
 
     @property

@@ -3,9 +3,10 @@
 import math
 
 from ... import nn
+from ...framework.sparse_tensor import SparseTensor
 from ...framework.tensor import Tensor
 from ...framework.tensor_shape import TensorShape
-from ...ops import array_ops, fused_ops, math_ops
+from ...ops import array_ops, fused_ops, math_ops, sparse_ops
 from .. import activations, backend
 from ..engine.base_layer import InputSpec, Layer
 from ..engine.keras_tensor import register_op_layer
@@ -53,7 +54,14 @@ class Dense(Layer):
             # the common case as ONE op: matmul, bias and relu (TF's grappler fuses them the same way)
             out = fused_ops.fused_matmul(inputs, self.kernel, self.bias, relu=act is activations.relu)
             return out if act is activations.relu or act is activations.linear else act(out)
-        if inputs.shape.rank == 2:
+        if isinstance(inputs, SparseTensor):  # a sparse=True Input: only the stored entries are multiplied
+            if inputs.shape.rank != 2:
+                raise ValueError(f"Dense: a SparseTensor input must be 2-D, got shape {inputs.shape}")
+            if inputs.dtype != read_dtype(self.kernel):
+                inputs = SparseTensor(inputs.indices, math_ops.cast(inputs.values, read_dtype(self.kernel)),
+                                      inputs.dense_shape)
+            out = sparse_ops.sparse_dense_matmul(inputs, self.kernel)
+        elif inputs.shape.rank == 2:
             out = math_ops.matmul(inputs, self.kernel)
         else:
             lead = inputs.shape.as_list()[:-1]

@@ -648,10 +648,10 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
     """Write ``model`` to a ``.keras`` zip (atomically)."""
     h5py = _h5py()
     filepath = os.fspath(filepath)
-    if filepath.endswith((".h5", ".hdf5")):  # Keras 3 still writes Keras 2's legacy HDF5 model files; tfcore does not
-        raise ValueError(f"Saving a whole model to a legacy HDF5 file ({filepath}) is not supported by tfcore: save "
-                         "it in the native Keras format with a `.keras` extension (`model.save('model.keras')`), or "
-                         "only its weights with `model.save_weights('model.weights.h5')`.")
+    if filepath.endswith((".h5", ".hdf5")):  # Keras 2's legacy whole-model HDF5 file, as Keras 3 still writes it
+        from .legacy_h5_format import save_model_to_hdf5
+
+        return save_model_to_hdf5(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
     if not filepath.endswith(".keras"):
         raise ValueError("Invalid filepath extension for saving. Please add a `.keras` extension for the native "
                          f"Keras format. Received: filepath={filepath}. Use `tf.saved_model.save` to export a "
@@ -692,6 +692,10 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if not os.path.isfile(filepath):
         raise NotFoundError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.keras` "
                             "zip file.")
+    if filepath.endswith((".h5", ".hdf5")):
+        from .legacy_h5_format import load_model_from_hdf5
+
+        return load_model_from_hdf5(filepath, custom_objects=custom_objects, compile=compile)
     if not filepath.endswith(".keras"):
         raise ValueError(f"File format not supported: filepath={filepath}. tfcore loads Keras 3 `.keras` files "
                          "(use tf.saved_model.load for SavedModels, tf.train.Checkpoint for checkpoints).")

@@ -1,0 +1,13 @@
+"""Wraps the public op functions for type-based dispatch (``framework/dispatch.py``), in one place.
+
+Imported by ``tfcore/ops/__init__.py`` before anything re-exports the ops, so ``tf.add``, ``tf.math.add``
+and ``tfcore.ops.math_ops.add`` are the same dispatch-enabled function; ``tfcore/ragged`` registers the
+handlers that take ``tf.RaggedTensor`` arguments.
+"""
+
+from ..framework.dispatch import add_dispatch_support_to_module
+from . import array_ops, math_extra_ops, math_ops, nn_ops, reduce_ops, string_extra_ops, string_ops
+
+for _module in (array_ops, math_ops, reduce_ops, math_extra_ops, nn_ops, string_ops, string_extra_ops):
+    add_dispatch_support_to_module(_module, [name for name in dir(_module) if not name.startswith("_") and
+                                             getattr(getattr(_module, name), "__module__", None) == _module.__name__])
