@@ -19,7 +19,11 @@ What "matches TF" means (the normalisation, :func:`normalise`, applied to both s
   ``loss: ...``/``accuracy: ...`` logs), lines that report timings (``... seconds``, ``1.2s``,
   ``ms``), TF's own log lines (``WARNING:``, ``I0000 ...``) and blank lines. Those depend on speed,
   terminal width and the random initialisation, not on what the API returns.
-* **Masked text**: object addresses (``0x7f...``) and temporary paths become placeholders.
+* **Masked text**: object addresses (``0x7f...``) and temporary paths become placeholders; the
+  ``{{function_node __wrapped__Reshape_device_/job:localhost/...}}`` prefix of TF's eager error messages
+  (the name of TF's internal kernel wrapper) is dropped, the message after it is compared; the PEP 440
+  local label of tfcore's ``tf.__version__`` (``2.21.0+tfcore...``) is dropped, and so is a detail that a
+  tfcore error message adds after TF's text, marked as such: ``... [Op:Reshape] (tfcore: input shape ...)``.
 * **Structure**: each kept line is split into its text and its numbers; the texts ("skeletons", with
   every number replaced by ``#``) must be equal line by line, which checks the printed form of
   tensors, variables, shapes, dtypes and error messages.
@@ -60,8 +64,13 @@ _DROP = [
     re.compile(r"^(WARNING|INFO|ERROR)[: ]"),
     re.compile(r"^[IWE]\d{4} \d\d:\d\d"),                           # absl/glog lines
 ]
+_FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")  # TF runtime's internal kernel name in errors
+_LOCAL_VERSION = re.compile(r"\+tfcore[\w.]*")  # "2.21.0+tfcore.0.1.0" (tf.__version__)
+_TFCORE_DETAIL = re.compile(r" \(tfcore: [^()]*\)$")  # what a tfcore error adds after TF's own message
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 _TMPPATH = re.compile(r"/tmp/[^\s'\",)]+")
+_MASKS = [(_TFCORE_DETAIL, ""), (_LOCAL_VERSION, ""), (_FUNCTION_NODE, ""), (_ADDRESS, "0x<addr>"),
+          (_TMPPATH, "<tmp>")]
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:nan|inf)\b")
 
 
@@ -72,7 +81,8 @@ def normalise(text: str) -> list[tuple[str, list[float]]]:
     for line in text.splitlines():
         if not line.strip() or any(p.search(line) for p in _DROP):
             continue
-        line = _TMPPATH.sub("<tmp>", _ADDRESS.sub("0x<addr>", line))
+        for pattern, placeholder in _MASKS:
+            line = pattern.sub(placeholder, line)
         numbers = [float(m) for m in _NUMBER.findall(line)]
         skeleton = " ".join(_NUMBER.sub("#", line).split())
         out.append((skeleton, numbers))

@@ -29,6 +29,14 @@ def test_numbers_become_placeholders_and_addresses_and_tmp_paths_are_masked():
     [(skel, nums)] = cmp.normalise(line)
     assert skel == "<obj at #x<addr>> <tmp> tf.Tensor([ # #], shape=(#,))"
     assert nums == [0.0, 1.5, -2e-3, 2.0]
+    assert cmp.normalise("2.21.0+tfcore.0.1.0") == cmp.normalise("2.21.0")
+    err = ("InvalidArgumentError: {{function_node __wrapped__Reshape_device_/job:localhost/replica:0/task:0/"
+           "device:CPU:0}} Input to reshape is a tensor with 6 values, but the requested shape has 8 [Op:Reshape]")
+    ours = "InvalidArgumentError: Input to reshape is a tensor with 6 values, but the requested shape has 8 " \
+           "[Op:Reshape] (tfcore: input shape [6], dtype int32, requested shape [4, 2])"
+    assert cmp.normalise(err) == cmp.normalise(ours)
+    assert cmp.normalise(err)[0][0] == ("InvalidArgumentError: Input to reshape is a tensor with # values, but the "
+                                        "requested shape has # [Op:Reshape]")
 
 
 def test_structure_and_values_are_compared_separately():

@@ -73,7 +73,8 @@ class SparseTensor:
         return SparseTensor(self._indices, new_values, self._dense_shape)
 
     def __repr__(self):
-        return f"SparseTensor(indices={self._indices!r}, values={self._values!r}, dense_shape={self._dense_shape!r})"
+        # TF prints the components' str forms (tf.Tensor(...)), for repr and str alike
+        return f"SparseTensor(indices={self._indices}, values={self._values}, dense_shape={self._dense_shape})"
 
 
 def check_sparse(value, what):
