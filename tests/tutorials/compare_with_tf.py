@@ -25,7 +25,8 @@ What "matches TF" means (the normalisation, :func:`normalise`, applied to both s
   local label of tfcore's ``tf.__version__`` (``2.21.0+tfcore...``) is dropped, and so is a detail that a
   tfcore error message adds after TF's text, marked as such: ``... [Op:Reshape] (tfcore: input shape ...)``.
 * **Structure**: each kept line is split into its text and its numbers; the texts ("skeletons", with
-  every number replaced by ``#``) must be equal line by line, which checks the printed form of
+  every number replaced by ``#``, whitespace runs collapsed, NumPy's width padding after ``[`` dropped)
+  must be equal line by line, which checks the printed form of
   tensors, variables, shapes, dtypes and error messages.
 * **Values**: the numbers are compared with ``rtol=1e-3, atol=1e-5``. Values that depend on random
   initialisation or random data differ between the two frameworks (their generators differ even with
@@ -84,7 +85,7 @@ def normalise(text: str) -> list[tuple[str, list[float]]]:
         for pattern, placeholder in _MASKS:
             line = pattern.sub(placeholder, line)
         numbers = [float(m) for m in _NUMBER.findall(line)]
-        skeleton = " ".join(_NUMBER.sub("#", line).split())
+        skeleton = " ".join(_NUMBER.sub("#", line).split()).replace("[ ", "[")
         out.append((skeleton, numbers))
     return out
 
@@ -112,6 +113,7 @@ def compare_stdout(ours: str, theirs: str) -> dict:
             "lines": len(b), "lines_tfcore": len(a), "diff": diff[:20], "value_diffs": value_diffs[:10]}
 
 
+_LOG_LINE = re.compile(r"^(WARNING|INFO|ERROR|DEBUG)[: ]|^[IWE]\d{4} ")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 _EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure)?)(?::|$)")
 
@@ -125,7 +127,7 @@ def failure_point(stderr: str, script: str) -> tuple[str | None, int | None]:
     exc = None
     for row in reversed(stderr.strip().splitlines()):
         m = _EXC.match(row.strip())
-        if m and not row.startswith((" ", "\t")):
+        if m and not row.startswith((" ", "\t")) and not _LOG_LINE.match(row):
             exc = m.group(1).rsplit(".", 1)[-1]
             break
     return exc, line
@@ -235,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=str(ROOT / "docs" / "tutorials.json"))
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--no-pending", action="store_true", help="only the collected tutorial_*.py")
+    ap.add_argument("--update", action="store_true",
+                    help="keep the other tutorials' rows of the existing --json, replace those run now")
     args = ap.parse_args(argv)
     if not args.tf_python:
         ap.error("no TensorFlow Python: pass --tf-python or set TFCORE_TF_PYTHON")
@@ -252,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
         for d in (r["diff"][:4] if not r["matches"] else []):
             print("     ", d[:200])
         results.append(r)
+    if args.update and pathlib.Path(args.json).exists():
+        done = {r["tutorial"] for r in results}
+        kept = [r for r in json.loads(pathlib.Path(args.json).read_text())["results"] if r["tutorial"] not in done]
+        results = sorted(kept + results, key=lambda r: ("/pending/" in r["file"], r["tutorial"]))
     header = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
               "tf_version": _tf_version(args.tf_python), "commit": _git_commit(),
               "tf_seconds": sum(r["tf"]["seconds"] for r in results),

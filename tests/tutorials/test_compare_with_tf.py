@@ -27,7 +27,7 @@ def test_progress_bars_epoch_lines_timings_and_logs_are_dropped():
 def test_numbers_become_placeholders_and_addresses_and_tmp_paths_are_masked():
     line = "<obj at 0x7f3a2b1c9d00> /tmp/abc123/model.keras  tf.Tensor([ 1.5 -2e-3], shape=(2,))"
     [(skel, nums)] = cmp.normalise(line)
-    assert skel == "<obj at #x<addr>> <tmp> tf.Tensor([ # #], shape=(#,))"
+    assert skel == "<obj at #x<addr>> <tmp> tf.Tensor([# #], shape=(#,))"
     assert nums == [0.0, 1.5, -2e-3, 2.0]
     assert cmp.normalise("2.21.0+tfcore.0.1.0") == cmp.normalise("2.21.0")
     err = ("InvalidArgumentError: {{function_node __wrapped__Reshape_device_/job:localhost/replica:0/task:0/"
@@ -57,6 +57,12 @@ def test_failure_point_names_the_exception_and_the_tutorial_line():
            'tensorflow.python.framework.errors_impl.InvalidArgumentError: bad shape\n')
     assert cmp.failure_point(err, "tutorial_a.py") == ("InvalidArgumentError", 7)
     assert cmp.failure_point("", "tutorial_a.py") == (None, None)
+    assert cmp.failure_point(err + "WARNING:tensorflow:Value in checkpoint could not be found\n",
+                             "tutorial_a.py") == ("InvalidArgumentError", 7)
+
+
+def test_numpy_width_padding_does_not_count():
+    assert cmp.normalise("tf.Tensor([ 1  4], shape=(2,))")[0][0] == cmp.normalise("tf.Tensor([9 16], shape=(2,))")[0][0]
 
 
 def test_markdown_table_has_a_row_per_tutorial_and_the_totals():
