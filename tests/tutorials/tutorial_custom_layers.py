@@ -32,7 +32,8 @@ class MyDenseLayer(tf.keras.layers.Layer):
     self.num_outputs = num_outputs
 
   def build(self, input_shape):
-    self.kernel = self.add_weight("kernel",
+    # EDIT(tfcore): Keras 3 (TF 2.16+) takes add_weight's name as a keyword only; TF 2.21 raises on "kernel"
+    self.kernel = self.add_weight(name="kernel",
                                   shape=[int(input_shape[-1]),
                                          self.num_outputs])
 

@@ -155,9 +155,12 @@ for epoch in range(EPOCHS):
                          train_accuracy.result() * 100, test_loss.result(),
                          test_accuracy.result() * 100))
 
-  test_loss.reset_states()
-  train_accuracy.reset_states()
-  test_accuracy.reset_states()
+  # EDIT(tfcore): Keras 3 metrics have reset_state() only; TF 2.21 has no reset_states()
+  test_loss.reset_state()
+  # EDIT(tfcore): Keras 3 metrics have reset_state() only; TF 2.21 has no reset_states()
+  train_accuracy.reset_state()
+  # EDIT(tfcore): Keras 3 metrics have reset_state() only; TF 2.21 has no reset_states()
+  test_accuracy.reset_state()
 
 eval_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(
       name='eval_accuracy')
@@ -193,7 +196,8 @@ for _ in range(EPOCHS):
 
   template = ("Epoch {}, Loss: {}, Accuracy: {}")
   print(template.format(epoch + 1, average_train_loss, train_accuracy.result() * 100))
-  train_accuracy.reset_states()
+  # EDIT(tfcore): Keras 3 metrics have reset_state() only; TF 2.21 has no reset_states()
+  train_accuracy.reset_state()
 
 @tf.function
 def distributed_train_epoch(dataset):
@@ -212,4 +216,5 @@ for epoch in range(EPOCHS):
   template = ("Epoch {}, Loss: {}, Accuracy: {}")
   print(template.format(epoch + 1, train_loss, train_accuracy.result() * 100))
 
-  train_accuracy.reset_states()
+  # EDIT(tfcore): Keras 3 metrics have reset_state() only; TF 2.21 has no reset_states()
+  train_accuracy.reset_state()

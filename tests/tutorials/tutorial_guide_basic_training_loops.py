@@ -118,7 +118,8 @@ keras_model = MyModelKeras()
 training_loop(keras_model, x, y)
 
 # You can also save a checkpoint using Keras's built-in support
-keras_model.save_weights("my_checkpoint")
+# EDIT(tfcore): Keras 3 (TF 2.16+) saves weights only to a `.weights.h5` file; TF 2.21 refuses "my_checkpoint"
+keras_model.save_weights("my_checkpoint.weights.h5")
 
 keras_model = MyModelKeras()
 
@@ -134,7 +135,8 @@ keras_model.compile(
     # Keras comes with built-in MSE error
     # However, you could use the loss function
     # defined above
-    loss=tf.keras.losses.mean_squared_error,
+    # EDIT(tfcore): TF 2.21's tf.keras.losses has `mse` but no `mean_squared_error` (AttributeError)
+    loss=tf.keras.losses.mse,
 )
 
 print(x.shape[0])

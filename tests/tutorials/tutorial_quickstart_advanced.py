@@ -98,4 +98,5 @@ for epoch in range(EPOCHS):
 
 # EDIT(tfcore): checks that the tutorial's training worked
 assert float(test_accuracy.result()) > 0.9, float(test_accuracy.result())
-assert train_step.experimental_get_tracing_count() <= 2  # full batches and the short last one
+# TF 2.21 traces 3 times (twice on the first call, which creates the variables, then the short last batch)
+assert train_step.experimental_get_tracing_count() <= 3

@@ -205,7 +205,8 @@ def _np_str(t, fmt):
     if a.ndim == 0:
         return str(a[()])
     if fmt is repr:
-        return np.array_repr(a)
+        text = np.array_repr(a)
+        return "\n" + text if "\n" in text else text  # TF's _numpy_text: a multi-line value starts on its own line
     return np.array2string(a, separator=" ")
 
 

@@ -36,7 +36,7 @@ def infer_dtype(value):
         if len(value) == 0:
             return dtypes.float32
         try:
-            arr = np.asarray(_unwrap_nested(value))
+            arr = _rectangular(_unwrap_nested(value))
         except UnicodeDecodeError:  # str mixed with non-ASCII bytes: a string tensor
             return dtypes.string
         kind = arr.dtype.kind
@@ -55,6 +55,17 @@ def infer_dtype(value):
     if hasattr(value, "__array__") or hasattr(value, "__cuda_array_interface__"):
         return dtypes.from_numpy(np.dtype(value.dtype))
     raise TypeError(f"Cannot convert {value!r} to a tensor: unsupported type {type(value).__name__}")
+
+
+def _rectangular(value):
+    """``np.asarray`` of a nested Python sequence, with TF's ValueError for a ragged one (NumPy's
+    "inhomogeneous shape" message names NumPy, not the conversion the user asked for)."""
+    try:
+        return np.asarray(value)
+    except ValueError as e:
+        if "inhomogeneous" in str(e):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+        raise
 
 
 def _unwrap_nested(value):
@@ -125,7 +136,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, device=None
     if dtype is dtypes.string:
         arr = _as_bytes_array(value)  # np.asarray would fail on a list mixing str and non-ASCII bytes
     else:
-        np_value = np.asarray(value)
+        np_value = _rectangular(value) if isinstance(value, list | tuple) else np.asarray(value)
         try:
             arr = np_value.astype(dtype.as_numpy_dtype, copy=False)
         except (ValueError, TypeError) as e:

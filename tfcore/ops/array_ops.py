@@ -159,23 +159,49 @@ def _reshape(b, x, *, shape):
 
 
 def reshape(tensor, shape, name=None):
-    """``tf.reshape``; one dimension may be -1."""
+    """``tf.reshape``; one dimension may be -1. A size mismatch raises InvalidArgumentError with TF's
+    message (``Input to reshape is a tensor with 6 values, but the requested shape has 8 [Op:Reshape]``)
+    followed by ``(tfcore: input shape [2, 3], dtype int32, requested shape [4, 2])``."""
     t = tensor if type(tensor) is Tensor else as_tensor(tensor)
     shp = shape_tuple(shape, "Reshape")
     n = t._array.size
-    if -1 not in shp:
-        if math.prod(shp) != n or any(d < 0 for d in shp):
-            raise InvalidArgumentError(
-                None, None, f"Reshape: cannot reshape a tensor with {n} elements (shape {list(t.shape)}, "
-                f"dtype {t.dtype.name}) to shape {list(shp)}")
-        return execute(_RESHAPE, (t,), {"shape": shp})
-    known = math.prod(d for d in shp if d != -1)
-    bad = shp.count(-1) > 1 or known == 0 or n % known or known < 0
-    if bad and not (known == 0 and n == 0):
+    try:
+        target = _reshape_target(n, shp)
+    except InvalidArgumentError as e:  # TF's text, then what DESIGN §7 asks for: the shapes and the dtype
+        raise InvalidArgumentError(None, None, f"{e.message} (tfcore: input shape {list(t.shape)}, dtype "
+                                   f"{t.dtype.name}, requested shape {list(shp)})") from None
+    return execute(_RESHAPE, (t,), {"shape": target})
+
+
+def _reshape_target(n, shp):
+    """The shape ``shp`` with its -1 resolved for ``n`` values, after TF's Reshape checks
+    (tensorflow/core/kernels/reshape_op.h), with its messages."""
+    unknown = [i for i, d in enumerate(shp) if d == -1]
+    if len(unknown) > 1:
         raise InvalidArgumentError(
-            None, None, f"Reshape: cannot reshape a tensor with {n} elements (shape {list(t.shape)}, "
-            f"dtype {t.dtype.name}) to shape {list(shp)}")
-    return execute(_RESHAPE, (t,), {"shape": shp})
+            None, None, f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]} [Op:Reshape]")
+    for i, d in enumerate(shp):
+        if d < -1:
+            raise InvalidArgumentError(None, None, f"Size {i} must be non-negative, not {d} [Op:Reshape]")
+    known = math.prod(d for d in shp if d != -1)
+    if not unknown:
+        if known != n:
+            raise InvalidArgumentError(
+                None, None, f"Input to reshape is a tensor with {n} values, but the requested shape has {known} "
+                "[Op:Reshape]")
+        return shp
+    if known == 0:
+        if n != 0:
+            raise InvalidArgumentError(
+                None, None, f"Input to reshape is a tensor with {n} values, but the requested shape has 0 [Op:Reshape]")
+        missing = 1  # TF: an empty tensor reshaped to [0, -1] is [0, 1]
+    elif n % known:
+        raise InvalidArgumentError(
+            None, None, f"Input to reshape is a tensor with {n} values, but the requested shape requires a multiple "
+            f"of {known} [Op:Reshape]")
+    else:
+        missing = n // known
+    return tuple(missing if d == -1 else d for d in shp)
 
 
 _SUM_OP = None  # the "Sum" op (reduce_ops imports this module, so it is looked up on first use)
