@@ -24,6 +24,7 @@ import numpy as np
 from ...distribute.input_lib import worker_batches, worker_rows
 from ...framework import context as _ctx
 from ...framework import nest
+from ...framework.pandas_interop import is_pandas, to_model_input_numpy
 from ...framework.tensor import Tensor, is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import Variable
@@ -92,6 +93,8 @@ def _to_numpy(v):
         return v
     if is_tensor(v):
         return v.numpy()
+    if is_pandas(v):  # a DataFrame, or a Series as a (n, 1) column (Keras 3's pandas adapter)
+        return to_model_input_numpy(v)
     if hasattr(v, "__array__") or isinstance(v, list | float | int):
         return np.asarray(v)
     raise ValueError(f"Failed to find data adapter that can handle input: {type(v)}")
@@ -99,7 +102,7 @@ def _to_numpy(v):
 
 def _is_array_structure(data):
     leaves = nest.flatten(data)
-    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic | Variable)
+    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic | Variable) or is_pandas(v)
                or (isinstance(v, list | float | int) and not isinstance(v, bool)) for v in leaves)
 
 
