@@ -110,7 +110,7 @@ def titanic_csv(path="train.csv", n=200, seed=5):
     return path
 
 
-def traffic_volume_csv_gz(path="Metro_Interstate_Traffic_Volume.csv.gz", n=1500, seed=6):
+def traffic_volume_csv_gz(path="Metro_Interstate_Traffic_Volume.csv.gz", n=600, seed=6):
     """Writes the gzipped Metro Interstate traffic CSV (holiday, temp, rain_1h, snow_1h, clouds_all,
     weather_main, weather_description, date_time, traffic_volume; header row) and returns its path."""
     import gzip
@@ -129,7 +129,7 @@ def traffic_volume_csv_gz(path="Metro_Interstate_Traffic_Volume.csv.gz", n=1500,
     return path
 
 
-def fonts_csvs(directory="fonts", n_fonts=6, rows=40, seed=7):
+def fonts_csvs(directory="fonts", n_fonts=4, rows=12, seed=7):
     """Writes ``directory/<FONT>.csv`` files as the UCI fonts archive extracts (font, fontVariant, m_label,
     strength, italic, orientation, m_top, m_left, originalH, originalW, h, w, then the 400 pixels
     ``r0c0`` .. ``r19c19``; header row) and returns the directory."""
