@@ -98,13 +98,14 @@ def test_string_lookup_in_a_model_trains_on_many_batches_without_specialising_th
     the step is not re-traced per batch (before: the trace read the tokens in Python, a guard per value,
     and fit failed after 64 batches)."""
     rng = np.random.default_rng(0)
+    tf.keras.utils.set_random_seed(0)
     letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
     tokens = rng.choice(letters, size=(400, 1)).astype(object)  # ~200 batches of distinct token pairs
     y = (tokens[:, 0] == "a").astype(np.float32)
     inp = tf.keras.Input(shape=(1,), dtype=tf.string)
     x = tf.keras.layers.StringLookup(vocabulary=letters, output_mode="one_hot")(inp)
     model = tf.keras.Model(inp, tf.keras.layers.Dense(1)(x))
-    model.compile(optimizer=tf.keras.optimizers.Adam(0.1), loss="mse")
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.2), loss="mse")
     history = model.fit(tokens, y, epochs=3, batch_size=2, verbose=0)
     assert history.history["loss"][-1] < 0.1, history.history
     np.testing.assert_allclose(model.predict(np.array([["a"], ["b"]], dtype=object), verbose=0)[:, 0], [1, 0],
@@ -165,3 +166,35 @@ def test_snapshot_refuses_an_unknown_compression_and_custom_functions(tmp_path):
         ds.snapshot(str(tmp_path / "s"), compression="LZ4")
     with pytest.raises(NotImplementedError, match="reader_func"):
         ds.snapshot(str(tmp_path / "s"), reader_func=lambda datasets: datasets)
+
+
+# -- rejection_resample (guide/data) ------------------------------------------------------------------------
+def _imbalanced(n0=900, n1=100):
+    return tf.data.Dataset.from_tensor_slices(np.array([0] * n0 + [1] * n1, np.int64)).shuffle(1000, seed=0)
+
+
+@pytest.mark.parametrize("initial_dist", [None, [0.9, 0.1]])
+def test_rejection_resample_balances_the_classes_as_tf_does(initial_dist):
+    """TF 2.21 on these 900/100 examples to [0.5, 0.5]: ~240-270 (class, element) pairs, class mean ~0.47
+    (it stops when a pass ends); before: no Dataset.rejection_resample."""
+    out = _imbalanced().rejection_resample(lambda x: x, target_dist=[0.5, 0.5], initial_dist=initial_dist, seed=1)
+    pairs = [(int(c), int(x)) for c, x in out]
+    assert all(c == x for c, x in pairs)  # (class, element)
+    classes = np.array([c for c, _ in pairs])
+    assert 150 < len(classes) < 350 and 0.35 < classes.mean() < 0.65, (len(classes), classes.mean())
+
+
+def test_experimental_rejection_resample_applies_and_keeps_the_element_structure():
+    ds = tf.data.Dataset.from_tensor_slices(({"x": np.arange(20.0)}, np.arange(20) % 2))
+    out = ds.apply(tf.data.experimental.rejection_resample(lambda f, y: y, target_dist=[0.5, 0.5], seed=0))
+    cls_spec, (features_spec, label_spec) = out.element_spec
+    assert cls_spec.dtype == label_spec.dtype and features_spec["x"].dtype == tf.float64
+    for cls, (_features, label) in out.take(3):
+        assert int(cls) == int(label)
+
+
+def test_rejection_resample_rejects_a_target_that_is_not_a_distribution():
+    with pytest.raises(ValueError, match="target_dist"):
+        _imbalanced().rejection_resample(lambda x: x, target_dist=[0.7, 0.7])
+    with pytest.raises(ValueError, match="initial_dist"):
+        _imbalanced().rejection_resample(lambda x: x, target_dist=[0.5, 0.5], initial_dist=[1.0])

@@ -306,6 +306,13 @@ class DatasetV2:
 
         return CacheDataset(self, filename)
 
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        """``Dataset.rejection_resample``: ``(class, element)`` pairs resampled so that classes follow
+        ``target_dist`` (``initial_dist`` is the input's class distribution, estimated when None)."""
+        from .resampling import rejection_resample
+
+        return rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
     def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
         """``Dataset.snapshot``: persist the elements of the first complete pass under the directory
         ``path``; later iterations (also in another process) read them from there instead of the input.
