@@ -18,7 +18,7 @@ from ..framework import dtypes
 from ..framework.tensor_conversion import convert_to_tensor
 from ..io.codec_ops import decode_csv
 from .options import AUTOTUNE
-from .readers import TextLineDataset
+from .readers import TextLineDataset, _open
 
 __all__ = ["CsvDataset", "make_csv_dataset"]
 
@@ -90,10 +90,18 @@ def _fits(value, dt):
         return False
 
 
-def _infer_types(filename, n_columns, field_delim, na_value, header, rows, encoding):
+def _open_text(filename, compression_type, encoding):
+    """A CSV file as text, decompressed as ``compression_type`` ('GZIP', 'ZLIB', None/'') says: the
+    header and type inference read it as ``CsvDataset`` does."""
+    import io
+
+    return io.TextIOWrapper(_open(filename, compression_type), encoding=encoding, newline="")
+
+
+def _infer_types(filename, n_columns, field_delim, na_value, header, rows, encoding, compression_type=None):
     """TF's inference: the first of int32, int64, float32, float64 that parses every value, else string."""
     best = [0] * n_columns  # index into _INFERENCE_ORDER; len() means string
-    with open(filename, encoding=encoding, newline="") as f:
+    with _open_text(filename, compression_type, encoding) as f:
         reader = csv.reader(f, delimiter=field_delim)
         if header:
             next(reader, None)
@@ -128,7 +136,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     if column_names is None:
         if not header:
             raise ValueError("Expected `column_names` or `header` argument to be set.")
-        with open(files[0], encoding=encoding, newline="") as f:
+        with _open_text(files[0], compression_type, encoding) as f:
             column_names = next(csv.reader(f, delimiter=field_delim), [])
     column_names = list(column_names)
     if len(set(column_names)) != len(column_names):
@@ -145,7 +153,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
         raise ValueError(f"`label_name` provided must be one of the columns: {names}. Received: {label_name}.")
     if column_defaults is None:
         types = _infer_types(files[0], len(column_names), field_delim, na_value, header, num_rows_for_inference,
-                             encoding)
+                             encoding, compression_type)
         column_defaults = [_record_default(types[i]) for i in picked]
     elif len(column_defaults) != len(picked):
         raise ValueError(f"The number of `column_defaults` ({len(column_defaults)}) must match the number of "

@@ -308,6 +308,36 @@ class DatasetV2:
 
         return CacheDataset(self, filename)
 
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        """``Dataset.rejection_resample``: ``(class, element)`` pairs resampled so that classes follow
+        ``target_dist`` (``initial_dist`` is the input's class distribution, estimated when None)."""
+        from .resampling import rejection_resample
+
+        return rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """``Dataset.snapshot``: persist the elements of the first complete pass under the directory
+        ``path``; later iterations (also in another process) read them from there instead of the input.
+
+        tfcore writes the snapshot as one file-cache shard in ``path`` (the checksummed format of
+        ``cache(filename)``; ``compression`` 'AUTO', 'GZIP', 'SNAPPY' or None is accepted and the data are
+        stored uncompressed). TF keys snapshots by the input pipeline's fingerprint; tfcore keeps one per
+        ``path``, so a different pipeline needs its own directory. Custom ``reader_func``/``shard_func``
+        are refused with NotImplementedError rather than ignored.
+        """
+        import os
+
+        if compression not in ("AUTO", "GZIP", "SNAPPY", "NONE", None, ""):
+            raise ValueError(f"snapshot: unsupported compression {compression!r}; expected 'AUTO', 'GZIP', "
+                             "'SNAPPY' or None")
+        if reader_func is not None or shard_func is not None:
+            raise NotImplementedError("snapshot: custom reader_func/shard_func are not supported by tfcore")
+        path = os.fsdecode(path)
+        os.makedirs(path, exist_ok=True)
+        CacheDataset = _impl("CacheDataset")
+
+        return CacheDataset(self, os.path.join(path, "snapshot"))
+
     def apply(self, transformation_func):
         """``transformation_func(self)``, which must return a dataset."""
         ds = transformation_func(self)

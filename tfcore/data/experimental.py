@@ -28,6 +28,7 @@ __all__ = [
     "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions", "ThreadingOptions", "Optional", "DatasetSpec",
     "cardinality", "assert_cardinality", "enumerate_dataset", "shuffle_and_repeat", "ignore_errors", "scan",
     "unbatch", "take_while", "unique", "get_single_element", "sample_from_datasets", "choose_from_datasets",
+    "rejection_resample",
     "from_list", "map_and_batch", "dense_to_ragged_batch", "Counter", "enable_debug_mode", "CsvDataset",
     "make_csv_dataset",
 ]
@@ -81,6 +82,11 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
 
 def get_single_element(dataset):
     return dataset.get_single_element()
+
+
+def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+    """``tf.data.experimental.rejection_resample``: for ``dataset.apply``."""
+    return lambda dataset: dataset.rejection_resample(class_func, target_dist, initial_dist, seed)
 
 
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):

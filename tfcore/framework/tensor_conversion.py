@@ -13,6 +13,8 @@ from . import context as _ctx
 from . import dtypes
 from . import tensor_conversion_registry as _registry
 from .errors import InvalidArgumentError
+from .pandas_interop import is_pandas
+from .pandas_interop import to_numpy as pandas_to_numpy
 from .tensor import Tensor
 
 _I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
@@ -53,6 +55,8 @@ def infer_dtype(value):
         if kind in "USO":
             return dtypes.string
     if hasattr(value, "__array__") or hasattr(value, "__cuda_array_interface__"):
+        if is_pandas(value):  # a DataFrame (NumPy's common dtype of its columns) or Series (maybe of
+            return dtypes.from_numpy(pandas_to_numpy(value).dtype)  # pandas' own StringDtype): its values
         return dtypes.from_numpy(np.dtype(value.dtype))
     raise TypeError(f"Cannot convert {value!r} to a tensor: unsupported type {type(value).__name__}")
 

@@ -19,6 +19,8 @@ import numpy as np
 
 from ...framework import deferred, dtypes, nest
 from ...framework.context import name_scope as _name_scope
+from ...framework.pandas_interop import is_pandas
+from ...framework.pandas_interop import to_numpy as pandas_to_numpy
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape, as_shape
@@ -630,6 +632,8 @@ class Layer(Module):
             return x
         elif isinstance(x, np.ndarray | np.generic | list | float | int):
             t = convert_to_tensor(x)
+        elif is_pandas(x):  # a DataFrame or Series, as Keras accepts: its NumPy values
+            t = convert_to_tensor(pandas_to_numpy(x))
         else:
             return x
         if self._autocast and t._dtype is not self._dtype and t._dtype.is_floating and self._dtype.is_floating:

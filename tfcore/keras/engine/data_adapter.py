@@ -25,6 +25,7 @@ import numpy as np
 from ...distribute.input_lib import worker_batches, worker_rows
 from ...framework import context as _ctx
 from ...framework import nest
+from ...framework.pandas_interop import is_pandas, to_model_input_numpy
 from ...framework.sparse_tensor import SparseTensor
 from ...framework.tensor import Tensor, is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
@@ -87,21 +88,15 @@ def place_batch(batch, dev=None):
 
 # -- array inputs ----------------------------------------------------------------------------------
 
-def _is_pandas(v):
-    """A pandas ``DataFrame`` or ``Series`` (told by its class's module: pandas is not imported here)."""
-    module = type(v).__module__
-    return (module == "pandas" or module.startswith("pandas.")) and hasattr(v, "to_numpy") and hasattr(v, "shape")
-
-
 def _to_numpy(v):
     if v is None:
         return None
     if isinstance(v, np.ndarray):
         return v
-    if _is_pandas(v):
-        return v.to_numpy()  # positions, not the index's labels, from here on (as Keras 3)
     if is_tensor(v):
         return v.numpy()
+    if is_pandas(v):  # a DataFrame, or a Series as a (n, 1) column (Keras 3's pandas adapter)
+        return to_model_input_numpy(v)
     if hasattr(v, "__array__") or isinstance(v, list | float | int):
         return np.asarray(v)
     raise ValueError(f"Failed to find data adapter that can handle input: {type(v)}")
@@ -109,7 +104,7 @@ def _to_numpy(v):
 
 def _is_array_structure(data):
     leaves = nest.flatten(data)
-    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic | Variable) or _is_pandas(v)
+    return all(v is None or isinstance(v, np.ndarray | Tensor | np.generic | Variable) or is_pandas(v)
                or (isinstance(v, list | float | int) and not isinstance(v, bool)) for v in leaves)
 
 
@@ -125,7 +120,7 @@ def _arrays(structure):
     if isinstance(structure, dict):
         return {k: _arrays(v) for k, v in structure.items()}
     if isinstance(structure, list | tuple) and structure and (isinstance(
-            structure[0], np.ndarray | Tensor | list | dict) or _is_pandas(structure[0])) \
+            structure[0], np.ndarray | Tensor | list | dict) or is_pandas(structure[0])) \
             and not _is_rectangular_numbers(structure):
         return type(structure)(_arrays(v) for v in structure)
     return _to_numpy(structure)

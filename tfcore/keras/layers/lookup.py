@@ -11,7 +11,7 @@ import collections
 
 import numpy as np
 
-from ...framework import dtypes
+from ...framework import dtypes, tracing
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...ops._farmhash import fingerprint64
@@ -259,6 +259,13 @@ class IndexLookup(Layer):
         return out.reshape(arr.shape)
 
     def call(self, inputs):
+        if isinstance(inputs, Tensor):
+            # One host node in a traced graph (a train step, a Dataset.map), replayed on each batch's
+            # tokens: reading them in Python while tracing would specialise the graph to one batch.
+            return tracing.call_python(self._lookup, [inputs], stateful=False, name="Lookup")
+        return self._lookup(inputs)
+
+    def _lookup(self, inputs):
         arr = host_array(inputs)
         if self.invert:
             return convert_to_tensor(self._invert(arr))

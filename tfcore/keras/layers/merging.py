@@ -2,6 +2,8 @@
 
 import functools
 
+import numpy as np
+
 from ...framework import dtypes
 from ...framework.tensor_shape import TensorShape
 from ...ops import array_ops, math_ops, reduce_ops
@@ -126,6 +128,9 @@ class Concatenate(_Merge):
                                  f"concatenation axis. Received: input_shape={[tuple(s) for s in shapes]}")
 
     def _merge(self, inputs):
+        common = _concat_dtype([x.dtype for x in inputs])
+        if common is not None:  # Keras 3 promotes (ops.concatenate): int64 and float32 columns give float32
+            inputs = [x if x.dtype == common else math_ops.cast(x, common) for x in inputs]
         return array_ops.concat(inputs, axis=self.axis)
 
     def compute_output_shape(self, input_shape):
@@ -172,3 +177,20 @@ def minimum(inputs, **kwargs):
 
 def concatenate(inputs, axis=-1, **kwargs):
     return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def _concat_dtype(input_dtypes):
+    """The dtype Keras 3's ``ops.concatenate`` gives inputs of mixed numeric dtypes, None when they agree
+    (or are not all numeric, which ``concat`` then rejects naming them).
+
+    Keras follows JAX's promotion: with a float among them the widest float wins (an integer or bool
+    input becomes that float); integers alone give NumPy's common integer type.
+    """
+    kinds = set(input_dtypes)
+    if len(kinds) < 2 or not all(d.is_floating or d.is_integer or d.is_bool for d in kinds):
+        return None
+    floats = [d for d in kinds if d.is_floating]
+    if floats:
+        return max(floats, key=lambda d: d.size)
+    return dtypes.as_dtype(np.result_type(*[d.as_numpy_dtype for d in kinds]))
+
