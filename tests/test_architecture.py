@@ -150,8 +150,8 @@ def test_no_implementation_overrides_by_import_order():
 LAYERS = (
     ("backend", "kernels"),
     ("framework", "module"),
-    ("ops", "autodiff", "config", "ragged", "nn"),
-    ("function",),
+    ("ops", "autodiff", "config", "nn"),
+    ("function", "ragged"),
     ("data", "saving", "io", "summary"),
     ("distribute",),
     ("keras",),

@@ -19,7 +19,7 @@ def _arguments(p):
 
 @command("export", "export a saved Keras model to ONNX, TFLite or TensorFlow.js", _arguments)
 def run(args):
-    from ..keras.saving.keras_format import load_model
+    from ..keras.saving.saving_api import load_model
 
     if not os.path.isfile(args.model):
         raise SystemExit(f"tfcore export: error: --model {args.model}: no such file")

@@ -12,4 +12,4 @@ from . import mixed_precision
 
 from .engine import model as _model_engine
 
-_model_engine.register_model_io(saving.keras_format)  # Model.save / to_json / *.weights.h5 (keras/saving)
+_model_engine.register_model_io(saving.saving_api)  # Model.save / to_json / *.weights.h5 (keras/saving)

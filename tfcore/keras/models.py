@@ -3,8 +3,9 @@
 from .engine.model import Functional, Model
 from .engine.sequential import Sequential
 from .layers.serialization import deserialize, register, serialize
-from .saving.keras_format import load_model, model_from_config, model_from_json
-from .saving.keras_format import save_model as _save_model
+from .saving.keras_format import model_from_config, model_from_json
+from .saving.saving_api import load_model
+from .saving.saving_api import save_model as _save_model
 
 __all__ = ["Model", "Functional", "Sequential", "clone_model", "load_model", "save_model", "model_from_json",
            "model_from_config"]

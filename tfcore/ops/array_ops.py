@@ -170,7 +170,9 @@ def reshape(tensor, shape, name=None):
     except InvalidArgumentError as e:  # TF's text, then what DESIGN §7 asks for: the shapes and the dtype
         raise InvalidArgumentError(None, None, f"{e.message} (tfcore: input shape {list(t.shape)}, dtype "
                                    f"{t.dtype.name}, requested shape {list(shp)})") from None
-    return execute(_RESHAPE, (t,), {"shape": target})
+    # The -1 stays in the attribute (a traced graph, and a SavedModel, reshape each batch size), except for
+    # an empty tensor, where NumPy cannot resolve it and TF gives 1.
+    return execute(_RESHAPE, (t,), {"shape": target if n == 0 else shp})
 
 
 def _reshape_target(n, shp):

@@ -648,10 +648,6 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
     """Write ``model`` to a ``.keras`` zip (atomically)."""
     h5py = _h5py()
     filepath = os.fspath(filepath)
-    if filepath.endswith((".h5", ".hdf5")):  # Keras 2's legacy whole-model HDF5 file, as Keras 3 still writes it
-        from .legacy_h5_format import save_model_to_hdf5
-
-        return save_model_to_hdf5(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
     if not filepath.endswith(".keras"):
         raise ValueError("Invalid filepath extension for saving. Please add a `.keras` extension for the native "
                          f"Keras format. Received: filepath={filepath}. Use `tf.saved_model.save` to export a "
@@ -692,10 +688,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if not os.path.isfile(filepath):
         raise NotFoundError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.keras` "
                             "zip file.")
-    if filepath.endswith((".h5", ".hdf5")):
-        from .legacy_h5_format import load_model_from_hdf5
-
-        return load_model_from_hdf5(filepath, custom_objects=custom_objects, compile=compile)
     if not filepath.endswith(".keras"):
         raise ValueError(f"File format not supported: filepath={filepath}. tfcore loads Keras 3 `.keras` files "
                          "(use tf.saved_model.load for SavedModels, tf.train.Checkpoint for checkpoints).")
