@@ -2,7 +2,7 @@
 
 The pip wheels ``nvidia-cuda-nvrtc-cu12`` (libnvrtc) and ``nvidia-cuda-nvcc-cu12`` (ptxas) are
 found inside the installed ``nvidia`` namespace package; libnvrtc is preloaded with ctypes so
-that ``cupy_backends.cuda.libs.nvrtc`` can bind to it even when no CUDA toolkit is installed.
+that tfcore binds to it (ctypes, no CuPy needed) even when no CUDA toolkit is installed.
 Used by the CuPy kernel library (a cubin for the device's architecture, loaded by ``cupy.RawModule``;
 the PTX of the same compile gives the kernels' parameter lists), the NVRTC compile tests and the
 ptxas register/spill report.
@@ -65,15 +65,20 @@ LOADED_LIBRARY = [None]  # the libnvrtc path load_nvrtc preloaded (None: the sys
 
 @functools.cache
 def load_nvrtc():
-    """``cupy_backends.cuda.libs.nvrtc`` with libnvrtc loaded (from the pip wheel matching CuPy's CUDA
-    major version when present: ``nvidia-cuda-nvrtc-cu12`` for CUDA 12, ``nvidia-cuda-nvrtc`` 13.x for 13)."""
+    """The NVRTC API: libnvrtc from the pip wheel matching CuPy's CUDA major version when present
+    (``nvidia-cuda-nvrtc-cu12`` for CUDA 12, ``nvidia-cuda-nvrtc`` 13.x for 13), bound with ctypes
+    (:class:`~tfcore.backend.nvrtc_ctypes.NvrtcLibrary`: no CuPy needed to compile); else CuPy's binding
+    of the system's NVRTC. The wheel's library is loaded process-wide, so CuPy finds the same one."""
+    from .nvrtc_ctypes import NvrtcLibrary
+
     for lib in wheel_library_candidates(_cupy_cuda_major()):
         try:
             ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
-        except OSError:
+            binding = NvrtcLibrary(lib)
+        except (OSError, AttributeError):
             continue
         LOADED_LIBRARY[0] = lib
-        break
+        return binding
     from cupy_backends.cuda.libs import nvrtc
 
     return nvrtc

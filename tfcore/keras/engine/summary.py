@@ -1,4 +1,6 @@
-"""``model.summary()``: the table TF 2 prints (layer and type, output shape, params, connections)."""
+"""``model.summary()``: the table Keras 3 (TF 2.21) prints (layer and type, output shape, params, connections)."""
+
+import shutil
 
 import numpy as np
 
@@ -12,7 +14,7 @@ def _shape_text(layer, in_model):
     from .input_layer import InputLayer
 
     if isinstance(layer, InputLayer):
-        return str([layer._batch_input_shape])
+        return str(tuple(layer._batch_input_shape))
     nodes = [n for n in layer._inbound_nodes if in_model(n)] or layer._inbound_nodes
     if not nodes:
         return "multiple"
@@ -25,28 +27,6 @@ def _shape_text(layer, in_model):
 def _shape_value(node):
     shapes = [tuple(t.shape.as_list()) for t in node.flat_outputs]
     return shapes[0] if len(shapes) == 1 else shapes
-
-
-def _print_row(fields, positions, print_fn):
-    left = [str(x) for x in fields]
-    while any(left):
-        line = ""
-        for col in range(len(left)):
-            start = positions[col - 1] if col > 0 else 0
-            end = positions[col]
-            space = 2 if col != len(positions) - 1 else 0
-            cutoff = end - start - space
-            fit = left[col][:cutoff]
-            candidates = [fit.find(x) + len(x) for x in ("),", "},", "],", "',") if fit.find(x) >= 0]
-            if candidates:
-                cutoff = min(candidates)
-                fit = fit[:cutoff]
-            if col == 0:
-                line += " "
-            line += fit + " " * space
-            left[col] = left[col][cutoff:]
-            line += " " * (positions[col] - len(line))
-        print_fn(line)
 
 
 def is_sequential_like(model):
@@ -65,10 +45,90 @@ def is_sequential_like(model):
     return all(len([n for n in lay._inbound_nodes if id(n) in graph.node_ids()]) <= 1 for lay in graph.layers)
 
 
+def _memory(weights):
+    """Bytes the weights take (Keras 3's ``weight_memory_size``)."""
+    return sum(int(np.prod(w.shape.as_list())) * np.dtype(w.dtype.as_numpy_dtype).itemsize for w in weights)
+
+
+def readable_memory_size(size):
+    """``92.00 B``, ``31.25 KB``, ... (Keras 3's ``readable_memory_size``)."""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size / 1024 < 1:
+            return f"{size:.2f} {unit}"
+        size /= 1024
+    return f"{size:.2f} PB"
+
+
+def _column_widths(line_length, positions):
+    """Keras 3 asks rich for these widths; rich then takes the table's borders out of them, one character
+    at a time from the left (``rich._ratio.ratio_reduce`` with equal ratios, Python's rounding)."""
+    widths, current = [], 0
+    for pos in positions:
+        width = (int(pos * line_length) if pos <= 1 else int(pos)) - current
+        if width < 4:
+            raise ValueError("Insufficient console width to print summary.")
+        widths.append(width)
+        current += width
+    excess = sum(widths) - (line_length - len(widths) - 1)
+    ratio_left, out = len(widths), []
+    for w in widths:
+        cut = min(w, round(excess / ratio_left)) if excess > 0 else 0
+        out.append(w - cut)
+        excess -= cut
+        ratio_left -= 1
+    return out
+
+
+def _wrap(text, width):
+    """A cell's lines: words wrapped at ``width``, a word longer than the cell cut with an ellipsis (rich)."""
+    lines, line = [], ""
+    for word in str(text).split(" "):
+        if len(word) > width:
+            word = word[:width - 1] + "\u2026"
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return lines
+
+
+def _table(header, rows, widths, right):
+    """The box-drawn table Keras 3 prints through rich (HEAVY_HEAD box, a line between rows)."""
+    def rule(left, mid, right_end, fill):
+        return left + mid.join(fill * w for w in widths) + right_end
+
+    def cells(fields, bar):
+        wrapped = [_wrap(f, w - 2) for f, w in zip(fields, widths)]
+        height = max(len(c) for c in wrapped)
+        out = []
+        for i in range(height):
+            parts = []
+            for col, (c, w) in enumerate(zip(wrapped, widths)):
+                text = c[i] if i < len(c) else ""
+                parts.append(" " + (text.rjust(w - 2) if col in right else text.ljust(w - 2)) + " ")
+            out.append(bar + bar.join(parts) + bar)
+        return out
+
+    lines = [rule("\u250f", "\u2533", "\u2513", "\u2501"), *cells(header, "\u2503"),
+             rule("\u2521", "\u2547", "\u2529", "\u2501")]
+    for i, row in enumerate(rows):
+        if i:
+            lines.append(rule("\u251c", "\u253c", "\u2524", "\u2500"))
+        lines += cells(row, "\u2502")
+    lines.append(rule("\u2514", "\u2534", "\u2518", "\u2500"))
+    return lines
+
+
 def print_summary(model, line_length=None, positions=None, print_fn=None, expand_nested=False,
                   show_trainable=False, layer_range=None):
-    """Print (or pass each line to ``print_fn``) the Keras summary table of ``model``."""
-    print_fn = print_fn or print
+    """Print the Keras 3 summary table of ``model`` (or pass the whole text to ``print_fn``, as Keras 3 does).
+
+    The layout is Keras 3's (``keras/src/utils/summary_utils.py``): a box-drawn table 88 characters wide at
+    most (108 with a "Connected to" column), narrowed to the terminal less 4, then the parameter counts
+    with their memory sizes, and the optimizer's once it has built its variables.
+    """
     sequential_like = is_sequential_like(model)
     graph = getattr(model, "_graph", None)
     node_ids = graph.node_ids() if graph is not None else set()
@@ -77,44 +137,50 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
         return id(node) in node_ids
 
     if sequential_like:
-        line_length = line_length or 65
-        positions = positions or [0.45, 0.85, 1.0]
+        default_length = 88
+        positions = positions or [0.45, 0.80, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #"]
+        right = {2}
     else:
-        line_length = line_length or 98
-        positions = positions or [0.33, 0.55, 0.67, 1.0]
+        default_length = 108
+        positions = positions or [0.3, 0.56, 0.74, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
-    if positions[-1] <= 1:
-        if any(not layer.built for layer in model.layers):  # room for "0 (unbuilt)" in the last column
-            line_length += 2
-        positions = [int(line_length * p) for p in positions]
+        right = {2}
     if show_trainable:
-        line_length += 11
-        positions.append(line_length)
+        default_length += 12
+        positions = [p * 0.90 for p in positions] + [1.0]
         header.append("Trainable")
+    line_length = line_length or min(default_length, shutil.get_terminal_size().columns - 4)
+    widths = _column_widths(line_length, positions)
 
-    layers = model.layers
-    print_fn(f'Model: "{model.name}"')
-    print_fn("_" * line_length)
-    _print_row(header, positions, print_fn)
-    print_fn("=" * line_length)
-    for layer in layers:
-        params = layer.count_params() if layer.built else "0 (unbuilt)"  # Keras 3's text for an unbuilt layer
+    rows = []
+    for layer in model.layers:
+        params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
         shape = _shape_text(layer, in_model) if layer.built or layer._inbound_nodes else "?"
         fields = [f"{layer.name} ({type(layer).__name__})", shape, params]
         if not sequential_like:
-            fields.append(_connections(layer, in_model))
+            fields.append(", ".join(_connections(layer, in_model)) or "-")
         if show_trainable:
-            fields.append("Y" if layer.trainable else "N")
-        _print_row(fields, positions, print_fn)
-        print_fn(" " * line_length)
-    print_fn("=" * line_length)
-    trainable = _count(model.trainable_weights)
-    non_trainable = _count(model.non_trainable_weights)
-    print_fn(f"Total params: {trainable + non_trainable:,}")
-    print_fn(f"Trainable params: {trainable:,}")
-    print_fn(f"Non-trainable params: {non_trainable:,}")
-    print_fn("_" * line_length)
+            fields.append(("Y" if layer.trainable else "N") if layer.weights else "-")
+        rows.append(fields)
+
+    trainable, non_trainable = model.trainable_weights, model.non_trainable_weights
+    optimizer = getattr(model, "optimizer", None)
+    built = getattr(model, "_is_compiled", False) and getattr(optimizer, "built", False)
+    opt_vars = list(optimizer.variables) if built else []
+    total = _count(trainable) + _count(non_trainable) + _count(opt_vars)
+    total_bytes = _memory(trainable) + _memory(non_trainable) + _memory(opt_vars)
+    lines = [f'Model: "{model.name}"', *_table(header, rows, widths, right),
+             f" Total params: {total:,} ({readable_memory_size(total_bytes)})",
+             f" Trainable params: {_count(trainable):,} ({readable_memory_size(_memory(trainable))})",
+             f" Non-trainable params: {_count(non_trainable):,} ({readable_memory_size(_memory(non_trainable))})"]
+    if opt_vars:
+        lines.append(f" Optimizer params: {_count(opt_vars):,} ({readable_memory_size(_memory(opt_vars))})")
+    text = "\n".join(lines)
+    if print_fn is None:
+        print(text)
+    else:
+        print_fn(text)
 
 
 def _connections(layer, in_model):

@@ -180,6 +180,11 @@ class Optimizer:
         return int(it._value._array) if type(it) is Variable else int(np.asarray(it.numpy()))
 
     @property
+    def built(self):
+        """Whether ``build`` has created the slot variables (Keras 3's ``Optimizer.built``)."""
+        return self._built
+
+    @property
     def variables(self):
         """``[iterations, *slot variables]`` in creation order (callable as ``variables()`` too)."""
         return self._variables
