@@ -200,3 +200,14 @@ def test_history_and_callback_list_validation():
         callbacks.ReduceLROnPlateau(factor=1.5)
     with pytest.raises(ValueError, match="save_freq"):
         callbacks.ModelCheckpoint("x", save_freq="sometimes")
+
+
+def test_model_checkpoint_verbose_says_saving_and_finished_as_keras_3(tmp_path, capsys):
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    path = str(tmp_path / "cp.weights.h5")
+    cb = tf.keras.callbacks.ModelCheckpoint(path, save_weights_only=True, verbose=1)
+    model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=1, verbose=0, callbacks=[cb])
+    out = capsys.readouterr().out
+    assert f"Epoch 1: saving model to {path}" in out
+    assert f"Epoch 1: finished saving model to {path}" in out

@@ -632,6 +632,8 @@ class ModelCheckpoint(Callback, _MonitorMixin):
             os.makedirs(directory, exist_ok=True)
         self._write(written)
         distributed_file_utils.remove_temp_dir_with_filepath(filepath, strategy)
+        if self.verbose > 0:
+            _print(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")  # Keras 3 says both
 
     def _write(self, filepath):
         if self.save_weights_only or not hasattr(self.model, "save"):
