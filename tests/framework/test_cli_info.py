@@ -51,3 +51,6 @@ def test_cuda12_and_cuda13_extras():
     extras = project["optional-dependencies"]
     assert {"cupy-cuda12x>=13", "nvidia-nccl-cu12", "nvidia-cuda-nvrtc-cu12"} <= set(extras["cuda12"])
     assert {"cupy-cuda13x>=13.6", "nvidia-nccl-cu13", "nvidia-cuda-nvrtc>=13,<14"} <= set(extras["cuda13"])
+    # CPU machines compile and check the kernels with NVRTC alone (bound with ctypes): no CuPy in `test`
+    assert not [d for d in extras["test"] if d.startswith("cupy")]
+    assert "nvidia-cuda-nvrtc-cu12" in extras["test"] and "nvidia-cuda-nvcc-cu12" in extras["test"]
