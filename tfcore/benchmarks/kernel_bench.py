@@ -130,7 +130,7 @@ class BenchContext:
         gpus = [d for d in tf.config.list_logical_devices("GPU")]
         backend = None
         if gpus:
-            from .framework.context import context
+            from ..framework.context import context
 
             dev = context.find("GPU", 0)
             backend = dev.backend
