@@ -85,3 +85,16 @@ def tf32_allowed(monkeypatch):
 @pytest.fixture
 def gradcheck():
     return check_gradients
+
+
+@pytest.fixture
+def two_cpus(monkeypatch):
+    """Two logical CPUs (for MirroredStrategy over /cpu:0 and /cpu:1), the context reset around the test."""
+    from tfcore.framework.context import context
+
+    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
+    context.reset_for_tests()
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    yield
+    context.reset_for_tests()

@@ -251,16 +251,6 @@ def test_compile_wraps_the_optimizer_under_mixed_float16_only():
             assert isinstance(model.optimizer.inner_optimizer, tf.keras.optimizers.Adam)
 
 
-@pytest.fixture
-def two_cpus(monkeypatch):
-    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
-    context.reset_for_tests()
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    yield
-    context.reset_for_tests()
-
-
 def test_mirrored_replicas_agree_on_skipping(two_cpus):
     from tfcore.distribute import values
 

@@ -111,12 +111,18 @@ def test_info_ops_lists_the_candidates_per_device(capsys):
     ("BroadcastTo", [np.ones((1, 4), np.float32)], {"shape": (3, 4)}, "broadcast_to_copy"),
 ])
 def test_cpu_fast_paths_are_registered_candidates(op, inputs, attrs, fast):
-    """CPU shortcuts are candidates with their constraints (no ``xp is np`` branches inside generic code):
-    chosen on the CPU where eligible, never on other kinds, and the generic code is the fallback."""
+    """CPU shortcuts live in the op's own CPU kernel (no ``xp is np`` branches inside generic code, and
+    no dispatcher before them on the hot path): chosen on the CPU, never on other kinds; inputs the
+    shortcut does not take (empty, a large broadcast) get the generic code's result."""
     with tf.device("/CPU:0"):
         assert kernel_for(op, inputs, attrs).name == fast
         empty_or_big = ([np.ones((0, 4), np.float32)], {"axis": (1,), "keepdims": False}) if op == "Mean" else (
             ([np.ones((0, 4), np.float64)], {}) if op == "Softmax" else
             ([np.ones((1, 4), np.float32)], {"shape": (1 << 17, 4)}))
-        assert kernel_for(op, *empty_or_big).name != fast
+        got = execute(REGISTRY[op], [tf.constant(a) for a in empty_or_big[0]], empty_or_big[1]).numpy()
+        x = empty_or_big[0][0]
+        want = (np.mean(x, axis=1) if op == "Mean" else x if op == "Softmax"
+                else np.broadcast_to(x, empty_or_big[1]["shape"]))
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
     assert fast not in " ".join(describe_kernels(op).get("cuda", []))

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.framework.context import context
 
 
 # -- tf.data: TFRecordDataset(...).map(parse_*) ------------------------------------------------------------
@@ -127,16 +126,6 @@ def test_keras_file_with_loss_and_metric_objects_reloads_and_trains(tmp_path):
 
 
 # -- tf.function on a distributed dataset's batches --------------------------------------------------------
-@pytest.fixture
-def two_cpus(monkeypatch):
-    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
-    context.reset_for_tests()
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    yield
-    context.reset_for_tests()
-
-
 def test_tf_function_traces_once_for_distributed_batches_and_uses_each_batch(two_cpus):
     """TF keys a PerReplica argument by its TypeSpec: one trace for equal-shaped batches (before: a trace
     per call, keyed by the object's id). Each call must see its own batch (a trace replayed with the first

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.framework.context import context
 
 
 # -- tf.random.Generator (guide/random_numbers) -------------------------------------------------------------
@@ -46,16 +45,6 @@ def test_generator_state_is_an_int64_variable_that_from_state_and_reset_continue
 def test_a_generator_state_of_the_wrong_shape_is_refused():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Philox state"):
         tf.random.Generator.from_state(np.zeros([3], np.int64))
-
-
-@pytest.fixture
-def two_cpus(monkeypatch):
-    monkeypatch.setenv("TFCORE_EMULATED_GPUS", "0")
-    context.reset_for_tests()
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    yield
-    context.reset_for_tests()
 
 
 def test_a_generator_under_a_mirrored_strategy_checkpoints_its_stream(tmp_path, two_cpus):

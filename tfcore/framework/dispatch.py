@@ -15,6 +15,7 @@ __all__ = ["add_dispatch_support", "add_dispatch_support_to_module", "dispatch_f
            "is_dispatch_supported"]
 
 _DISPATCH_TYPES = ()
+_SEQUENCES = (list, tuple)
 _HANDLERS = {}  # wrapper -> [(types, handler)]
 
 
@@ -26,25 +27,6 @@ def register_dispatch_type(cls):
     return cls
 
 
-def _dispatchable(value):
-    types = _DISPATCH_TYPES
-    if isinstance(value, types):
-        return True
-    if type(value) in (list, tuple):
-        return any(isinstance(v, types) for v in value)
-    return False
-
-
-def _first_dispatch_type(args, kwargs):
-    for v in args:
-        if _dispatchable(v):
-            return v
-    for v in kwargs.values():
-        if _dispatchable(v):
-            return v
-    return None
-
-
 def add_dispatch_support(fn):
     """``fn`` wrapped so that calls with a registered composite argument go to that type's handler."""
     if getattr(fn, "_tf_dispatch_target", None) is not None:
@@ -53,10 +35,14 @@ def add_dispatch_support(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         handlers = _HANDLERS.get(wrapper)
-        if handlers and _first_dispatch_type(args, kwargs) is not None:
-            for types, handler in handlers:
-                if any(_has_type(v, types) for v in (*args, *kwargs.values())):
-                    return handler(*args, **kwargs)
+        if handlers:  # the scan inlined: every public op call pays it
+            types = _DISPATCH_TYPES
+            for v in (*args, *kwargs.values()) if kwargs else args:
+                if isinstance(v, types) or (type(v) in _SEQUENCES and any(isinstance(e, types) for e in v)):
+                    for handled, handler in handlers:
+                        if any(_has_type(a, handled) for a in (*args, *kwargs.values())):
+                            return handler(*args, **kwargs)
+                    break
         return fn(*args, **kwargs)
 
     wrapper._tf_dispatch_target = fn

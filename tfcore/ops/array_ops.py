@@ -165,6 +165,14 @@ def reshape(tensor, shape, name=None):
     t = tensor if type(tensor) is Tensor else as_tensor(tensor)
     shp = shape_tuple(shape, "Reshape")
     n = t._array.size
+    if n and min(shp, default=0) >= -1:  # the common cases, checked here; errors and empty tensors below
+        if -1 not in shp:
+            if math.prod(shp) == n:
+                return execute(_RESHAPE, (t,), {"shape": shp})
+        elif shp.count(-1) == 1:
+            known = -math.prod(shp)
+            if known > 0 and not n % known:
+                return execute(_RESHAPE, (t,), {"shape": shp})
     try:
         target = _reshape_target(n, shp)
     except InvalidArgumentError as e:  # TF's text, then what DESIGN §7 asks for: the shapes and the dtype
@@ -247,14 +255,13 @@ def _broadcast_to(b, x, *, shape):
     return b.xp.broadcast_to(x, shape)
 
 
-def _small_broadcast(x, *, shape):
-    return math.prod(shape) <= _SMALL_BROADCAST
-
-
-@_BROADCAST_TO.kernel("cpu", supports=_small_broadcast, priority=1, name="broadcast_to_copy")
-def _broadcast_to_copy(b, x, *, shape):
-    """np.broadcast_to costs ~2.5 us in Python-level checks; a small copy is ~4x cheaper (and writable,
-    like TF's materialised BroadcastTo). Shape errors raise ValueError alike."""
+@_BROADCAST_TO.kernel("cpu", name="broadcast_to_copy")
+def _broadcast_to_cpu(b, x, *, shape):
+    """Small results: a copy (np.broadcast_to costs ~2.5 us in Python-level checks; a small copy is ~4x
+    cheaper, and writable, like TF's materialised BroadcastTo; shape errors raise ValueError alike); large
+    ones: the generic view. The CPU's own kernel, so no dispatcher stands before it."""
+    if math.prod(shape) > _SMALL_BROADCAST:
+        return _broadcast_to(b, x, shape=shape)
     out = np.empty(shape, dtype=x.dtype)
     np.copyto(out, x)
     return out

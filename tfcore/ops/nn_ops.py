@@ -274,13 +274,15 @@ def _softmax(b, x):
     return e
 
 
-def _not_empty(x, **attrs):
-    return x.size > 0
+_UFUNC_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-@SOFTMAX.kernel("cpu", dtypes=(np.float32, np.float64), supports=_not_empty, priority=1, name="softmax_ufunc")
+@SOFTMAX.kernel("cpu", name="softmax_ufunc")
 def _softmax_cpu(b, x):
-    """The ufuncs' reduce directly: ndarray.max/sum add ~1 us of Python each."""
+    """float32/64: the ufuncs' reduce directly (ndarray.max/sum add ~1 us of Python each); the generic code
+    for everything else. The CPU's own kernel, so no dispatcher stands before it."""
+    if x.dtype not in _UFUNC_FLOATS or not x.size:
+        return _softmax(b, x)
     e = np.exp(x - np.maximum.reduce(x, axis=-1, keepdims=True))
     e /= np.add.reduce(e, axis=-1, keepdims=True)
     return e

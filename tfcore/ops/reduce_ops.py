@@ -137,14 +137,16 @@ def _mean(b, x, *, axis, keepdims):
     return xp.mean(x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)
 
 
-def _not_empty(x, **attrs):
-    return x.size > 0
+_UFUNC_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-@_MEAN.kernel("cpu", dtypes=(np.float32, np.float64), supports=_not_empty, priority=1, name="mean_ufunc")
-def _mean_cpu_float(b, x, *, axis, keepdims):
-    """np.mean's own steps (float32/64 sum, then divide by the count) minus its ~5 us of Python."""
-    return np.add.reduce(x, axis=axis, keepdims=keepdims) / math.prod(x.shape[a] for a in axis)
+@_MEAN.kernel("cpu", name="mean_ufunc")
+def _mean_cpu(b, x, *, axis, keepdims):
+    """float32/64: np.mean's own steps (sum, then divide by the count) minus its ~5 us of Python; the
+    generic code for everything else. The CPU's own kernel, so no dispatcher stands before it."""
+    if x.dtype in _UFUNC_FLOATS and x.size:
+        return np.add.reduce(x, axis=axis, keepdims=keepdims) / math.prod(x.shape[a] for a in axis)
+    return _mean(b, x, axis=axis, keepdims=keepdims)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
