@@ -258,6 +258,17 @@ constexpr int block_size() {
     return regs_each >= TFC_ACC_REGS ? 1 : TFC_ACC_REGS / regs_each;
 }
 
+// Wide chunks (NV > 1 vectors of 64 bytes per pixel or filter row) exist on AVX-512 machines only: their
+// 32 vector registers hold NV * block accumulators of TFC_WIDE_ACCS (4 vectors x 8 pixels measured
+// fastest for 3x3 32->64 on one Zen 4 core: 110 GFLOP/s against 61 for one vector x 6 pixels).
+#define TFC_WIDE_ACCS 32
+
+// Pixels (or filter rows) of one block for chunks of NV vectors of CO values.
+template <typename T, int CO, int NV>
+constexpr int block_for() {
+    return NV == 1 ? block_size<T, CO>() : TFC_WIDE_ACCS / NV;
+}
+
 // off[k] for the K = kh*kw*c (tap, input channel) pairs in (i, j, ci) order: the offset of that tap's
 // input value from the window's top-left value in a padded NHWC image row-major (wp columns).
 inline i64 tap_offsets(i64 kh, i64 kw, i64 c, i64 dh, i64 dw, i64 wp, i64* __restrict__ off) {
@@ -268,52 +279,78 @@ inline i64 tap_offsets(i64 kh, i64 kw, i64 c, i64 dh, i64 dw, i64 wp, i64* __res
     return k;
 }
 
-// Calls body.template operator()<B>(start) over [0, count): blocks of B = BIG items (register-blocked
-// work) while they fit, then blocks of 4; a last remainder shorter than 4 is done as one block of 4 that
-// ends at `count` and overlaps the previous one. An item's result does not depend on its block (each
-// sum runs over the same terms in the same order), so the overlap rewrites identical values, and no item
-// is left to the one-chain, latency-bound single path unless `count` < 4.
-template <int BIG, typename Body>
-inline void for_blocks(i64 count, const Body& body) {
-    constexpr int SMALL = BIG >= 4 ? 4 : 1;
-    i64 at = 0;
-    for (; at + BIG <= count; at += BIG) body.template operator()<BIG>(at);
-    for (; at + SMALL <= count; at += SMALL) body.template operator()<SMALL>(at);
-    if (at < count && count >= SMALL) {
-        body.template operator()<SMALL>(count - SMALL);
-        return;
-    }
-    for (; at < count; ++at) body.template operator()<1>(at);
+// Calls body.template operator()<B>(start) for blocks of B items that cover [0, count): as few blocks as
+// blocks of at most BIG need, all of one size B (a compile-time constant picked below), the last one moved
+// back to end at `count` where B does not divide it (its first items are done twice). An item's result
+// does not depend on its block (each sum runs over the same terms in the same order), so the overlap
+// rewrites identical values. Equal blocks keep every block near BIG items (14 pixels with BIG = 8 are two
+// blocks of 7, not 8 + 4 + an overlapping 4), so few items are left to short, latency-bound blocks.
+template <int B, typename Body>
+inline void run_blocks(i64 count, i64 blocks, const Body& body) {
+    for (i64 k = 0; k < blocks; ++k) body.template operator()<B>(std::min<i64>(k * B, count - B));
 }
 
-// PB output pixels of one row, CO channels each (one chunk of the ldo output channels: w's rows and the
-// output pixels are ldo apart): out[q] = (sum_k w[k, :] * x[q * step + off[k]]) + bias, k over the K
-// (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
-template <typename T, int CO, int PB>
+template <int B, typename Body>
+inline void run_blocks_of_size(int size, i64 count, i64 blocks, const Body& body) {
+    if constexpr (B <= 1) {
+        run_blocks<1>(count, blocks, body);
+    } else {
+        if (size == B)
+            run_blocks<B>(count, blocks, body);
+        else
+            run_blocks_of_size<B - 1>(size, count, blocks, body);
+    }
+}
+
+template <int BIG, typename Body>
+inline void for_blocks(i64 count, const Body& body) {
+    if (count <= 0) return;
+    const i64 blocks = (count + BIG - 1) / BIG;
+    run_blocks_of_size<BIG>(static_cast<int>((count + blocks - 1) / blocks), count, blocks, body);
+}
+
+// PB output pixels of one row, NV vectors of CO channels each (one chunk of NV * CO of the ldo output
+// channels: w's rows and the output pixels are ldo apart): out[q] = (sum_k w[k, :] * x[q * step + off[k]])
+// + bias, k over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
+// Every input value loaded is used NV times and every weight vector PB times.
+template <typename T, int CO, int NV, int PB>
 inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
                        const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out, i64 ldo) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
-    V acc[PB];
-#pragma GCC unroll 16
-    for (int q = 0; q < PB; ++q) acc[q] = L::splat(T(0));
+    V acc[PB][NV];
+#pragma GCC unroll 32
+    for (int q = 0; q < PB; ++q)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[q][v] = L::splat(T(0));
     for (i64 k = 0; k < K; ++k) {
-        const V wv = L::load(w + k * ldo);
+        V wv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) wv[v] = L::load(w + k * ldo + v * CO);
         const T* xk = x + off[k];
-#pragma GCC unroll 16
-        for (int q = 0; q < PB; ++q) acc[q] += wv * xk[q * step];
+#pragma GCC unroll 32
+        for (int q = 0; q < PB; ++q) {
+            const T xq = xk[q * step];
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v) acc[q][v] += wv[v] * xq;
+        }
     }
     if (bias) {  // added to the finished sums, as a separate BiasAdd would (the same rounding)
-        const V b0 = L::load(bias);
-#pragma GCC unroll 16
-        for (int q = 0; q < PB; ++q) acc[q] += b0;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+            const V bv = L::load(bias + v * CO);
+#pragma GCC unroll 32
+            for (int q = 0; q < PB; ++q) acc[q][v] += bv;
+        }
     }
-#pragma GCC unroll 16
-    for (int q = 0; q < PB; ++q) L::store(out + q * ldo, acc[q]);
+#pragma GCC unroll 32
+    for (int q = 0; q < PB; ++q)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) L::store(out + q * ldo + v * CO, acc[q][v]);
 }
 
 // for_blocks body of one output row of the direct convolution: pixels [ox, ox + B).
-template <typename T, int CO>
+template <typename T, int CO, int NV>
 struct ConvRow {
     const T* xrow;
     i64 step;
@@ -325,22 +362,22 @@ struct ConvRow {
     i64 ldo;
     template <int B>
     void operator()(i64 ox) const {
-        conv_block<T, CO, B>(xrow + ox * step, step, off, K, w, bias, orow + ox * ldo, ldo);
+        conv_block<T, CO, NV, B>(xrow + ox * step, step, off, K, w, bias, orow + ox * ldo, ldo);
     }
 };
 
-// Direct convolution of a padded NHWC input with co output channels, CO (a compile-time constant) at a time:
+// Direct convolution of a padded NHWC input with co output channels, NV * CO (compile-time constants) at a time:
 // out[b, oy, ox, :] = bias + sum over taps (i, j) and input channels ci of
 //     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :].
-// Each output pixel's CO channels are vector accumulators; PB pixels of a row share every weight-vector
-// load and keep enough independent FMA chains in flight (PB * CO values fill about 16 vector registers).
+// Each output pixel's NV * CO channels are NV vector accumulators; PB pixels of a row share every weight-vector
+// load and keep enough independent FMA chains in flight (see block_for).
 // No im2col matrix is written: for the few channels of small CNNs that traffic cost more than the GEMM.
 // `off` is scratch for kh*kw*c offsets.
-template <typename T, int CO>
+template <typename T, int CO, int NV>
 void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ w, i64 kh,
                    i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, const T* __restrict__ bias,
                    T* __restrict__ out, i64* __restrict__ off) {
-    constexpr int PB = block_size<T, CO>();
+    constexpr int PB = block_for<T, CO, NV>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     const i64 step = sw * c;
     // output rows (b, oy) split over the op's threads
@@ -351,25 +388,27 @@ void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, con
             const i64 b = r / oh, oy = r % oh;
             T* orow = out + r * ow * co;
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
-            for (i64 j = 0; j < co; j += CO)  // output-channel chunks; the input row stays in cache
-                for_blocks<PB>(ow, ConvRow<T, CO>{xrow, step, off, K, w + j, bias ? bias + j : nullptr, orow + j, co});
+            for (i64 j = 0; j < co; j += NV * CO)  // output-channel chunks; the input row stays in cache
+                for_blocks<PB>(ow, ConvRow<T, CO, NV>{xrow, step, off, K, w + j, bias ? bias + j : nullptr, orow + j, co});
         }
     });
 }
 
-// KB rows of the filter gradient: dw[k, :] = sum over output pixels p of x[p's window + off[k]] * dy[p, :]
-// for the KB (tap, input channel) pairs k of `off`; one pass over dy and x for all KB rows.
-template <typename T, int CO, int KB>
+// KB rows of the filter gradient, NV vectors of CO channels each: dw[k, :] = sum over output pixels p of
+// x[p's window + off[k]] * dy[p, :] for the KB (tap, input channel) pairs k of `off`; one pass over dy and
+// x for all KB rows.
+template <typename T, int CO, int NV, int KB>
 inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, i64 sh, i64 sw, i64 oh,
                              i64 ow, const T* __restrict__ dy, const i64* __restrict__ off, T* __restrict__ dw,
                              i64 ldo) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
-    V acc[KB];
+    V acc[KB][NV];
     i64 o[KB];
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int k = 0; k < KB; ++k) {
-        acc[k] = L::splat(T(0));
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[k][v] = L::splat(T(0));
         o[k] = off[k];
     }
     for (i64 b = 0; b < n; ++b) {
@@ -377,19 +416,27 @@ inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, 
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
             const T* g = dy + (b * oh + oy) * ow * ldo;
             for (i64 ox = 0; ox < ow; ++ox) {
-                const V gv = L::load(g + ox * ldo);
+                V gv[NV];
+#pragma GCC unroll 4
+                for (int v = 0; v < NV; ++v) gv[v] = L::load(g + ox * ldo + v * CO);
                 const T* xp = xrow + ox * sw * c;
-#pragma GCC unroll 16
-                for (int k = 0; k < KB; ++k) acc[k] += gv * xp[o[k]];
+#pragma GCC unroll 32
+                for (int k = 0; k < KB; ++k) {
+                    const T xk = xp[o[k]];
+#pragma GCC unroll 4
+                    for (int v = 0; v < NV; ++v) acc[k][v] += gv[v] * xk;
+                }
             }
         }
     }
-#pragma GCC unroll 16
-    for (int k = 0; k < KB; ++k) L::store(dw + k * ldo, acc[k]);
+#pragma GCC unroll 32
+    for (int k = 0; k < KB; ++k)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) L::store(dw + k * ldo + v * CO, acc[k][v]);
 }
 
 // for_blocks body of the filter gradient: filter rows [k, k + B).
-template <typename T, int CO>
+template <typename T, int CO, int NV>
 struct WgradRows {
     const T* xpad;
     i64 n, hp, wp, c, sh, sw, oh, ow;
@@ -399,17 +446,17 @@ struct WgradRows {
     i64 ldo;
     template <int B>
     void operator()(i64 k) const {
-        conv_wgrad_block<T, CO, B>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * ldo, ldo);
+        conv_wgrad_block<T, CO, NV, B>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * ldo, ldo);
     }
 };
 
 // Conv2DBackpropFilter without an im2col matrix: dw[i, j, ci, :] = sum over (b, oy, ox) of
 // xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * dy[b, oy, ox, :], KB filter rows per pass over the data.
-template <typename T, int CO>
+template <typename T, int CO, int NV>
 void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ dy,
                          i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out,
                          i64* __restrict__ off) {
-    constexpr int KB = block_size<T, CO>();
+    constexpr int KB = block_for<T, CO, NV>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     // images split into chunks over the op's threads, each chunk summing into its own filter-sized buffer
     // (chunk 0 into out); the partial sums are added in chunk order: the rounding depends on the thread
@@ -420,13 +467,107 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
         T* dst = t == 0 ? out : partial.data() + (t - 1) * size;
         const T* xb = xpad + begin * hp * wp * c;
         const T* db = dy + begin * oh * ow * co;
-        for (i64 j = 0; j < co; j += CO)  // output-channel chunks
-            for_blocks<KB>(K, WgradRows<T, CO>{xb, end - begin, hp, wp, c, sh, sw, oh, ow, db + j, off, dst + j, co});
+        for (i64 j = 0; j < co; j += NV * CO)  // output-channel chunks
+            for_blocks<KB>(K, WgradRows<T, CO, NV>{xb, end - begin, hp, wp, c, sh, sw, oh, ow, db + j, off, dst + j, co});
     };
     const i64 threads = thread_parts(n, 2.0 * n * oh * ow * co * K);
     const i64 parts = threads > 1 ? std::min<i64>(n, threads * 2) : 1;  // a buffer per chunk: few chunks
     partial.assign((parts - 1) * size, T(0));
     run_chunks(threads, parts, n, images);
+    for (i64 t = 1; t < parts; ++t)
+        for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
+}
+
+// Depthwise convolution with channel multiplier 1 (MobileNet's): each channel convolved with its own
+// kh x kw filter, C channels a time (C divides c, as the pools). xpad is the padded NHWC input, w is
+// [kh, kw, c]; taps summed in (i, j) order, as the NumPy candidate.
+//   forward:  out[b, oy, ox, k] = sum_ij xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * w[i, j, k]
+//   dgrad:    dxpad[b, oy*sh + i*dh, ox*sw + j*dw, k] += dy[b, oy, ox, k] * w[i, j, k]  (dxpad zeroed first)
+//   wgrad:    dw[i, j, k] = sum over (b, oy, ox) of xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * dy[b, oy, ox, k]
+template <typename T, int C, bool ONE_CHUNK>
+void depthwise_fwd(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dyn, const T* __restrict__ w, i64 kh,
+                   i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out) {
+    const i64 c = ONE_CHUNK ? C : c_dyn;
+    using L = Lanes<T, C>;
+    using V = typename L::vec;
+    const i64 threads = thread_parts(n * oh, 2.0 * n * oh * ow * c * kh * kw);
+    const i64 chunks = threads > 1 ? std::min(n * oh, threads * CHUNKS_PER_THREAD) : 1;
+    run_chunks(threads, chunks, n * oh, [&](i64, i64 begin, i64 end) {
+        for (i64 r = begin; r < end; ++r) {
+            const i64 b = r / oh, oy = r % oh;
+            const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
+            T* orow = out + r * ow * c;
+            for (i64 ox = 0; ox < ow; ++ox)
+                for (i64 k = 0; k < c; k += C) {
+                    V acc = L::splat(T(0));
+                    for (i64 i = 0; i < kh; ++i)
+                        for (i64 j = 0; j < kw; ++j)
+                            acc += L::load(xrow + ((i * dh) * wp + ox * sw + j * dw) * c + k) *
+                                   L::load(w + (i * kw + j) * c + k);
+                    L::store(orow + ox * c + k, acc);
+                }
+        }
+    });
+}
+
+template <typename T, int C, bool ONE_CHUNK>
+void depthwise_dgrad(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 c_dyn, const T* __restrict__ w, i64 kh,
+                     i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 hp, i64 wp, T* __restrict__ dxpad) {
+    const i64 c = ONE_CHUNK ? C : c_dyn;
+    using L = Lanes<T, C>;
+    using V = typename L::vec;
+    std::memset(dxpad, 0, sizeof(T) * n * hp * wp * c);
+    // images split over the threads: the windows of one image overlap, those of two images never do
+    const i64 threads = thread_parts(n, 2.0 * n * oh * ow * c * kh * kw);
+    run_chunks(threads, threads > 1 ? n : 1, n, [&](i64, i64 begin, i64 end) {
+        for (i64 b = begin; b < end; ++b)
+            for (i64 oy = 0; oy < oh; ++oy) {
+                T* dxrow = dxpad + (b * hp + oy * sh) * wp * c;
+                const T* g = dy + (b * oh + oy) * ow * c;
+                for (i64 ox = 0; ox < ow; ++ox)
+                    for (i64 k = 0; k < c; k += C) {
+                        const V gv = L::load(g + ox * c + k);
+                        for (i64 i = 0; i < kh; ++i)
+                            for (i64 j = 0; j < kw; ++j) {
+                                T* at = dxrow + ((i * dh) * wp + ox * sw + j * dw) * c + k;
+                                L::store(at, L::load(at) + gv * L::load(w + (i * kw + j) * c + k));
+                            }
+                    }
+            }
+    });
+}
+
+template <typename T, int C, bool ONE_CHUNK>
+void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dyn, const T* __restrict__ dy, i64 kh,
+                     i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out) {
+    const i64 c = ONE_CHUNK ? C : c_dyn;
+    using L = Lanes<T, C>;
+    using V = typename L::vec;
+    // images in chunks, each summed into its own filter-sized buffer (chunk 0 into out), the buffers added
+    // in chunk order: the rounding depends on the thread count only (as conv2d_wgrad_direct)
+    const i64 size = kh * kw * c;
+    const i64 threads = thread_parts(n, 2.0 * n * oh * ow * size);
+    const i64 parts = threads > 1 ? std::min<i64>(n, threads * 2) : 1;
+    std::vector<T> partial((parts - 1) * size, T(0));
+    run_chunks(threads, parts, n, [&](i64 t, i64 begin, i64 end) {
+        T* dst = t == 0 ? out : partial.data() + (t - 1) * size;
+        std::memset(dst, 0, sizeof(T) * size);
+        for (i64 b = begin; b < end; ++b)
+            for (i64 oy = 0; oy < oh; ++oy) {
+                const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
+                const T* g = dy + (b * oh + oy) * ow * c;
+                for (i64 i = 0; i < kh; ++i)
+                    for (i64 j = 0; j < kw; ++j)
+                        for (i64 k = 0; k < c; k += C) {
+                            T* acc_at = dst + (i * kw + j) * c + k;
+                            V acc = L::load(acc_at);
+                            for (i64 ox = 0; ox < ow; ++ox)
+                                acc += L::load(xrow + ((i * dh) * wp + ox * sw + j * dw) * c + k) *
+                                       L::load(g + ox * c + k);
+                            L::store(acc_at, acc);
+                        }
+            }
+    });
     for (i64 t = 1; t < parts; ++t)
         for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
 }
@@ -464,22 +605,50 @@ void conv2d_wgrad_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 
                                                i64 c, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl,      \
                                                i64 oh, i64 ow, T* dx) {                                    \
         TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, dx)  \
+    }                                                                                                       \
+    TFC_EXPORT void tfc_depthwise_fwd_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* w, i64 kh, \
+                                               i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* out) { \
+        TFC_CHANNEL_DISPATCH(depthwise_fwd, T, c, xpad, n, hp, wp, c, w, kh, kw, sh, sw, dh, dw, oh, ow, out)   \
+    }                                                                                                       \
+    TFC_EXPORT void tfc_depthwise_dgrad_##SUFFIX(const T* dy, i64 n, i64 oh, i64 ow, i64 c, const T* w, i64 kh, \
+                                                 i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 hp, i64 wp,        \
+                                                 T* dxpad) {                                                   \
+        TFC_CHANNEL_DISPATCH(depthwise_dgrad, T, c, dy, n, oh, ow, c, w, kh, kw, sh, sw, dh, dw, hp, wp, dxpad) \
+    }                                                                                                       \
+    TFC_EXPORT void tfc_depthwise_wgrad_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* dy,      \
+                                                 i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, \
+                                                 T* out) {                                                     \
+        TFC_CHANNEL_DISPATCH(depthwise_wgrad, T, c, xpad, n, hp, wp, c, dy, kh, kw, sh, sw, dh, dw, oh, ow, out) \
     }
 
-// The chunk width of the direct convolution for co output channels (0: no instance, the caller uses
-// im2col + GEMM): one vector of at most 64 bytes (GCC lowers wider generic vectors through memory), the
-// widest that divides co.
+// The chunk of the direct convolution for co output channels (0: no instance, the caller uses im2col +
+// GEMM): NV vectors of CO values, CO the widest vector of at most 64 bytes (GCC lowers wider generic
+// vectors through memory) that divides co; NV = 4 or 2 such vectors where AVX-512's registers hold them.
+#ifdef __AVX512F__
+#define TFC_WIDE_DIRECT_CASES(KERNEL, T, ...)          \
+    if (co % (4 * (64 / sizeof(T))) == 0) {            \
+        KERNEL<T, 64 / sizeof(T), 4>(__VA_ARGS__);     \
+        return 1;                                      \
+    }                                                  \
+    if (co % (2 * (64 / sizeof(T))) == 0) {            \
+        KERNEL<T, 64 / sizeof(T), 2>(__VA_ARGS__);     \
+        return 1;                                      \
+    }
+#else
+#define TFC_WIDE_DIRECT_CASES(KERNEL, T, ...)
+#endif
 #define TFC_DIRECT_CASES(KERNEL, T, ...)                                                \
     if (co == 4) {                                                                      \
-        KERNEL<T, 4>(__VA_ARGS__);                                                      \
+        KERNEL<T, 4, 1>(__VA_ARGS__);                                                   \
         return 1;                                                                       \
     }                                                                                   \
+    TFC_WIDE_DIRECT_CASES(KERNEL, T, __VA_ARGS__)                                       \
     if (sizeof(T) == 4 && co % 16 == 0) {                                               \
-        KERNEL<T, 64 / sizeof(T)>(__VA_ARGS__);                                         \
+        KERNEL<T, 64 / sizeof(T), 1>(__VA_ARGS__);                                      \
         return 1;                                                                       \
     }                                                                                   \
     if (co % 8 == 0) {                                                                  \
-        KERNEL<T, 8>(__VA_ARGS__);                                                      \
+        KERNEL<T, 8, 1>(__VA_ARGS__);                                                   \
         return 1;                                                                       \
     }                                                                                   \
     return 0;
@@ -513,7 +682,18 @@ TFC_INSTANTIATE_DIRECT(float, f32)
 TFC_INSTANTIATE_DIRECT(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 7; }
+TFC_EXPORT int tfc_native_abi_version() { return 8; }
+
+// The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
+// `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.
+TFC_EXPORT int tfc_wide_direct_channels(int bytes) {
+#ifdef __AVX512F__
+    return 2 * (64 / bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
 
 // Threads of one op from now on (0: every hardware thread): tf.config.threading's intra-op count.
 TFC_EXPORT void tfc_set_num_threads(int threads) { g_threads = threads < 0 ? 0 : threads; }

@@ -4,6 +4,8 @@ has one row per case and op with ratios."""
 
 import sys
 
+import pytest
+
 from tfcore import cli
 from tfcore.benchmarks import conv_bench
 
@@ -45,8 +47,9 @@ def test_bench_cpu_flag_is_wired(monkeypatch):
     seen = {}
     monkeypatch.setattr(conv_bench, "run_matrix", lambda **kw: seen.update(kw) or {"tfcore": {"r": 1.0}})
     assert cli.main(["bench", "--cpu", "--quick", "--threads", "1", "--rounds", "1", "--repeat", "3",
-                     "--tf-python", "/x/python"]) == 0
-    assert seen == dict(threads=1, repeat=3, rounds=1, quick=True, tf_python="/x/python", torch_python=None)
+                     "--tf-python", "/x/python", "--rows", "depthwise,3x3"]) == 0
+    assert seen == dict(threads=1, repeat=3, rounds=1, quick=True, tf_python="/x/python", torch_python=None,
+                        rows=["depthwise", "3x3"])
 
 
 def test_bench_cpu_repeats_five_times_by_default(monkeypatch):
@@ -54,3 +57,10 @@ def test_bench_cpu_repeats_five_times_by_default(monkeypatch):
     monkeypatch.setattr(conv_bench, "run_matrix", lambda **kw: seen.update(kw) or {"tfcore": {"r": 1.0}})
     assert cli.main(["bench", "--cpu"]) == 0
     assert seen["repeat"] == 5 and seen["rounds"] == 2 and seen["quick"] is False
+
+
+def test_rows_keeps_the_rows_that_contain_a_part():
+    ids = [c["id"] for c in conv_bench.cases(rows=["depthwise", "3x3 32->64"])]
+    assert ids == ["3x3 32->64 b32 16x16", "depthwise 3x3 32ch b64 16x16"]
+    with pytest.raises(SystemExit, match="no row of the matrix matches"):
+        conv_bench.run_matrix(rows=["no such row"], out=lambda _: None)

@@ -201,7 +201,12 @@ _CONV_CASES = [  # (n, h, w, c, kh, kw, co, stride, dilation, padding)
     (1, 13, 13, 2, 5, 5, 16, 3, 1, "VALID"), (2, 1, 1, 6, 3, 3, 4, 1, 1, "SAME"),
     (1, 6, 19, 16, 1, 1, 8, 1, 1, "VALID"), (2, 10, 10, 4, 3, 3, 8, 2, 2, "SAME"),
     (2, 9, 9, 3, 3, 3, 24, 1, 1, "SAME"), (2, 8, 8, 16, 3, 3, 32, 1, 1, "SAME"),  # several channel chunks
-    (1, 7, 6, 2, 3, 3, 64, 2, 1, "VALID")]
+    (1, 7, 6, 2, 3, 3, 64, 2, 1, "VALID"),
+    # the wide kernels (several vectors per pixel or filter row on AVX-512 builds), sums over 256 terms,
+    # rows that end in a short block (13 = 8 + 4 + an overlapping 4)
+    (2, 6, 13, 32, 3, 3, 64, 1, 1, "SAME"), (1, 5, 13, 64, 3, 3, 32, 1, 1, "SAME"),
+    (1, 6, 7, 40, 3, 3, 96, 1, 1, "VALID"), (1, 5, 9, 20, 5, 5, 128, 2, 1, "SAME"),
+    (2, 5, 6, 24, 3, 3, 32, 1, 2, "SAME")]
 
 
 def _geometry(case):
@@ -223,7 +228,9 @@ def test_direct_convolution_and_its_filter_gradient_match_float64_references(cpu
     pads = _geometry(case)
     want = _reference_conv(x, wt, stride, dilation, pads)
     attrs = _conv_attrs(stride, dilation, padding)
-    assert conv_ops._direct_ready(np, co, kh * kw * c, x, wt)
+    wide = native_cpu.library().wide_direct_channels(dtype)
+    long_sum = co > 16 and kh * kw * c > conv_ops._DIRECT_MAX_TERMS
+    assert conv_ops._direct_ready(np, co, kh * kw * c, x, wt) is (not long_sum or (wide > 0 and co % wide == 0))
     got = conv_ops._conv2d(cpu, x, wt, **attrs)
     assert type(got) is np.ndarray and got.dtype == dtype  # the direct kernel saves no columns
     tol = 2e-5 if dtype == np.float32 else 1e-12
@@ -245,16 +252,23 @@ def test_direct_kernels_take_the_channel_counts_and_sizes_they_are_fast_for():
     x = np.ones((1, 5, 5, 8), np.float32)
     for co, c, k, want in ((4, 8, 3, True), (8, 8, 3, True), (24, 8, 3, True), (64, 16, 4, True),
                            (12, 8, 3, False), (6, 8, 3, False),     # not 4 or a multiple of 8
-                           (16, 64, 3, True), (32, 64, 3, False)):  # wide output and over 256 terms: BLAS
+                           (16, 64, 3, True), (40, 64, 3, False)):  # wide output and over 256 terms: BLAS
         w = np.ones((k, k, c, co), np.float32)
         assert conv_ops._direct_ready(np, co, k * k * c, x, w) is want, (co, c, k)
+    # over 256 terms, the output-channel counts of the wide kernels run directly where the build has them
+    wide = native_cpu.library().wide_direct_channels(np.float32)
+    assert wide in (0, 32)  # 0 without AVX-512
+    for co in (32, 64, 96, 128):
+        w = np.ones((3, 3, 64, co), np.float32)
+        assert conv_ops._direct_ready(np, co, 9 * 64, x, w) is (wide > 0), co
     assert not conv_ops._direct_ready(np, 8, 9, x.astype(np.float16), np.ones((3, 3, 8, 8), np.float16))
 
 
 @needs_native
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("c,co,k,dilation,padding", [(8, 16, 4, 1, "SAME"), (4, 3, 3, 1, "SAME"),
-                                                     (16, 5, 3, 2, "VALID"), (4, 8, 2, 1, "SAME")])
+                                                     (16, 5, 3, 2, "VALID"), (4, 8, 2, 1, "SAME"),
+                                                     (64, 32, 3, 1, "SAME")])  # 64 outputs of 288 terms: wide
 def test_direct_stride1_input_gradient_matches_the_numpy_path(cpu, monkeypatch, c, co, k, dilation, padding,
                                                               dtype):
     """The input gradient's direct kernel has ``c`` (the forward's input channels) outputs."""
@@ -357,6 +371,8 @@ _BIAS_CASES = [  # (n, h, w, c, kh, kw, co, (sh, sw), (dh, dw), padding): stride
     (2, 7, 9, 2, 2, 3, 24, (3, 2), (1, 1), "SAME"),     # several channel chunks
     (1, 6, 5, 16, 3, 3, 16, (1, 1), (2, 2), "SAME"),
     (1, 7, 6, 2, 3, 3, 64, (2, 1), (1, 1), "VALID"),
+    (1, 5, 11, 33, 3, 3, 96, (1, 1), (1, 1), "SAME"),  # wide kernels: 2 + 2 + 2 vectors per pixel (float32)
+    (1, 4, 13, 8, 3, 3, 128, (1, 2), (1, 1), "SAME"),
 ]
 
 
@@ -520,3 +536,58 @@ def test_wide_strides_keep_the_per_tap_input_gradient():
     w, dy = np.ones((3, 3, 8, 8), np.float32), np.ones((1, 2, 2, 8), np.float32)
     assert conv_ops._backprop_input_strided_direct(np, w, dy, (1, 6, 6, 8), (1, 3, 3, 1), (0, 0), (0, 0),
                                                    (1, 1, 1, 1)) is None  # 9x the work: not worth it
+
+
+# -- depthwise convolution, multiplier 1 ----------------------------------------------------------------
+
+_DEPTHWISE_CASES = [  # (n, h, w, c, kh, kw, (sh, sw), (dh, dw), padding): channel counts of every vector width
+    (2, 9, 8, 32, 3, 3, (1, 1), (1, 1), "SAME"), (1, 7, 9, 3, 3, 3, (2, 1), (1, 1), "SAME"),
+    (3, 8, 7, 6, 4, 4, (1, 1), (1, 1), "SAME"), (1, 9, 9, 5, 3, 2, (1, 2), (2, 1), "VALID"),
+    (2, 6, 6, 48, 3, 3, (2, 2), (1, 1), "VALID"), (1, 5, 7, 1, 5, 5, (1, 1), (1, 1), "SAME"),
+    (2, 11, 10, 16, 3, 3, (2, 2), (2, 2), "SAME")]
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", _DEPTHWISE_CASES)
+def test_native_depthwise_convolution_and_gradients_match_float64_references(cpu, case, dtype):
+    """The native depthwise kernels (forward, input and filter gradient) against the same convolution done
+    channel by channel in float64 (the dense reference with one input channel), and the call runs natively
+    (the NumPy candidates are switched off by nothing else than ``supports``)."""
+    n, h, w, c, kh, kw, (sh, sw), (dh, dw), padding = case
+    x = _rng.standard_normal((n, h, w, c)).astype(dtype)
+    wt = _rng.standard_normal((kh, kw, c, 1)).astype(dtype)
+    attrs = dict(strides=(1, sh, sw, 1), padding=padding, explicit_paddings=(), data_format="NHWC",
+                 dilations=(1, dh, dw, 1))
+    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, kh, kw, attrs["strides"], attrs["dilations"], padding, ())
+    assert conv_ops._native_depthwise(np, 1, x, wt)
+    xpad = np.pad(x.astype(np.float64), ((0, 0), ph, pw, (0, 0)))
+    want = np.zeros((n, oh, ow, c))
+    taps = {}
+    for i, j in itertools.product(range(kh), range(kw)):
+        taps[i, j] = (slice(None), slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                      slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
+        want += xpad[taps[i, j]] * wt[i, j, :, 0].astype(np.float64)
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    got = conv_ops._depthwise_conv2d(cpu, x, wt, **attrs)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * kh * kw)
+    dy = _rng.standard_normal(want.shape).astype(dtype)
+    dxpad = np.zeros(xpad.shape)
+    dw_want = np.zeros((kh, kw, c, 1))
+    for (i, j), sl in taps.items():
+        dxpad[sl] += dy * wt[i, j, :, 0].astype(np.float64)
+        dw_want[i, j, :, 0] = (xpad[sl] * dy).reshape(-1, c).sum(axis=0)
+    dx_want = dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]
+    dx = conv_ops._depthwise_backprop_input(cpu, wt, dy, input_sizes=x.shape, **attrs)
+    np.testing.assert_allclose(dx, dx_want, rtol=tol, atol=tol * kh * kw)
+    dwt = conv_ops._depthwise_backprop_filter(cpu, x, dy, filter_sizes=wt.shape, **attrs)
+    np.testing.assert_allclose(dwt, dw_want, rtol=tol, atol=tol * np.sqrt(n * oh * ow))
+
+
+@needs_native
+def test_depthwise_multipliers_above_one_and_other_dtypes_keep_the_numpy_path():
+    x = np.ones((1, 4, 4, 2), np.float32)
+    assert not conv_ops._native_depthwise(np, 2, x, np.ones((3, 3, 2, 2), np.float32))
+    assert not conv_ops._native_depthwise(np, 1, x.astype(np.float16), np.ones((3, 3, 2, 1), np.float16))
+    assert conv_ops._native_depthwise(np, 1, x[:, ::2], np.ones((3, 3, 2, 1), np.float32))  # copied contiguous

@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 7
+ABI_VERSION = 8
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -43,6 +43,9 @@ _SIGNATURES = {
     "tfc_max_pool_grad": [_ptr] * 3 + [_i64] * 12 + [_ptr],
     "tfc_conv2d_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr] * 3,
     "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr] * 2,
+    "tfc_depthwise_fwd": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
+    "tfc_depthwise_dgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
+    "tfc_depthwise_wgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
 }
 # Functions returning a value (the others return nothing).
@@ -105,6 +108,7 @@ class NativeLibrary:
             raise RuntimeError(f"{path}: ABI version {self._dll.tfc_native_abi_version()}, expected {ABI_VERSION}")
         self._dll.tfc_set_num_threads.argtypes = [ctypes.c_int]
         self._dll.tfc_set_num_threads(_threads)
+        self._wide = {dt: self._dll.tfc_wide_direct_channels(dt.itemsize) for dt in _SUFFIX}
         self._fns = {}
         for base, argtypes in _SIGNATURES.items():
             for suffix in _SUFFIX.values():
@@ -115,6 +119,12 @@ class NativeLibrary:
     def fn(self, base, dtype):
         """The kernel ``base`` for ``dtype`` (float32 or float64)."""
         return self._fns[(base, _SUFFIX[np.dtype(dtype)])]
+
+    def wide_direct_channels(self, dtype):
+        """The fewest output channels (a multiple of it) that the wide direct convolution kernels take for
+        ``dtype``: several SIMD vectors per pixel, fast at any sum length (0: this build has none, no
+        AVX-512)."""
+        return self._wide[np.dtype(dtype)]
 
 
 def _load():

@@ -50,13 +50,16 @@ TRAIN_CASES = (
 QUICK_IDS = ("3x3 8->16 b64 28x28", "4x4 SAME 8->16 b64 14x14", "train CNN 4x4 SAME 8,16 b64 (issue 28)")
 
 
-def cases(quick=False):
-    """The matrix's cases as the worker reads them (JSON-able dicts)."""
+def cases(quick=False, rows=None):
+    """The matrix's cases as the worker reads them (JSON-able dicts); ``rows``: keep only the rows whose
+    name contains one of these strings."""
     out = [dict(id=c[0], kind="conv", n=c[1], h=c[2], ci=c[3], co=c[4], k=c[5], s=c[6], pad=c[7])
            for c in KERNEL_CASES]
     out += [dict(id=c[0], kind="depthwise", n=c[1], h=c[2], ci=c[3], co=c[4], k=c[5], s=c[6], pad=c[7])
             for c in DEPTHWISE_CASES]
     out += [dict(id=c[0], kind="train", n=c[1], h=c[2], c=c[3], convs=c[4]) for c in TRAIN_CASES]
+    if rows:
+        out = [c for c in out if any(r in c["id"] for r in rows)]
     return [c for c in out if c["id"] in QUICK_IDS] if quick else out
 
 
@@ -99,15 +102,18 @@ def _median(xs):
     return xs[len(xs) // 2]
 
 
-def run_matrix(threads=None, repeat=5, rounds=2, quick=False, tf_python=None, torch_python=None, out=print):
-    """Run the matrix (the sides interleaved, ``rounds`` times); returns ``{framework: {row: ms}}`` and prints
-    the markdown table."""
+def run_matrix(threads=None, repeat=5, rounds=2, quick=False, tf_python=None, torch_python=None, out=print,
+               rows=None):
+    """Run the matrix (the sides interleaved, ``rounds`` times; ``rows`` as in :func:`cases`); returns
+    ``{framework: {row: ms}}`` and prints the markdown table."""
     threads = threads or os.cpu_count() or 1
     sides = {"tfcore": sys.executable,
              "tf": tf_python or os.environ.get("TFCORE_BENCH_TF_PYTHON") or sys.executable,
              "torch": torch_python or os.environ.get("TFCORE_BENCH_TORCH_PYTHON") or tf_python
              or os.environ.get("TFCORE_BENCH_TF_PYTHON") or sys.executable}
-    case_list = cases(quick)
+    case_list = cases(quick, rows)
+    if not case_list:
+        raise SystemExit(f"tfcore bench --cpu: no row of the matrix matches --rows {','.join(rows or ())!r}")
     best, versions, missing = {f: {} for f in sides}, {}, {}
     for _ in range(rounds):
         for framework, python in sides.items():
@@ -163,6 +169,8 @@ def add_arguments(group, quick=True):
     group.add_argument("--rounds", type=int, default=2, help="interleaved rounds per side (default 2)")
     if quick:
         group.add_argument("--quick", action="store_true", help="a few rows only (smoke test)")
+    group.add_argument("--rows", default=None, type=lambda v: [r for r in v.split(",") if r],
+                       help="comma-separated parts of row names: run only the rows that contain one")
     group.add_argument("--tf-python", default=None, help="the Python that has TensorFlow (default: "
                        "$TFCORE_BENCH_TF_PYTHON, else this one)")
     group.add_argument("--torch-python", default=None, help="the Python that has PyTorch (default: "
@@ -173,5 +181,5 @@ def run_from_args(args):
     if args.repeat < 1 or args.rounds < 1:
         raise SystemExit("tfcore bench --cpu: --repeat and --rounds must be >= 1")
     best = run_matrix(threads=args.threads, repeat=args.repeat, rounds=args.rounds, quick=args.quick,
-                      tf_python=args.tf_python, torch_python=args.torch_python)
+                      tf_python=args.tf_python, torch_python=args.torch_python, rows=args.rows)
     return 0 if best["tfcore"] else 1

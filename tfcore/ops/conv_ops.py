@@ -12,10 +12,13 @@ written against ``b.xp``: the same code is the generic candidate on CuPy, after 
 
 When the native CPU kernels are built (``backend/native_cpu``, ``kernels/cpu_kernels.cc``), NumPy
 float32/float64 convolutions with 4 or a multiple of 8 output channels (up to 256 terms per sum above
-16 channels) run a direct convolution instead -- forward, stride-1 input gradient (flipped filter), 2x2
-and 2x1 strided input gradients (the same kernel over dy spread onto the stride-1 grid) and filter
-gradient -- with no im2col matrix, split over ``tf.config.threading``'s intra-op threads, and the
-remaining im2col copies run in C.
+16 channels, see ``_DIRECT_MAX_TERMS``) run a direct convolution instead -- forward, stride-1 input
+gradient (flipped filter), 2x2 and 2x1 strided input gradients (the same kernel over dy spread onto the
+stride-1 grid) and filter gradient -- with no im2col matrix, split over ``tf.config.threading``'s
+intra-op threads, and the remaining im2col copies run in C. On AVX-512 builds, output-channel counts
+that are multiples of 32 (float32) run the wide direct kernels at any sum length. Depthwise convolutions
+with multiplier 1 and their two gradients run native kernels too (any channel count, stride, dilation
+and padding).
 
 Op attributes (TF names; the CUDA kernels read the same ones):
   ``strides``, ``dilations``: 4-tuples in NHWC order, ``(1, sh, sw, 1)``.
@@ -305,17 +308,24 @@ def _columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw):
 
 # The direct kernels' reach (measured on one core against im2col + OpenBLAS): any output-channel count
 # of 4 or a multiple of 8 while a pixel's sum has at most this many (tap, input channel) terms; with 16
-# or fewer output channels always (skinny GEMMs are where BLAS is weakest).
+# or fewer output channels always (skinny GEMMs are where BLAS is weakest); and at any sum length for the
+# output-channel counts of the wide kernels (several SIMD vectors per pixel, AVX-512 builds: 32 or more
+# float32 channels at ~110 GFLOP/s a core against ~60 for BLAS on 3x3 32->64).
 _DIRECT_MAX_TERMS = 256
 
 
 def _direct_ready(xp, co, terms, *arrays, contiguous=True):
     """Whether the native direct convolution kernels take these NumPy arrays: ``co`` output channels
-    (4 or a multiple of 8, in chunks of one SIMD vector) and ``terms`` (tap, input channel) pairs per sum
-    (see ``_DIRECT_MAX_TERMS``)."""
-    if xp is not np or not (co == 4 or co % 8 == 0) or (co > 16 and terms > _DIRECT_MAX_TERMS):
+    (4 or a multiple of 8, in chunks of one or more SIMD vectors) and ``terms`` (tap, input channel) pairs
+    per sum (see ``_DIRECT_MAX_TERMS``)."""
+    if xp is not np or not (co == 4 or co % 8 == 0):
         return False
-    return native_cpu.supports(*arrays, contiguous=contiguous)
+    if not native_cpu.supports(*arrays, contiguous=contiguous):
+        return False
+    if co > 16 and terms > _DIRECT_MAX_TERMS:
+        wide = native_cpu.library().wide_direct_channels(arrays[0].dtype)
+        return wide > 0 and co % wide == 0
+    return True
 
 
 def direct_conv2d_applies(x, w, bias=None):
@@ -558,6 +568,15 @@ def _conv2d_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, explici
 
 # -- depthwise convolution -------------------------------------------------------------------
 
+def _native_depthwise(xp, m, *arrays):
+    """Whether the native depthwise kernels (multiplier 1, any channel count) take these arrays."""
+    return xp is np and m == 1 and native_cpu.supports(*arrays, contiguous=False)
+
+
+def _depthwise_args(strides, dilations):
+    return strides[1], strides[2], dilations[1], dilations[2]
+
+
 DEPTHWISE_CONV2D = Op("DepthwiseConv2dNative", rule=_conv2d_rule)
 
 
@@ -569,6 +588,14 @@ def _depthwise_conv2d(b, x, w, *, strides, padding, explicit_paddings, data_form
     n, _, _, c = x.shape
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
+    if _native_depthwise(xp, m, x, w):
+        xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
+        w = np.ascontiguousarray(w)
+        out = np.empty((n, oh, ow, c), dtype=x.dtype)
+        native_cpu.library().fn("tfc_depthwise_fwd", x.dtype)(
+            native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(w), kh, kw,
+            *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(out))
+        return out.astype(out_dtype, copy=False)
     xpad = pad_spatial(xp, x, ph, pw)
     if m == 1:  # the common case: 4-D products into one reused buffer (no 5-D broadcast temporaries)
         out = xp.zeros((n, oh, ow, c), dtype=x.dtype)
@@ -596,6 +623,26 @@ def _depthwise_backprop_input(b, w, dy, *, input_sizes, strides, padding, explic
     n, _, _, c = input_sizes
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
+    if _native_depthwise(xp, m, dy, w):
+        dy, w = np.ascontiguousarray(dy), np.ascontiguousarray(w)
+        pads = (kh - 1) * dilations[1] - ph[0], (kh - 1) * dilations[1] - ph[1], \
+            (kw - 1) * dilations[2] - pw[0], (kw - 1) * dilations[2] - pw[1]
+        if strides[1] == strides[2] == 1 and min(pads) >= 0:
+            # stride 1: the forward kernel over dy padded by the kernel extent minus the forward padding,
+            # with the flipped filter (a gather per output, no read-modify-write of dx per tap)
+            dypad = np.ascontiguousarray(pad_spatial(np, dy, pads[:2], pads[2:]))
+            wflip = np.ascontiguousarray(w[::-1, ::-1])
+            dx = np.empty((n, input_sizes[1], input_sizes[2], c), dtype=dy.dtype)
+            native_cpu.library().fn("tfc_depthwise_fwd", dy.dtype)(
+                native_cpu.ptr(dypad), n, dypad.shape[1], dypad.shape[2], c, native_cpu.ptr(wflip), kh, kw,
+                *_depthwise_args(strides, dilations), input_sizes[1], input_sizes[2], native_cpu.ptr(dx))
+            return dx.astype(out_dtype, copy=False)
+        hp, wp = input_sizes[1] + ph[0] + ph[1], input_sizes[2] + pw[0] + pw[1]
+        dxpad = np.empty((n, hp, wp, c), dtype=dy.dtype)
+        native_cpu.library().fn("tfc_depthwise_dgrad", dy.dtype)(
+            native_cpu.ptr(dy), n, oh, ow, c, native_cpu.ptr(w), kh, kw, *_depthwise_args(strides, dilations),
+            hp, wp, native_cpu.ptr(dxpad))
+        return unpad_spatial(np, dxpad, ph, pw).astype(out_dtype, copy=False)
     dxpad = _padded_zeros(xp, input_sizes, ph, pw, dy.dtype)
     if m == 1:  # one multiplier: no sum over it, products into one reused buffer
         tmp = xp.empty_like(dy)
@@ -622,6 +669,14 @@ def _depthwise_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, expl
     kh, kw, c, m = filter_sizes
     n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
+    if _native_depthwise(xp, m, x, dy):
+        xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
+        dy = np.ascontiguousarray(dy)
+        dw = np.empty((kh, kw, c, 1), dtype=x.dtype)
+        native_cpu.library().fn("tfc_depthwise_wgrad", x.dtype)(
+            native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(dy), kh, kw,
+            *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(dw))
+        return dw.astype(out_dtype, copy=False)
     xpad = pad_spatial(xp, x, ph, pw)
     dw = xp.empty((kh, kw, c, m), dtype=x.dtype)
     if m == 1:  # per channel a dot product over the pixels: one product buffer, summed over the pixels
