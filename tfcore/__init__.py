@@ -57,7 +57,7 @@ from .framework.indexed_slices import IndexedSlices
 from .ops.string_extra_ops import fingerprint
 from .ops.string_ops import as_string
 from .ops.spectral_ops import complex
-from . import sets, signal
+from . import lookup, sets, signal
 from .ops.set_ops import edit_distance
 from .ops.linalg_extra_ops import eig, eigvals, matrix_square_root
 from .framework.tracing import inside_function

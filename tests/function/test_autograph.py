@@ -35,6 +35,23 @@ def test_elif_and_early_return():
     assert sign.experimental_get_tracing_count() == 1
 
 
+def test_an_early_return_then_rebinding_an_argument_reads_its_value():
+    """The statements after an early return become a branch function: one that rebinds a name it reads
+    (``x = x + 1``) used to raise UnboundLocalError; the branches now take the names they assign."""
+    @tf.function
+    def shift(x, big):
+        if isinstance(x, list):
+            return 0
+        if big > 0:
+            x = x * 10
+            return x
+        x = x + 1
+        return x
+
+    assert int(shift(tf.constant(1), tf.constant(0))) == 2
+    assert int(shift(tf.constant(1), tf.constant(5))) == 10
+
+
 def test_while_with_nested_if():
     @tf.function
     def collatz(n):

@@ -50,10 +50,12 @@ def if_stmt(test, true_fn, false_fn, state, names):
     return true_fn(*state) if test else false_fn(*state)
 
 
-def if_return(test, true_fn, false_fn):
+def if_return(test, true_fn, false_fn, state=()):
+    """An ``if`` whose branches both return: ``state`` holds the current values of the names the
+    branches assign (their parameters)."""
     if is_symbolic(test):
-        return control_flow.cond(_value(test), true_fn, false_fn)
-    return true_fn() if test else false_fn()
+        return control_flow.cond(_value(test), lambda: true_fn(*state), lambda: false_fn(*state))
+    return true_fn(*state) if test else false_fn(*state)
 
 
 def _tensor_loop(test_fn, body_fn, state, names):

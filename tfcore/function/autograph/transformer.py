@@ -185,10 +185,13 @@ class ControlFlowTransformer(ast.NodeTransformer):
     def visit_If(self, node):  # noqa: N802
         k = next(_counter)
         if _ends_with_return(node.body) and _ends_with_return(node.orelse):
-            t = _fn(f"__ag_fn_if_true_{k}", [], self._block(node.body))
-            f = _fn(f"__ag_fn_if_false_{k}", [], self._block(node.orelse))
-            call = ast.Call(func=_ag("if_return"), args=[self.visit(node.test), _name(t.name), _name(f.name)],
-                            keywords=[])
+            # the names a branch assigns are its parameters (bound to their current values), as in if_stmt:
+            # a branch that reads a name before rebinding it (``x = x + 1``) must see the outer value
+            names = assigned(node.body + node.orelse)
+            t = _fn(f"__ag_fn_if_true_{k}", names, self._block(node.body))
+            f = _fn(f"__ag_fn_if_false_{k}", names, self._block(node.orelse))
+            call = ast.Call(func=_ag("if_return"), args=[self.visit(node.test), _name(t.name), _name(f.name),
+                                                         _load_state(names)], keywords=[])
             return [t, f, ast.Return(value=call)]
         if _contains(node.body + node.orelse, (ast.Return,)):
             node.body = self._block(node.body)
