@@ -3,13 +3,13 @@
 import types as _types
 
 from .ops.lookup_ops import (
-           DenseHashTable,
-           KeyValueTensorInitializer,
-           MutableHashTable,
-           StaticHashTable,
-           StaticVocabularyTable,
-           TextFileIndex,
-           TextFileInitializer,
+    DenseHashTable,
+    KeyValueTensorInitializer,
+    MutableHashTable,
+    StaticHashTable,
+    StaticVocabularyTable,
+    TextFileIndex,
+    TextFileInitializer,
 )
 
 experimental = _types.SimpleNamespace(DenseHashTable=DenseHashTable, MutableHashTable=MutableHashTable)
