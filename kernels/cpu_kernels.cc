@@ -143,29 +143,34 @@ void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i
     using L = Lanes<T, C>;
     using V = typename L::vec;
     const T lowest = -std::numeric_limits<T>::infinity();
-    for (i64 b = 0; b < n; ++b) {
-        const T* xb = x + b * h * w * c;
-        for (i64 oy = 0; oy < oh; ++oy) {
-            const i64 y0 = oy * sh - pt;
-            const i64 i_lo = y0 < 0 ? -y0 : 0, i_hi = y0 + kh > h ? h - y0 : kh;
-            for (i64 ox = 0; ox < ow; ++ox) {
-                const i64 x0 = ox * sw - pl;
-                const i64 j_lo = x0 < 0 ? -x0 : 0, j_hi = x0 + kw > w ? w - x0 : kw;
-                T* out = y + ((b * oh + oy) * ow + ox) * c;
-                for (i64 k = 0; k < c; k += C) {
-                    V m = L::splat(lowest), nan = L::splat(T(0));
-                    for (i64 i = i_lo; i < i_hi; ++i) {
-                        for (i64 j = j_lo; j < j_hi; ++j) {
-                            const V v = L::load(xb + ((y0 + i) * w + x0 + j) * c + k);
-                            m = v > m ? v : m;
-                            nan = v != v ? v : nan;  // the (last) NaN of each channel, if any
+    // images split over the op's threads (each writes only its own images' outputs); a tap (a load and a
+    // compare, memory-bound) weighs as 8 FLOPs in thread_parts' cost
+    const i64 threads = thread_parts(n, 8.0 * n * oh * ow * c * kh * kw);
+    run_chunks(threads, threads > 1 ? std::min(n, threads * CHUNKS_PER_THREAD) : 1, n, [&](i64, i64 b0, i64 b1) {
+        for (i64 b = b0; b < b1; ++b) {
+            const T* xb = x + b * h * w * c;
+            for (i64 oy = 0; oy < oh; ++oy) {
+                const i64 y0 = oy * sh - pt;
+                const i64 i_lo = y0 < 0 ? -y0 : 0, i_hi = y0 + kh > h ? h - y0 : kh;
+                for (i64 ox = 0; ox < ow; ++ox) {
+                    const i64 x0 = ox * sw - pl;
+                    const i64 j_lo = x0 < 0 ? -x0 : 0, j_hi = x0 + kw > w ? w - x0 : kw;
+                    T* out = y + ((b * oh + oy) * ow + ox) * c;
+                    for (i64 k = 0; k < c; k += C) {
+                        V m = L::splat(lowest), nan = L::splat(T(0));
+                        for (i64 i = i_lo; i < i_hi; ++i) {
+                            for (i64 j = j_lo; j < j_hi; ++j) {
+                                const V v = L::load(xb + ((y0 + i) * w + x0 + j) * c + k);
+                                m = v > m ? v : m;
+                                nan = v != v ? v : nan;  // the (last) NaN of each channel, if any
+                            }
                         }
+                        L::store(out + k, nan != nan ? nan : m);
                     }
-                    L::store(out + k, nan != nan ? nan : m);
                 }
             }
         }
-    }
+    });
 }
 
 // MaxPoolGrad: each dy goes to the first tap (row-major) of its window whose value equals y, added into
@@ -183,34 +188,39 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
     using V = typename L::vec;
     const T lowest = -std::numeric_limits<T>::infinity();
     const V zero = L::splat(T(0)), low = L::splat(lowest);
-    std::memset(dx, 0, sizeof(T) * n * h * w * c);
-    for (i64 b = 0; b < n; ++b) {
-        const T* xb = x + b * h * w * c;
-        T* dxb = dx + b * h * w * c;
-        for (i64 oy = 0; oy < oh; ++oy) {
-            for (i64 ox = 0; ox < ow; ++ox) {
-                const i64 o = ((b * oh + oy) * ow + ox) * c;
-                for (i64 k = 0; k < c; k += C) {
-                    const V yv = L::load(y + o + k);
-                    V left = L::load(dy + o + k);
-                    for (i64 i = 0; i < kh; ++i) {
-                        const i64 yy = oy * sh + i - pt;
-                        for (i64 j = 0; j < kw; ++j) {
-                            const i64 xx = ox * sw + j - pl;
-                            if (yy < 0 || yy >= h || xx < 0 || xx >= w) {
-                                left = yv == low ? zero : left;
-                                continue;
+    // images split over the op's threads (each writes only its own images' outputs); a tap (a load and a
+    // compare, memory-bound) weighs as 8 FLOPs in thread_parts' cost
+    const i64 threads = thread_parts(n, 8.0 * n * oh * ow * c * kh * kw);
+    run_chunks(threads, threads > 1 ? std::min(n, threads * CHUNKS_PER_THREAD) : 1, n, [&](i64, i64 b0, i64 b1) {
+        std::memset(dx + b0 * h * w * c, 0, sizeof(T) * (b1 - b0) * h * w * c);
+        for (i64 b = b0; b < b1; ++b) {
+            const T* xb = x + b * h * w * c;
+            T* dxb = dx + b * h * w * c;
+            for (i64 oy = 0; oy < oh; ++oy) {
+                for (i64 ox = 0; ox < ow; ++ox) {
+                    const i64 o = ((b * oh + oy) * ow + ox) * c;
+                    for (i64 k = 0; k < c; k += C) {
+                        const V yv = L::load(y + o + k);
+                        V left = L::load(dy + o + k);
+                        for (i64 i = 0; i < kh; ++i) {
+                            const i64 yy = oy * sh + i - pt;
+                            for (i64 j = 0; j < kw; ++j) {
+                                const i64 xx = ox * sw + j - pl;
+                                if (yy < 0 || yy >= h || xx < 0 || xx >= w) {
+                                    left = yv == low ? zero : left;
+                                    continue;
+                                }
+                                const i64 at = (yy * w + xx) * c + k;
+                                const auto hit = L::load(xb + at) == yv;
+                                L::store(dxb + at, L::load(dxb + at) + (hit ? left : zero));
+                                left = hit ? zero : left;
                             }
-                            const i64 at = (yy * w + xx) * c + k;
-                            const auto hit = L::load(xb + at) == yv;
-                            L::store(dxb + at, L::load(dxb + at) + (hit ? left : zero));
-                            left = hit ? zero : left;
                         }
                     }
                 }
             }
         }
-    }
+    });
 }
 
 // Adam's update of n values in one pass, each operation in the NumPy kernel's order and precision
@@ -315,7 +325,8 @@ inline void for_blocks(i64 count, const Body& body) {
 // Every input value loaded is used NV times and every weight vector PB times.
 template <typename T, int CO, int NV, int PB>
 inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
-                       const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out, i64 ldo) {
+                       const T* __restrict__ w, const T* __restrict__ bias, bool relu, T* __restrict__ out,
+                       i64 ldo) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[PB][NV];
@@ -343,6 +354,13 @@ inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict_
             for (int q = 0; q < PB; ++q) acc[q][v] += bv;
         }
     }
+    if (relu) {  // max(x, 0) with NaN kept (NaN < 0 is false), as NumPy's maximum
+        const V zero = L::splat(T(0));
+#pragma GCC unroll 32
+        for (int q = 0; q < PB; ++q)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v) acc[q][v] = acc[q][v] < zero ? zero : acc[q][v];
+    }
 #pragma GCC unroll 32
     for (int q = 0; q < PB; ++q)
 #pragma GCC unroll 4
@@ -358,17 +376,18 @@ struct ConvRow {
     i64 K;
     const T* w;
     const T* bias;
+    bool relu;
     T* orow;
     i64 ldo;
     template <int B>
     void operator()(i64 ox) const {
-        conv_block<T, CO, NV, B>(xrow + ox * step, step, off, K, w, bias, orow + ox * ldo, ldo);
+        conv_block<T, CO, NV, B>(xrow + ox * step, step, off, K, w, bias, relu, orow + ox * ldo, ldo);
     }
 };
 
 // Direct convolution of a padded NHWC input with co output channels, NV * CO (compile-time constants) at a time:
 // out[b, oy, ox, :] = bias + sum over taps (i, j) and input channels ci of
-//     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :].
+//     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :], then max(out, 0) when `relu`.
 // Each output pixel's NV * CO channels are NV vector accumulators; PB pixels of a row share every weight-vector
 // load and keep enough independent FMA chains in flight (see block_for).
 // No im2col matrix is written: for the few channels of small CNNs that traffic cost more than the GEMM.
@@ -376,7 +395,7 @@ struct ConvRow {
 template <typename T, int CO, int NV>
 void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, const T* __restrict__ w, i64 kh,
                    i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, const T* __restrict__ bias,
-                   T* __restrict__ out, i64* __restrict__ off) {
+                   i64 relu, T* __restrict__ out, i64* __restrict__ off) {
     constexpr int PB = block_for<T, CO, NV>();
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
     const i64 step = sw * c;
@@ -389,7 +408,8 @@ void conv2d_direct(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, con
             T* orow = out + r * ow * co;
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
             for (i64 j = 0; j < co; j += NV * CO)  // output-channel chunks; the input row stays in cache
-                for_blocks<PB>(ow, ConvRow<T, CO, NV>{xrow, step, off, K, w + j, bias ? bias + j : nullptr, orow + j, co});
+                for_blocks<PB>(ow, ConvRow<T, CO, NV>{xrow, step, off, K, w + j, bias ? bias + j : nullptr,
+                                                      relu != 0, orow + j, co});
         }
     });
 }
@@ -656,9 +676,9 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
 #define TFC_INSTANTIATE_DIRECT(T, SUFFIX)                                                                     \
     TFC_EXPORT int tfc_conv2d_direct_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* w, i64 kh, \
                                               i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, \
-                                              const T* bias, T* out, i64* off) {                              \
+                                              const T* bias, i64 relu, T* out, i64* off) {                    \
         TFC_DIRECT_CASES(conv2d_direct, T, xpad, n, hp, wp, c, w, kh, kw, co, sh, sw, dh, dw, oh, ow, bias,   \
-                         out, off)                                                                            \
+                         relu, out, off)                                                                      \
     }                                                                                                         \
     TFC_EXPORT int tfc_conv2d_wgrad_direct_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* dy, \
                                                     i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw,   \
@@ -682,7 +702,7 @@ TFC_INSTANTIATE_DIRECT(float, f32)
 TFC_INSTANTIATE_DIRECT(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 8; }
+TFC_EXPORT int tfc_native_abi_version() { return 9; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.

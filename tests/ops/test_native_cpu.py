@@ -409,16 +409,20 @@ def test_direct_convolution_with_a_bias(cpu, case, dtype):
 
 
 @needs_native
-def test_fused_conv2d_with_bias_and_relu_runs_the_native_kernel_on_cpu(cpu):
+@pytest.mark.parametrize("c,co", [(3, 8), (40, 64)])  # one vector, and the wide kernel (4 vectors) on AVX-512
+def test_fused_conv2d_with_bias_and_relu_runs_the_native_kernel_on_cpu(cpu, c, co):
+    """The ReLU applied in the kernel gives np.maximum's values, NaN kept."""
     from tfcore.ops import fused_ops
 
-    x = _rng.standard_normal((2, 7, 8, 3)).astype(np.float32)
-    wt = _rng.standard_normal((3, 2, 3, 8)).astype(np.float32)
-    bias = _rng.standard_normal(8).astype(np.float32)
+    x = _rng.standard_normal((2, 7, 8, c)).astype(np.float32)
+    x[0, 0, 0, 0] = np.nan
+    wt = _rng.standard_normal((3, 2, c, co)).astype(np.float32)
+    bias = _rng.standard_normal(co).astype(np.float32)
     attrs = dict(strides=(1, 2, 1, 1), padding="SAME", explicit_paddings=(), data_format="NHWC",
                  dilations=(1, 1, 2, 1))
     got = fused_ops.fused_conv2d(tf.constant(x), tf.constant(wt), tf.constant(bias), attrs, relu=True).numpy()
     want = np.maximum(conv_ops.direct_conv2d(x, wt, None, **attrs) + bias, 0)
+    assert np.isnan(want).any() and (want == 0).any()
     np.testing.assert_array_equal(got, want)
 
 
@@ -591,3 +595,23 @@ def test_depthwise_multipliers_above_one_and_other_dtypes_keep_the_numpy_path():
     assert not conv_ops._native_depthwise(np, 2, x, np.ones((3, 3, 2, 2), np.float32))
     assert not conv_ops._native_depthwise(np, 1, x.astype(np.float16), np.ones((3, 3, 2, 1), np.float16))
     assert conv_ops._native_depthwise(np, 1, x[:, ::2], np.ones((3, 3, 2, 1), np.float32))  # copied contiguous
+
+
+@needs_native
+@pytest.mark.parametrize("count", [2, 3])
+def test_threaded_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, threads, count):
+    """Pooling splits its images over the threads (uneven parts; overlapping 3x3 stride-2 windows, so the
+    gradient adds into shared pixels of one image): the NumPy kernels' values, NaN included."""
+    attrs = _pool_attrs(3, 2, "SAME")
+    x = _pool_inputs((13, 60, 57, 16), np.float32, True)
+    threads(count)
+    got = pool_ops._max_pool_native(cpu, x, **attrs)
+    assert native_cpu.last_parts() == count
+    np.testing.assert_array_equal(got, pool_ops._max_pool(cpu, x, **attrs))
+    dy = _rng.standard_normal(got.shape).astype(np.float32)
+    dx = pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs)
+    assert native_cpu.last_parts() == count
+    threads(1)
+    np.testing.assert_array_equal(dx, pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs))
+    # overlapping windows add window by window here, tap by tap in NumPy: equal to rounding
+    np.testing.assert_allclose(dx, pool_ops._max_pool_grad(cpu, x, got, dy, **attrs), rtol=1e-6, atol=1e-6)

@@ -335,13 +335,13 @@ def direct_conv2d_applies(x, w, bias=None):
                                          w.shape[0] * w.shape[1] * w.shape[2], *arrays, contiguous=False)
 
 
-def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, **_):
-    """``conv2d(x, w) + bias`` (``bias`` may be None) by the native direct kernel, the bias added to the
-    finished sums (Conv2D + BiasAdd's rounding); Conv2D's attrs. Call only where
-    :func:`direct_conv2d_applies`."""
+def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, relu=False, **_):
+    """``conv2d(x, w) + bias`` (``bias`` may be None), then ``max(., 0)`` when ``relu``, by the native direct
+    kernel, the bias added to the finished sums (Conv2D + BiasAdd's rounding) and the ReLU applied before
+    the store (NaN kept, as ``np.maximum``); Conv2D's attrs. Call only where :func:`direct_conv2d_applies`."""
     kh, kw = w.shape[0], w.shape[1]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    return _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias)
+    return _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu)
 
 
 def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw, bias=None):
@@ -354,7 +354,7 @@ def _direct(xp, x, w, oh, ow, strides, dilations, ph, pw, bias=None):
     return _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias)
 
 
-def _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias):
+def _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu=False):
     """:func:`_direct` once its arrays are known to fit the kernel."""
     w = np.ascontiguousarray(w)
     bias = None if bias is None else np.ascontiguousarray(bias)
@@ -365,7 +365,7 @@ def _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias):
     offsets = np.empty(kh * kw * c, np.int64)  # kernel scratch; a named reference keeps it alive during the call
     native_cpu.library().fn("tfc_conv2d_direct", x.dtype)(
         native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(w), kh, kw, co, strides[1], strides[2], dilations[1],
-        dilations[2], oh, ow, None if bias is None else native_cpu.ptr(bias), native_cpu.ptr(out),
+        dilations[2], oh, ow, None if bias is None else native_cpu.ptr(bias), int(relu), native_cpu.ptr(out),
         native_cpu.ptr(offsets))
     return out
 

@@ -147,13 +147,10 @@ def _direct_applies(x, w, bias, **_):
 
 @FUSED_CONV2D.kernel("cpu", supports=_direct_applies, priority=1, name="fused_conv2d_direct")
 def _fused_conv2d_direct(b, x, w, bias, *, fused_ops, **attrs):
-    """The native direct convolution with the bias added to its finished sums in the kernel (the values of
-    Conv2D + BiasAdd when Conv2D runs the same kernel, as it does for these shapes), then the ReLU."""
-    out = direct_conv2d(x, w, bias, **attrs)
-    if len(fused_ops) == 2:
-        zeros = _cpu_fast.shared_zeros_like(out)
-        b.xp.maximum(out, zeros if zeros is not None else out.dtype.type(0), out=out)
-    return out
+    """The native direct convolution with the bias added to its finished sums and the ReLU applied in the
+    kernel (the values of Conv2D + BiasAdd + Relu when Conv2D runs the same kernel, as it does for these
+    shapes)."""
+    return direct_conv2d(x, w, bias, relu=len(fused_ops) == 2, **attrs)
 
 
 def fused_conv2d(x, filters, bias, attrs, relu=False):
