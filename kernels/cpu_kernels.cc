@@ -223,6 +223,16 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
     });
 }
 
+// ReluGrad: out = g * (y > 0), TF's formula (a non-finite g where y <= 0 gives NaN, as inf * 0 does),
+// split over the op's threads: a memory-bound pass, the SIMD loop left to the compiler.
+template <typename T>
+void relu_grad(const T* __restrict__ g, const T* __restrict__ y, i64 n, T* __restrict__ out) {
+    const i64 threads = thread_parts(n, 8.0 * n);  // a value weighs as 8 FLOPs (memory-bound)
+    run_chunks(threads, threads, n, [&](i64, i64 begin, i64 end) {
+        for (i64 i = begin; i < end; ++i) out[i] = g[i] * (y[i] > T(0) ? T(1) : T(0));
+    });
+}
+
 // Adam's update of n values in one pass, each operation in the NumPy kernel's order and precision
 // (training_ops._adam) and no multiply-add contraction, so the results are the same bits:
 //   m' = (g - m) * (1 - beta_1) + m;  v' = (g * g - v) * (1 - beta_2) + v;
@@ -687,6 +697,9 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
                          out, off)                                                                            \
     }
 
+#define TFC_INSTANTIATE_RELU_GRAD(T, SUFFIX)                                                                  \
+    TFC_EXPORT void tfc_relu_grad_##SUFFIX(const T* g, const T* y, i64 n, T* out) { relu_grad<T>(g, y, n, out); }
+
 #define TFC_INSTANTIATE_ADAM(T, SUFFIX)                                                                       \
     TFC_EXPORT void tfc_adam_##SUFFIX(const T* var, const T* m, const T* v, const T* g, i64 n, double neg_alpha, \
                                       double one_minus_b1, double one_minus_b2, double eps, T* var_out,         \
@@ -695,6 +708,8 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
     }
 
 TFC_INSTANTIATE_ADAM(float, f32)
+TFC_INSTANTIATE_RELU_GRAD(float, f32)
+TFC_INSTANTIATE_RELU_GRAD(double, f64)
 TFC_INSTANTIATE_ADAM(double, f64)
 TFC_INSTANTIATE(float, f32)
 TFC_INSTANTIATE(double, f64)

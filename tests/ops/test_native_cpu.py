@@ -15,7 +15,8 @@ import pytest
 import tfcore as tf
 from tfcore.backend import native_cpu
 from tfcore.framework.context import context
-from tfcore.ops import conv_ops, pool_ops, training_ops
+from tfcore.ops import conv_ops, nn_ops, pool_ops, training_ops
+from tfcore.ops.registry import kernel_for
 
 pytestmark = pytest.mark.usefixtures("on_cpu")
 _rng = np.random.default_rng(11)
@@ -615,3 +616,30 @@ def test_threaded_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, thr
     np.testing.assert_array_equal(dx, pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs))
     # overlapping windows add window by window here, tap by tap in NumPy: equal to rounding
     np.testing.assert_allclose(dx, pool_ops._max_pool_grad(cpu, x, got, dy, **attrs), rtol=1e-6, atol=1e-6)
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_native_relu_grad_is_tfs_formula_split_over_threads(threads, dtype):
+    """ReluGrad's native candidate takes large gradients: ``g * (y > 0)`` bit for bit (inf * 0 is NaN, as
+    in TF), over several threads; small ones stay on NumPy."""
+    y = _rng.standard_normal((64, 28, 28, 16)).astype(dtype)
+    g = _rng.standard_normal(y.shape).astype(dtype)
+    y[0, 0, 0, :3] = [0.0, -0.0, np.nan]
+    g[0, 0, 0, 3:5] = np.inf
+    y[0, 0, 0, 3:5] = [-1.0, 1.0]
+    threads(2)
+    with np.errstate(invalid="ignore"):  # inf * 0
+        want, want_tape = g * (y > 0), g * (np.maximum(y, 0) > 0)
+    assert kernel_for("ReluGrad", [g, y], {}).name == "relu_grad_native"
+    got = nn_ops._relu_grad_native(None, g, y)
+    assert native_cpu.last_parts() == 2
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[0, 0, 0, 3]) and got[0, 0, 0, 4] == np.inf
+    assert kernel_for("ReluGrad", [g[:1, :2], y[:1, :2]], {}).name != "relu_grad_native"
+    x = tf.constant(y)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        out = tf.nn.relu(x)
+    via_tape = tape.gradient(out, x, output_gradients=tf.constant(g)).numpy()  # ReluGrad(g, relu(y))
+    np.testing.assert_array_equal(via_tape, want_tape)

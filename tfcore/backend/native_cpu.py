@@ -46,6 +46,7 @@ _SIGNATURES = {
     "tfc_depthwise_fwd": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_depthwise_dgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_depthwise_wgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
+    "tfc_relu_grad": [_ptr] * 2 + [_i64, _ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
 }
 # Functions returning a value (the others return nothing).
