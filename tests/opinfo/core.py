@@ -57,6 +57,7 @@ class OpInfo:
     domain: tuple = (-2.0, 2.0)   # where ref's inputs are drawn from (each input, or one pair per input)
     dtypes: tuple = ("float32", "float64")
     ref_shapes: tuple = None      # input shape tuples for ref (None: test_references.py's edge shapes)
+    exact: bool = False           # ref takes the inputs in the tested dtype and must match bit for bit
     grad: GradCase = None
     kernels: tuple = ()           # CUDA kernel name prefixes the first sample launches on a GPU
     saved_model: bool = False

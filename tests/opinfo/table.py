@@ -1,8 +1,8 @@
 """THE op-info table: one entry per registered op (see ``tests/opinfo/core.py`` for the fields).
 
-Sections, each keyed by TF's op name: device-comparison samples of the public functions (moved from
-``tests/ops/gpu_op_cases.py``), float64 gradient cases for the first and second gradient (moved from
-``tests/autodiff/test_gradient_coverage.py``), element-wise float64 references, the CUDA kernels an op
+Sections, each keyed by TF's op name: device-comparison samples of the public functions (formerly the GPU
+op cases of tests/ops), float64 gradient cases for the first and second gradient (formerly the gradient
+coverage list of tests/autodiff), element-wise float64 references, the CUDA kernels an op
 must launch, and the SavedModel subset. Adding an op: add its facts here, nothing else in ``tests/``.
 Ops that cannot have an entry are in ``EXEMPT`` (``tests/opinfo/exemptions.py``), each with its reason.
 """
@@ -12,8 +12,9 @@ import numpy as np
 import tfcore as tf
 from tfcore.ops import conv_ops, fused_ops, training_ops
 from tfcore.ops.registry import execute, get_op
+from tfcore.selftest import references
 
-from .core import away, bools, entry, f32, f64, grad_case, i32, i64, r, sample, vjp
+from .core import GradCase, Sample, away, bools, entry, f32, f64, grad_case, i32, i64, r, sample, vjp
 
 # ==================================================================================================
 # samples: public calls compared between CPU:0 and a GPU device (sample(op, id, fn, *arrays, ...));
@@ -782,6 +783,20 @@ _ROWS = [((1,),), ((0, 3),), ((3, 0),), ((2, 1, 33),), ((2, 1500),)]  # (3, 0): 
 entry("Softmax", ref=_softmax, public=tf.nn.softmax, ref_shapes=_ROWS)
 entry("LogSoftmax", ref=lambda x: np.log(_softmax(x)), public=tf.nn.log_softmax, ref_shapes=_ROWS)
 
+# ops with our CUDA kernels, against the float64 references tfcore selftest uses (tfcore/selftest/references.py):
+# ragged sizes around the kernels' tiles and vector widths, empty and size-1 edges, broadcast batches
+entry("BatchMatMulV2", ref=references.matmul_ref, public=tf.matmul, arity=2, ref_shapes=[
+    ((0, 3), (3, 4)), ((1, 1), (1, 1)), ((5, 0), (0, 3)), ((33, 17), (17, 65)), ((2, 1, 9, 4), (3, 4, 130))])
+_REDUCTION_SHAPES = [((0, 3),), ((1, 1),), ((7, 1500),), ((2, 33, 5),), ((3, 1, 129),)]
+for _op, _public, _name in [("Sum", tf.reduce_sum, "sum"), ("Mean", tf.reduce_mean, "mean"),
+                            ("Max", tf.reduce_max, "max"), ("Min", tf.reduce_min, "min"),
+                            ("Prod", tf.reduce_prod, "prod")]:
+    entry(_op, ref=lambda x, _n=_name: references.reduce_ref(x, (x.ndim - 1,), _n),
+          public=lambda x, _p=_public: _p(x, axis=-1), ref_shapes=_REDUCTION_SHAPES,
+          domain=(0.5, 1.5) if _op == "Prod" else (-2.0, 2.0))
+entry("BiasAdd", ref=references.bias_add_ref, public=tf.nn.bias_add, arity=2,
+      ref_shapes=[((0, 4), (4,)), ((1, 1), (1,)), ((2, 3, 8), (8,)), ((3, 5, 7, 131), (131,))])
+
 # ==================================================================================================
 # our CUDA kernels: name prefixes each entry's FIRST sample must launch on a GPU device
 # ==================================================================================================
@@ -809,3 +824,14 @@ for _op in ["AddV2", "Exp", "Cast", "BatchMatMulV2", "Sum", "ArgMax", "Softmax",
             "GatherV2", "ConcatV2", "Slice", "StridedSlice", "Transpose", "BiasAdd", "Relu", "ScatterNd", "Cumsum",
             "SelectV2", "TopKV2", "MatrixBandPart", "ResizeBilinear", "OneHot"]:
     entry(_op, saved_model=True)
+
+# ==================================================================================================
+# NextAfter (tf.math.nextafter): the walkthrough op of docs/architecture.md's "Adding an op", all its facts
+# in one entry: a device sample with gradients, the exact reference (also for its CUDA expression), the
+# float64 gradient case and the SavedModel round trip
+# ==================================================================================================
+
+entry("NextAfter", public=tf.math.nextafter, arity=2, ref=np.nextafter, exact=True, saved_model=True,
+      samples=[Sample("nextafter_broadcast", tf.math.nextafter, (X, f32(4, seed=7)), grad=True, op="NextAfter")],
+      grad=GradCase(tf.math.nextafter, [r(2, 3), r(3) + 5.0]))
+

@@ -45,7 +45,11 @@ def _devices():
     return ["/CPU:0"] + (["/GPU:0"] if tf.config.list_logical_devices("GPU") else [])
 
 
-def _assert_close(got, want, dtype, what):
+def _assert_close(got, want, dtype, what, exact=False):
+    if exact:  # e.g. NextAfter: one ulp is the whole answer
+        assert got.dtype == want.dtype and got.shape == want.shape, f"{what}: {got.dtype}{got.shape} vs {want.dtype}"
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
     rtol, atol = TOL.get(dtype, (1e-3, 1e-3))
     assert got.shape == want.shape, f"{what}: shape {got.shape}, reference {want.shape}"
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
@@ -58,12 +62,13 @@ def test_public_function_matches_float64_reference(name):
     for dtype in info.dtypes:
         for shapes in _shape_sets(info):
             xs = _inputs(info, shapes)
-            want = info.ref(*[x.astype(dtype).astype(np.float64) for x in xs])
+            wide = dtype if info.exact else np.float64
+            want = info.ref(*[x.astype(dtype).astype(wide) for x in xs])
             for device in _devices():
                 with tf.device(device):
                     y = fn(*[tf.constant(x.astype(dtype)) for x in xs])
                 assert y.dtype.name == dtype, f"{name} {dtype}: output {y.dtype.name}"
-                _assert_close(y.numpy(), np.asarray(want), dtype, f"{name} {dtype} {shapes} on {device}")
+                _assert_close(y.numpy(), np.asarray(want), dtype, f"{name} {dtype} {shapes} on {device}", info.exact)
 
 
 FUSABLE = sorted(name for name in REFERENCED if REGISTRY[name].cuda_expr is not None)
@@ -101,8 +106,9 @@ def test_cuda_expressions_match_float64_reference(expression_kernels, ctype):
             if n:
                 launches[op](((n + THREADS - 1) // THREADS, 1, 1), (THREADS, 1, 1),
                              arrays + [y, np.int64(n)] + [np.int32(a.size == 1 and n != 1) for a in arrays])
-            want = info.ref(*[a.astype(np.float64) for a in arrays])
-            _assert_close(y, np.broadcast_to(want, (n,)), np.dtype(np_dtype).name, f"{op}.cuda_expr ({ctype}, n={n})")
+            want = info.ref(*[a if info.exact else a.astype(np.float64) for a in arrays])
+            _assert_close(y, np.broadcast_to(want, (n,)).astype(want.dtype), np.dtype(np_dtype).name,
+                          f"{op}.cuda_expr ({ctype}, n={n})", info.exact)
 
 
 @pytest.mark.parametrize("ctype", sorted(_CTYPES))
@@ -111,3 +117,25 @@ def test_cuda_expressions_compile_with_nvrtc(expression_kernels, ctype):
 
     ptx = nvrtc.compile_ptx(expression_kernels[ctype][0], 80)
     assert all(f".entry tfc_ref_{op.lower()}_{ctype}" in ptx for op in FUSABLE)
+
+
+@pytest.mark.parametrize("name", FUSABLE)
+def test_jit_compile_fuses_every_op_with_a_cuda_expression(name):
+    """``tf.function(jit_compile=True)`` puts the op into a fused chain (``Mul -> op -> Sub``): on a GPU that
+    chain is one kernel generated from the expressions checked above. Planned on CPU:0 (the same fusion
+    decision, no compile), and the fused step computes what the unfused ops compute."""
+    info = OPS[name]
+    fn = info.public or info.samples[0].fn
+    xs = [tf.constant(x.astype(np.float32)) for x in _inputs(info, [(5,)] * info.arity, seed=3)]
+
+    def chain(*ts):
+        return fn(*([ts[0] * 1.0] + list(ts[1:]))) - ts[0]
+
+    with tf.device("/CPU:0"):
+        jit = tf.function(chain, jit_compile=True)
+        want = chain(*xs).numpy()
+        jit(*xs)
+        got = jit(*xs).numpy()
+        steps = [getattr(s[1], "__name__", "") for s in jit.get_concrete_function(*xs)._fused_plan.steps]
+    assert any(s.startswith("fused_") and name in s.split("_", 1)[1].split("+") for s in steps), steps
+    np.testing.assert_array_equal(got, want)
