@@ -11,7 +11,7 @@ import pytest
 
 import tfcore as tf
 from tests.opinfo import table  # noqa: F401  (fills the table)
-from tests.opinfo.core import all_samples, assert_same, run_sample
+from tests.opinfo.core import RecordingKernels, all_samples, assert_kernels_launched, assert_same, run_sample
 
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 
@@ -25,9 +25,12 @@ SAMPLES = all_samples()
 
 
 @pytest.mark.parametrize("c", SAMPLES, ids=[f"{c.op or 'composite'}:{c.id}" for c in SAMPLES])
-def test_op_on_real_gpu_matches_cpu(c):
+def test_op_on_real_gpu_matches_cpu(c, real_gpu0, monkeypatch):
     want, _, want_grads = run_sample(c, "/CPU:0")
+    kernels = RecordingKernels(real_gpu0.backend.kernels)
+    monkeypatch.setattr(real_gpu0.backend, "kernels", kernels)
     got, devices, grads = run_sample(c, "/GPU:0")
+    assert_kernels_launched(c, kernels.names)
     expected = CPU0 if c.host else GPU0
     assert devices == [expected] * len(devices), f"{c.id}: outputs or gradients on {devices}"
     assert_same(c, got, want, "output")

@@ -209,3 +209,29 @@ def assert_same(c, got, want, what):
                                        equal_nan=True, err_msg=f"{c.id}: {what}[{k}]")
         else:
             np.testing.assert_array_equal(a, b, err_msg=f"{c.id}: {what}[{k}]")
+
+
+class RecordingKernels:
+    """A backend's kernel library that remembers the kernel names it launched (the hook behind "our kernel
+    ran": put it in ``backend.kernels`` of an emulated or a real GPU)."""
+
+    def __init__(self, lib):
+        self._lib, self.names = lib, []
+
+    def launch(self, name, grid, block, args, *a, **kw):
+        self.names.append(name)
+        return self._lib.launch(name, grid, block, args, *a, **kw)
+
+    def __getattr__(self, name):
+        return getattr(self._lib, name)
+
+
+def assert_kernels_launched(c, names):
+    """When ``c`` is the first sample of an entry with ``kernels``, each prefix matches a launched kernel."""
+    info = OPS.get(c.op)
+    if info is None or not info.kernels or c is not info.samples[0]:
+        return
+    for prefix in info.kernels:  # our CUDA kernel ran, not the xp fallback
+        assert any(n.startswith(prefix) for n in names), \
+            f"{c.op} ({c.id}) launched none of {prefix}*: {sorted(set(names))}"
+

@@ -10,6 +10,7 @@ Ops that cannot have an entry are in ``EXEMPT`` (``tests/opinfo/exemptions.py``)
 import numpy as np
 
 import tfcore as tf
+from tfcore.io.image_codecs import encode_wav
 from tfcore.ops import conv_ops, fused_ops, training_ops
 from tfcore.ops.registry import execute, get_op
 from tfcore.selftest import references
@@ -726,6 +727,90 @@ sample("ComputeAccidentalHits", "compute_accidental_hits",
        lambda t, s: tuple(tf.nn.compute_accidental_hits(t, s, num_true=2)), i64(3, 2, hi=6), i64(5, hi=6, seed=1))
 sample("MatrixLogarithm", "logm", tf.linalg.logm,  # no GPU kernel in TF either: runs on CPU:0
        (np.eye(3) * 2.0 + 0.1 * f64(3, 3, seed=33)).astype(np.complex128), tol=1e-8, host=True)
+
+# ==================================================================================================
+# host ops: strings, encoded bytes and serialized protos live on the host (docs/architecture.md §2), so on a
+# GPU device these samples run on CPU:0 and stay there (host=True); compared as on any device
+# ==================================================================================================
+
+_S = np.array([b"Hello World", b"  tf core ", b"a,b,,c"], dtype=object)
+_IMG8 = (np.arange(2 * 3 * 3) % 256).astype(np.uint8).reshape(2, 3, 3)
+
+
+def _sp(v):
+    return tf.sparse.SparseTensor([[0, 1], [2, 0]], v, [3, 2])
+
+_EX = tf.train.Example(features=tf.train.Features(feature={
+    "x": tf.train.Feature(float_list=tf.train.FloatList(value=[1.5, 2.5])),
+    "n": tf.train.Feature(int64_list=tf.train.Int64List(value=[7]))})).SerializeToString()
+_SEQ = tf.train.SequenceExample(context=tf.train.Features(feature={
+    "n": tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))}),
+    feature_lists=tf.train.FeatureLists(feature_list={"f": tf.train.FeatureList(feature=[
+        tf.train.Feature(float_list=tf.train.FloatList(value=[1.0])),
+        tf.train.Feature(float_list=tf.train.FloatList(value=[2.0]))])})).SerializeToString()
+for _op, _id, _fn, _arrays in [
+    ("StringLower", "strings.lower", tf.strings.lower, (_S,)),
+    ("StringUpper", "strings.upper", tf.strings.upper, (_S,)),
+    ("StringStrip", "strings.strip", tf.strings.strip, (_S,)),
+    ("StringLength", "strings.length_utf8", lambda s: tf.strings.length(s, unit="UTF8_CHAR"), (_S,)),
+    ("StringJoin", "strings.join", lambda s: tf.strings.join([s, s], separator="|"), (_S,)),
+    ("ReduceJoin", "strings.reduce_join", lambda s: tf.strings.reduce_join(s, separator="+"), (_S,)),
+    ("StringSplitV2", "strings.split", lambda s: tf.strings.split(s, sep=",").to_tensor(), (_S,)),
+    ("UnicodeDecode", "strings.unicode_decode", lambda s: tf.strings.unicode_decode(s, "UTF-8").flat_values, (_S,)),
+    ("StringToNumber", "strings.to_number", tf.strings.to_number, (np.array([b"1.5", b"-2", b"3e2"], object),)),
+    ("AsString", "strings.as_string", lambda x: tf.strings.as_string(x, precision=2), (np.float32([1.25, -3.5]),)),
+    ("StaticRegexReplace", "strings.regex_replace", lambda s: tf.strings.regex_replace(s, "o+", "0"), (_S,)),
+    ("StaticRegexFullMatch", "strings.regex_full_match", lambda s: tf.strings.regex_full_match(s, ".*o.*"), (_S,)),
+    ("Substr", "strings.substr", lambda s: tf.strings.substr(s, 1, 3), (_S,)),
+    ("UnicodeDecodeWithOffsets", "strings.unicode_decode_with_offsets",
+     lambda s: tuple(t.flat_values for t in tf.strings.unicode_decode_with_offsets(s, "UTF-8")), (_S,)),
+    ("UnicodeEncode", "strings.unicode_encode", lambda c: tf.strings.unicode_encode(c, "UTF-8"),
+     (np.int32([[72, 105], [0x20ac, 33]]),)),
+    ("UnicodeTranscode", "strings.unicode_transcode", lambda s: tf.strings.unicode_transcode(s, "UTF-8", "UTF-16-BE"),
+     (_S,)),
+    ("StringBytesSplit", "strings.bytes_split", lambda s: tf.strings.bytes_split(s).to_tensor(), (_S,)),
+    ("StringNGrams", "strings.ngrams", lambda s: tf.strings.ngrams(tf.strings.split(s), 2).to_tensor(),
+     (_S,)),
+    ("StringFormat", "strings.format", lambda x: tf.strings.format("x = {}", x), (np.float32([1.0, 2.0]),)),
+    ("UnsortedSegmentJoin", "strings.unsorted_segment_join",
+     lambda s: tf.strings.unsorted_segment_join(s, [1, 0, 1], 2), (_S,)),
+    ("StringToHashBucketFast", "strings.to_hash_bucket_fast", lambda s: tf.strings.to_hash_bucket_fast(s, 7), (_S,)),
+    ("StringToHashBucketStrong", "strings.to_hash_bucket_strong",
+     lambda s: tf.strings.to_hash_bucket_strong(s, 7, [1, 2]), (_S,)),
+    ("Fingerprint", "fingerprint", tf.fingerprint, (_S,)),
+    ("EncodePng", "io.encode_png_decode_png", lambda x: tf.io.decode_png(tf.io.encode_png(x)), (_IMG8,)),
+    ("DecodePng", "io.decode_png", lambda x: tf.io.decode_png(tf.io.encode_png(x), channels=3), (_IMG8,)),
+    ("DecodeImage", "io.decode_image", lambda x: tf.io.decode_image(tf.io.encode_png(x)), (_IMG8,)),
+    ("EncodeJpeg", "io.encode_jpeg", lambda x: tf.io.encode_jpeg(x, quality=95), (_IMG8,)),
+    ("DecodeJpeg", "io.decode_jpeg", lambda x: tf.io.decode_jpeg(tf.io.encode_jpeg(x, quality=95)), (_IMG8,)),
+    ("IsJpeg", "io.is_jpeg", lambda x: tf.io.is_jpeg(tf.io.encode_jpeg(x)), (_IMG8,)),
+    ("ExtractJpegShape", "io.extract_jpeg_shape", lambda x: tf.io.extract_jpeg_shape(tf.io.encode_jpeg(x)), (_IMG8,)),
+    ("EncodeBase64", "io.encode_base64", lambda s: tf.io.encode_base64(s, pad=True), (_S,)),
+    ("DecodeBase64", "io.decode_base64", lambda s: tf.io.decode_base64(tf.io.encode_base64(s)), (_S,)),
+    ("DecodeCompressed", "io.decode_compressed", lambda s: tf.io.decode_compressed(s), (_S,)),
+    ("DecodeCSV", "io.decode_csv", lambda s: tuple(tf.io.decode_csv(s, [[""], [""], ["z"]], na_value="")),
+     (np.array([b"a,b,c", b"1,,3"], object),)),
+    ("DecodeRaw", "io.decode_raw", lambda s: tf.io.decode_raw(s, tf.uint8, fixed_length=4),
+     (np.array([b"abcd", b"wxyz"], object),)),
+    ("SerializeTensor", "io.serialize_tensor", lambda x: tf.io.parse_tensor(tf.io.serialize_tensor(x), tf.float32),
+     (np.float32([[1, 2], [3, 4]]),)),
+    ("ParseTensor", "io.parse_tensor", lambda x: tf.io.parse_tensor(tf.io.serialize_tensor(x), tf.int32),
+     (np.int32([5, 6, 7]),)),
+    ("EncodeWav", "audio.encode_wav", lambda a: encode_wav(a, 8000), (np.float32([[0.5], [-0.25], [0.0]]),)),
+    ("SerializeSparse", "io.serialize_sparse", lambda v: tf.io.serialize_sparse(_sp(v)), (np.float32([1, 2]),)),
+    ("SerializeManySparse", "io.serialize_many_sparse", lambda v: tf.io.serialize_many_sparse(_sp(v)),
+     (np.float32([1, 2]),)),
+    ("DeserializeManySparse", "io.deserialize_many_sparse", lambda v: tf.sparse.to_dense(tf.io.deserialize_many_sparse(
+        tf.io.serialize_many_sparse(_sp(v)), tf.float32)), (np.float32([1, 2]),)),
+    ("ParseExampleV2", "io.parse_example", lambda s: tuple(tf.io.parse_example(s, {
+        "x": tf.io.FixedLenFeature([2], tf.float32), "n": tf.io.FixedLenFeature([1], tf.int64)}).values()),
+     (np.array([_EX, _EX], object),)),
+    ("ParseSingleSequenceExample", "io.parse_single_sequence_example", lambda s: tuple(
+        tf.io.parse_single_sequence_example(s, {"n": tf.io.FixedLenFeature([1], tf.int64)},
+                                            {"f": tf.io.FixedLenSequenceFeature([1], tf.float32)})[1].values()),
+     (np.array(_SEQ, object),)),
+]:
+    sample(_op, _id, _fn, *_arrays, host=True)
 
 # ==================================================================================================
 # float64 references of element-wise ops: checked on ragged and edge shapes (empty, size 1, broadcasting)

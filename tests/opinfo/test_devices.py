@@ -18,7 +18,7 @@ import pytest
 import tfcore as tf
 
 from . import table  # noqa: F401  (fills OPS)
-from .core import OPS, all_samples, assert_same, run_sample
+from .core import RecordingKernels, all_samples, assert_kernels_launched, assert_same, run_sample
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "ops"))
 import cupy_strict  # noqa: E402
@@ -28,25 +28,11 @@ CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 SAMPLES = all_samples()
 
 
-class _Recording:
-    """The backend's kernel library, remembering the names it launched."""
-
-    def __init__(self, lib):
-        self._lib, self.names = lib, []
-
-    def launch(self, name, grid, block, args, *a, **kw):
-        self.names.append(name)
-        return self._lib.launch(name, grid, block, args, *a, **kw)
-
-    def __getattr__(self, name):
-        return getattr(self._lib, name)
-
-
 @pytest.fixture(scope="module")
 def gpu_kernels():
     """One emulated GPU in strict CuPy mode whose kernel launches are recorded; configuration restored after."""
     with cupy_strict.strict_emulated_gpu() as backend:
-        rec = _Recording(backend.kernels)
+        rec = RecordingKernels(backend.kernels)
         backend.kernels = rec
         try:
             yield rec
@@ -79,12 +65,7 @@ def test_sample_on_gpu_matches_cpu(gpu_kernels, c):
     assert_same(c, grads, want_grads, "gradient")
     if c.grad:
         assert any(g is not None for g in grads), f"{c.id}: no gradient reached any input"
-    info = OPS.get(c.op)
-    if info is not None and info.kernels and c is info.samples[0]:
-        launched = set(gpu_kernels.names)
-        for prefix in info.kernels:  # "our kernel ran": the entry's CUDA kernels, not the xp fallback
-            assert any(n.startswith(prefix) for n in launched), \
-                f"{c.op} ({c.id}) launched none of {prefix}*: {sorted(launched)}"
+    assert_kernels_launched(c, gpu_kernels.names)
 
 
 def test_table_covers_every_op_family():
