@@ -58,6 +58,7 @@ class OpInfo:
     dtypes: tuple = ("float32", "float64")
     ref_shapes: tuple = None      # input shape tuples for ref (None: test_references.py's edge shapes)
     exact: bool = False           # ref takes the inputs in the tested dtype and must match bit for bit
+    ref_tol: dict = None          # {dtype name: (rtol, atol)} overriding test_references.py's TOL
     grad: GradCase = None
     kernels: tuple = ()           # CUDA kernel name prefixes the first sample launches on a GPU
     saved_model: bool = False

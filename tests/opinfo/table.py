@@ -865,8 +865,11 @@ def _softmax(x):
 
 
 _ROWS = [((1,),), ((0, 3),), ((3, 0),), ((2, 1, 33),), ((2, 1500),)]  # (3, 0): empty rows, as TF
-entry("Softmax", ref=_softmax, public=tf.nn.softmax, ref_shapes=_ROWS)
-entry("LogSoftmax", ref=lambda x: np.log(_softmax(x)), public=tf.nn.log_softmax, ref_shapes=_ROWS)
+_F16 = {"float16": (2e-3, 2e-3)}  # half precision: inputs and outputs rounded, accumulation in float32
+entry("Softmax", ref=_softmax, public=tf.nn.softmax, ref_shapes=_ROWS, dtypes=("float16", "float32", "float64"),
+      ref_tol=_F16)
+entry("LogSoftmax", ref=lambda x: np.log(_softmax(x)), public=tf.nn.log_softmax, ref_shapes=_ROWS,
+      dtypes=("float16", "float32", "float64"), ref_tol={"float16": (2e-3, 5e-3)})
 
 # ops with our CUDA kernels, against the float64 references tfcore selftest uses (tfcore/selftest/references.py):
 # ragged sizes around the kernels' tiles and vector widths, empty and size-1 edges, broadcast batches
@@ -879,8 +882,8 @@ for _op, _public, _name in [("Sum", tf.reduce_sum, "sum"), ("Mean", tf.reduce_me
     entry(_op, ref=lambda x, _n=_name: references.reduce_ref(x, (x.ndim - 1,), _n),
           public=lambda x, _p=_public: _p(x, axis=-1), ref_shapes=_REDUCTION_SHAPES,
           domain=(0.5, 1.5) if _op == "Prod" else (-2.0, 2.0))
-entry("BiasAdd", ref=references.bias_add_ref, public=tf.nn.bias_add, arity=2,
-      ref_shapes=[((0, 4), (4,)), ((1, 1), (1,)), ((2, 3, 8), (8,)), ((3, 5, 7, 131), (131,))])
+entry("BiasAdd", ref=references.bias_add_ref, public=tf.nn.bias_add, arity=2, dtypes=("float16", "float32", "float64"),
+      ref_tol=_F16, ref_shapes=[((0, 4), (4,)), ((1, 1), (1,)), ((2, 3, 8), (8,)), ((3, 5, 7, 131), (131,))])
 
 # ==================================================================================================
 # our CUDA kernels: name prefixes each entry's FIRST sample must launch on a GPU device
