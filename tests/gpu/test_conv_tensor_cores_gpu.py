@@ -15,8 +15,8 @@ import types
 import numpy as np
 import pytest
 
-from tests import kernel_refs as ref
 from tfcore.ops.cuda_kernels import conv
+from tfcore.selftest import references as ref
 
 # (x shape NHWC, filter (kh, kw), CO, strides (h, w), dilations (h, w), padding, explicit paddings)
 CASES = [

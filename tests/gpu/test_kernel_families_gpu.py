@@ -9,9 +9,9 @@ import types
 import numpy as np
 import pytest
 
-from tests import kernel_refs as ref
 from tfcore.ops.cuda_kernels import bias_add, conv, pool, reduce, softmax
 from tfcore.ops.cuda_kernels.matmul import launch_matmul
+from tfcore.selftest import references as ref
 
 
 @pytest.fixture(scope="module")

@@ -1,21 +1,19 @@
-"""The public-op table of tests/ops/gpu_op_cases.py on a real CUDA GPU (CuPy arrays, our kernels).
+"""The op-info table's samples (tests/opinfo/table.py) on a real CUDA GPU (CuPy arrays, our kernels).
 
-Every op runs on ``/GPU:0`` and must give the CPU's values and gradients, with outputs
-and gradients on the GPU. tests/ops/test_gpu_placement.py runs the same table on an
+Every sample runs on ``/GPU:0`` and must give the CPU's values and gradients, with outputs
+and gradients on the GPU. tests/opinfo/test_devices.py runs the same samples on an
 emulated GPU in strict CuPy mode; this file is the proof on the real thing.
 Skipped (tests/gpu/conftest.py) where CuPy finds no GPU.
 """
-
-import os
-import sys
 
 import numpy as np
 import pytest
 
 import tfcore as tf
+from tests.opinfo import table  # noqa: F401  (fills the table)
+from tests.opinfo.core import RecordingKernels, all_samples, assert_kernels_launched, assert_same, run_sample
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "ops"))
-from gpu_op_cases import CASES, assert_same, run_case  # noqa: E402
+CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 
@@ -23,11 +21,18 @@ GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 pytestmark = pytest.mark.usefixtures("real_gpu0")  # tests/gpu/conftest.py: skip unless GPU:0 is real
 
 
-@pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
-def test_op_on_real_gpu_matches_cpu(c):
-    want, _, want_grads = run_case(c, "/CPU:0")
-    got, devices, grads = run_case(c, "/GPU:0")
-    assert devices == [GPU0] * len(devices), f"{c.id}: outputs or gradients on {devices}"
+SAMPLES = all_samples()
+
+
+@pytest.mark.parametrize("c", SAMPLES, ids=[f"{c.op or 'composite'}:{c.id}" for c in SAMPLES])
+def test_op_on_real_gpu_matches_cpu(c, real_gpu0, monkeypatch):
+    want, _, want_grads = run_sample(c, "/CPU:0")
+    kernels = RecordingKernels(real_gpu0.backend.kernels)
+    monkeypatch.setattr(real_gpu0.backend, "kernels", kernels)
+    got, devices, grads = run_sample(c, "/GPU:0")
+    assert_kernels_launched(c, kernels.names)
+    expected = CPU0 if c.host else GPU0
+    assert devices == [expected] * len(devices), f"{c.id}: outputs or gradients on {devices}"
     assert_same(c, got, want, "output")
     assert_same(c, grads, want_grads, "gradient")
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import reduce_ref, softmax_ref, sparse_xent_ref
 from tfcore.backend import collectives
 from tfcore.backend.emulator.backend import EmulatedGPUBackend
 from tfcore.ops.cuda_kernels import reduce as red
 from tfcore.ops.cuda_kernels import softmax as sm
+from tfcore.selftest.references import reduce_ref, softmax_ref, sparse_xent_ref
 
 pytestmark = pytest.mark.emulator
 

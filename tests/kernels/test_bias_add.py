@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import bias_add_ref
 from tfcore.ops.cuda_kernels.bias_add import ACTIVATIONS, bias_add_act
+from tfcore.selftest.references import bias_add_ref
 
 pytestmark = pytest.mark.emulator
 

@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import (
+from tfcore.backend.kernel_library import EmulatorKernelLibrary, grid_cap
+from tfcore.ops.cuda_kernels import conv, matmul, pool
+from tfcore.ops.cuda_kernels import reduce as red
+from tfcore.ops.cuda_kernels import softmax as sm
+from tfcore.ops.cuda_kernels.bias_add import bias_add_act
+from tfcore.selftest.references import (
     argreduce_ref,
     avg_pool_grad_ref,
     avg_pool_ref,
@@ -29,11 +34,6 @@ from tests.kernel_refs import (
     sparse_xent_ref,
     tf_pads_2d,
 )
-from tfcore.backend.kernel_library import EmulatorKernelLibrary, grid_cap
-from tfcore.ops.cuda_kernels import conv, matmul, pool
-from tfcore.ops.cuda_kernels import reduce as red
-from tfcore.ops.cuda_kernels import softmax as sm
-from tfcore.ops.cuda_kernels.bias_add import bias_add_act
 
 pytestmark = pytest.mark.emulator
 

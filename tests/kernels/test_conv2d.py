@@ -2,7 +2,7 @@
 phase) and split-K filter gradient (wgrad) with its partial-sum kernel, each on the 128x128 and the
 128x64 tile, and depthwise.
 
-References are float64 NumPy (tests/kernel_refs.py) with paddings from ``conv_pads``, TF's SAME rule
+References are float64 NumPy (tfcore/selftest/references.py) with paddings from ``conv_pads``, TF's SAME rule
 written out in the tests, never the production ``conv_geometry``.
 """
 
@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import (
+from tfcore.ops.cuda_kernels import conv
+from tfcore.ops.cuda_kernels._util import ACT_NONE, ACT_RELU
+from tfcore.selftest.references import (
     conv2d_filter_grad_ref,
     conv2d_input_grad_ref,
     conv2d_ref,
@@ -21,8 +23,6 @@ from tests.kernel_refs import (
     depthwise_forward_ref,
     depthwise_input_grad_ref,
 )
-from tfcore.ops.cuda_kernels import conv
-from tfcore.ops.cuda_kernels._util import ACT_NONE, ACT_RELU
 
 pytestmark = pytest.mark.emulator
 

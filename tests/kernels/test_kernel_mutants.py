@@ -18,12 +18,12 @@ import pytest
 from kernel_helpers import tol
 from kernel_mutants import marker_sites, mutant_dir
 
-from tests.kernel_refs import matmul_ref
 from tfcore.backend.emulator.launcher import KernelFault, load_module
 from tfcore.backend.kernel_library import EmulatorKernelLibrary
 from tfcore.ops.cuda_kernels import conv, matmul
 from tfcore.ops.cuda_kernels import reduce as red
 from tfcore.ops.cuda_kernels import softmax as sm
+from tfcore.selftest.references import matmul_ref
 
 pytestmark = pytest.mark.emulator
 

@@ -9,10 +9,10 @@ import pytest
 from kernel_helpers import tol
 
 import tfcore as tf
-from tests.kernel_refs import softmax_ref, sparse_xent_ref
 from tfcore.backend import cuda as cuda_backend
 from tfcore.framework.context import context
 from tfcore.ops.cuda_kernels import softmax as sm
+from tfcore.selftest.references import softmax_ref, sparse_xent_ref
 
 pytestmark = pytest.mark.emulator
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import matmul_ref
 from tfcore.ops.cuda_kernels._util import ACT_NONE, ACT_RELU
 from tfcore.ops.cuda_kernels.matmul import launch_matmul
+from tfcore.selftest.references import matmul_ref
 
 pytestmark = pytest.mark.emulator
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.opinfo.kernel_families import NO_SPILL_PREFIXES
 from tfcore.backend import nvrtc
 from tfcore.backend.kernel_library import kernel_families, kernel_source, kernels_dir
 
@@ -25,8 +26,6 @@ def repository_cu_files():
     return sorted(p for p in REPO.rglob("*.cu")
                   if not any(part.startswith(".") for part in p.relative_to(REPO).parts))
 FAMILIES = kernel_families()
-NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise", "softmax", "sparse_xent", "reduce_rows", "reduce_cols",
-                     "allreduce")
 # conv2d.cu's GEMM kernels carry __launch_bounds__(CV_THREADS, CV_MIN_BLOCKS) (128x128 tile) or
 # (CV_THREADS, CV_NARROW_MIN_BLOCKS) (128x64 tile, *_n64_*): 256 threads x 2 (3) blocks per SM must fit
 # the 65536-register file, i.e. at most 128 (80: registers are allocated per warp in 256s) per thread.

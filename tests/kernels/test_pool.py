@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import avg_pool_grad_ref, avg_pool_ref, max_pool_grad_ref, max_pool_ref, tf_pads_2d
 from tfcore.ops.cuda_kernels import pool
+from tfcore.selftest.references import avg_pool_grad_ref, avg_pool_ref, max_pool_grad_ref, max_pool_ref, tf_pads_2d
 
 pytestmark = pytest.mark.emulator
 
@@ -38,7 +38,7 @@ def _setup(case):
 def test_reference_padding_is_tf_same_rule(size, k, s, padding, expected):
     """The reference padding helper against values worked out by hand from TF's rule
     (out = ceil(in / stride); pad_total = max((out - 1) * stride + k - in, 0); before = total // 2)."""
-    from tests.kernel_refs import tf_padding
+    from tfcore.selftest.references import tf_padding
 
     assert tf_padding(size, k, s, 1, padding) == expected
 

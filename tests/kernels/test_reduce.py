@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import argreduce_ref, reduce_ref
 from tfcore.ops.cuda_kernels import reduce as red
+from tfcore.selftest.references import argreduce_ref, reduce_ref
 
 pytestmark = pytest.mark.emulator
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from kernel_helpers import tol
 
-from tests.kernel_refs import softmax_ref, sparse_xent_ref
 from tfcore.ops.cuda_kernels import softmax as sm
+from tfcore.selftest.references import softmax_ref, sparse_xent_ref
 
 pytestmark = pytest.mark.emulator
 

@@ -5,7 +5,8 @@ The module gets its own device configuration: one emulated GPU (``TFCORE_EMULATE
 ``cupy_strict`` mode, so op code that would break under CuPy — NumPy functions CuPy lacks,
 host arrays mixed with device arrays, ``add.at`` on dtypes CuPy's atomics miss, ``argsort(kind=)``,
 an implementation returning a host array — fails here although no GPU is present.
-tests/gpu/test_ops_gpu.py runs the same table on a real GPU.
+The op-info table's samples run on such a GPU in tests/opinfo/test_devices.py (and on a real GPU in
+tests/gpu/test_ops_gpu.py).
 """
 
 import io
@@ -21,7 +22,6 @@ from tfcore.ops.registry import Op, execute
 
 sys.path.insert(0, os.path.dirname(__file__))
 import cupy_strict  # noqa: E402
-from gpu_op_cases import CASES, assert_same, run_case  # noqa: E402
 
 GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -41,29 +41,6 @@ def capture_placement(capsys):
         yield capsys
     finally:
         tf.debugging.set_log_device_placement(False)
-
-
-# -- the op table --------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
-def test_op_on_gpu_matches_cpu(c):
-    want, cpu_devices, want_grads = run_case(c, "/CPU:0")
-    assert all(d == CPU0 for d in cpu_devices)
-    got, devices, grads = run_case(c, "/GPU:0")
-    assert devices == [GPU0] * len(devices), f"{c.id}: outputs or gradients on {devices}"
-    assert_same(c, got, want, "output")
-    assert_same(c, grads, want_grads, "gradient")
-    if c.grad:
-        assert any(g is not None for g in grads), f"{c.id}: no gradient reached any input"
-
-
-def test_table_covers_every_op_family():
-    ids = {c.id for c in CASES}
-    for family_member in ["add", "nn.conv2d_same_stride2", "nn.max_pool2d", "reduce_sum", "nn.softmax",
-                          "nn.sparse_softmax_xent", "gather", "random.stateless", "image.resize_bilinear",
-                          "train.adam", "unsorted_segment_sum_int64", "scatter_nd_int64"]:
-        assert family_member in ids
-    assert len(CASES) >= 200
 
 
 def test_strict_mode_catches_cupy_incompatible_code(strict_gpu):

@@ -1,7 +1,7 @@
 """tf.linalg against NumPy float64 references (values, batching, TF's conventions and errors).
 
-Gradients of the primitive ops are checked in tests/autodiff/test_gradient_coverage.py; the CPU/GPU
-equivalence in tests/ops/gpu_op_cases.py.
+Gradients of the primitive ops and the CPU/GPU equivalence are checked by the op-info table
+(tests/opinfo/table.py).
 """
 
 import numpy as np

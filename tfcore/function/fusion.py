@@ -19,6 +19,8 @@ import numpy as np
 from ..framework.tensor import Tensor
 from .func_graph import Node
 
+# Element-wise ops without a CUDA expression that the CPU may still fuse; every op registered with a
+# ``cuda_expr`` is element-wise by definition and fuses without being listed here.
 ELEMENTWISE = frozenset({
     "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Relu", "Relu6", "Tanh", "Sigmoid", "Exp", "Log",
     "Neg", "Square", "Sqrt", "Rsqrt", "Abs", "Softplus", "BiasAdd"})
@@ -39,7 +41,7 @@ def fuse(graph, nodes, outputs):
     out, chain, fused = [], [], 0
 
     def fusable(n):
-        if n.kind != "op" or n.op.name not in ELEMENTWISE or len(n.outputs) != 1:
+        if n.kind != "op" or (n.op.name not in ELEMENTWISE and n.op.cuda_expr is None) or len(n.outputs) != 1:
             return False
         dev = _device(graph, n.outputs[0])
         if dev is None:

@@ -33,15 +33,15 @@ __all__ = [
     "matmul", "tensordot", "einsum", "cumsum", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor",
     "is_nan", "is_inf", "is_finite", "saturate_cast", "scalar_mul", "realdiv", "divide_no_nan",
-    "log_sigmoid", "asin", "acos", "atan", "sinh", "cosh", "atan2",
+    "log_sigmoid", "asin", "acos", "atan", "sinh", "cosh", "atan2", "nextafter",
 ]
 
 
 
 # -- element-wise binary ops -------------------------------------------------------
 
-def _binary(name, fn_name, grad=None, rule=same_dtype_rule, cuda_expr=None):
-    op = Op(name, rule=rule, grad=grad, output_arg="z", cuda_expr=cuda_expr)  # TF's binary ops output "z"
+def _binary(name, fn_name, grad=None, rule=same_dtype_rule, cuda_expr=None, output_arg="z"):
+    op = Op(name, rule=rule, grad=grad, output_arg=output_arg, cuda_expr=cuda_expr)  # most TF binary ops: "z"
     np_fn = getattr(np, fn_name)
 
     @op.kernel("cpu")
@@ -143,6 +143,26 @@ _POW = _binary("Pow", "power", _pow_grad)
 _MAX = _binary("Maximum", "maximum", lambda c, g: _minmax_grad(c, g, greater_equal), numeric_rule)
 _MIN = _binary("Minimum", "minimum", lambda c, g: _minmax_grad(c, g, less_equal), numeric_rule)
 _ATAN2 = _binary("Atan2", "arctan2", _atan2_grad, floating_rule)
+
+
+def _float_or_double_rule(op, ts, attrs):
+    """Both inputs float32 or both float64 (TF's ``T: {float, double}``)."""
+    same_dtype_rule(op, ts, attrs)
+    if ts[0]._dtype not in (dtypes.float32, dtypes.float64):
+        raise InvalidArgumentError(None, None, f"{op.name}: x1 and x2 must be float32 or float64, got {describe(ts)}")
+    return None
+
+
+def _nextafter_grad(call, g):
+    """TF's ``_NextAfterGrad``: d/dx1 = 1 (reduced to x1's shape), d/dx2 = 0."""
+    x1, x2 = call.inputs
+    return [_to_input(call, 0, g), zeros_like(x2) if call.needs_grad(1) else None]
+
+
+# x1's next representable value towards x2: C's nextafter in the kernel's own precision (float or double)
+_NEXTAFTER = _binary("NextAfter", "nextafter", _nextafter_grad, _float_or_double_rule, output_arg="output",
+                     cuda_expr="(sizeof(T) == 4 ? (T)nextafterf((float){0}, (float){1})"
+                               " : (T)nextafter((double){0}, (double){1}))")
 _SQDIFF = Op("SquaredDifference", rule=numeric_rule, grad=_sqdiff_grad, output_arg="z")
 
 
@@ -298,6 +318,14 @@ def minimum(x, y, name=None):
 def atan2(y, x, name=None):
     y, x = binary_args(y, x)
     return execute(_ATAN2, (y, x))
+
+
+def nextafter(x1, x2, name=None):
+    """``tf.math.nextafter``: the next representable value of ``x1`` in the direction of ``x2``, element-wise
+    with broadcasting (float32 or float64; ``x1`` itself where ``x1 == x2``). Its gradient is TF's: one for
+    ``x1``, zero for ``x2``."""
+    x1, x2 = binary_args(x1, x2)
+    return execute(_NEXTAFTER, (x1, x2))
 
 
 def squared_difference(x, y, name=None):

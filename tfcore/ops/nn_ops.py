@@ -286,6 +286,8 @@ LOG_SOFTMAX = Op("LogSoftmax", rule=_softmax_rule, grad=_log_softmax_grad, outpu
 @SOFTMAX.kernel()
 def _softmax(b, x):
     xp = b.xp
+    if not x.size:  # an empty row axis has no maximum: nothing to normalise, as TF
+        return x.copy()
     if accumulation_dtype(x.dtype) != x.dtype:  # float16/bfloat16: exp and sums in float32, one rounding
         return _softmax(b, x.astype(accumulation_dtype(x.dtype))).astype(x.dtype)
     e = xp.exp(x - x.max(axis=-1, keepdims=True))
@@ -310,6 +312,8 @@ def _softmax_cpu(b, x):
 @LOG_SOFTMAX.kernel()
 def _log_softmax(b, x):
     xp = b.xp
+    if not x.size:  # an empty row axis has no maximum: nothing to normalise, as TF
+        return x.copy()
     if accumulation_dtype(x.dtype) != x.dtype:
         return _log_softmax(b, x.astype(accumulation_dtype(x.dtype))).astype(x.dtype)
     s = x - x.max(axis=-1, keepdims=True)

@@ -1,7 +1,7 @@
 """float64 NumPy references for the CUDA kernels in kernels/*.cu, for ``tfcore selftest``.
 
-The tests use these same definitions (``tests/kernel_refs.py`` re-exports them); they live in the package
-because the self-test runs from an install, without tests/.
+The tests use these same definitions (the kernel tests, and the op-info table's references of the ops that
+launch these kernels); they live in the package because the self-test runs from an install, without tests/.
 Written directly from the math, independently of the kernels and of the op code, in float64.
 Convolution and pooling take explicit paddings ``(top, bottom, left, right)``; :func:`conv_pads` derives
 them with TF's SAME/VALID rule written out here, independently of ``tfcore.ops.conv_ops``.
