@@ -192,16 +192,20 @@ def _reduce_one(api, kind, rt, axis):
     mean = kind == "mean"
     if mean and (values.dtype.is_integer or values.dtype.is_bool):
         values = _m.cast(values, dtypes.float64)  # TF's ragged reduce_mean of integers is float64
-    if axis == 1:
+    if axis == 1:  # one segment per row, from the row splits with tensor ops (traced functions record them)
         ids = rt.value_rowids()
         n = rt.nrows_int()
-        counts_host = _host(rt.row_lengths())
-    else:  # axis 0: one segment per position inside the rows
-        lens = _host(rt.row_lengths())
-        ids = convert_to_tensor(np.concatenate([np.arange(k) for k in lens]).astype(np.int64) if lens.size
-                                else np.zeros(0, np.int64))
-        n = int(lens.max()) if lens.size else 0
-        counts_host = np.bincount(_host(ids), minlength=n) if n else np.zeros(0, np.int64)
+        total = _segment("sum" if mean else kind, values, ids, n)
+        if not mean:
+            return total
+        counts = _a.reshape(_m.cast(rt.row_lengths(), values.dtype), [n] + [1] * (values.shape.rank - 1))
+        return _m.divide(total, counts)
+    # axis 0: one segment per position inside the rows
+    lens = _host(rt.row_lengths())
+    ids = convert_to_tensor(np.concatenate([np.arange(k) for k in lens]).astype(np.int64) if lens.size
+                            else np.zeros(0, np.int64))
+    n = int(lens.max()) if lens.size else 0
+    counts_host = np.bincount(_host(ids), minlength=n) if n else np.zeros(0, np.int64)
     total = _segment("sum" if mean else kind, values, ids, n)
     if not mean:
         return total

@@ -16,6 +16,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m
+from ..ops.misc_ops import searchsorted as _searchsorted
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range", "row_splits_to_segment_ids",
            "segment_ids_to_row_splits", "stack", "boolean_mask"]
@@ -204,8 +205,12 @@ class RaggedTensor:
         return self._row_splits[1:]
 
     def value_rowids(self, name=None):
-        lens = _host(self.row_lengths())
-        return convert_to_tensor(np.repeat(np.arange(lens.size, dtype=np.int64), lens))
+        """The row of each value, computed from ``row_splits`` with tensor ops (a traced function records them:
+        the row partition stays a graph input rather than a value read on the host)."""
+        splits = self._row_splits
+        nvals = self._values.nrows_int() if isinstance(self._values, RaggedTensor) else int(self._values.shape[0])
+        positions = _a.range(0, nvals, dtype=splits.dtype)
+        return _searchsorted(splits[1:], positions, side="right", out_type=splits.dtype)
 
     def nested_row_lengths(self, name=None):
         out, rt = [], self
@@ -260,7 +265,7 @@ class RaggedTensor:
             vals = _a.zeros([1] + inner, dtype=vals.dtype)
         gathered = _a.reshape(_a.gather(vals, convert_to_tensor(index)), [n, width] + inner)
         fill = _a.zeros_like(gathered) if default_value is None else \
-            _m.add(_a.zeros_like(gathered), convert_to_tensor(default_value, dtype=gathered.dtype))
+            _a.broadcast_to(convert_to_tensor(default_value, dtype=gathered.dtype), gathered.shape.as_list())
         mask = convert_to_tensor(inside.reshape([n, width] + [1] * len(inner)))
         return _m.where(_a.broadcast_to(mask, gathered.shape.as_list()), gathered, fill)
 
@@ -312,20 +317,34 @@ class RaggedTensor:
             out[i] = vals[splits[i]:splits[i + 1]]
         return out
 
-    # -- tf.function: traced by its flat values; the row partitions are part of the trace key ------------------
+    # -- tf.function: traced by its components (TF's ``RaggedTensorSpec._to_components``) --------------------------
     def __tf_flatten__(self):
-        """TF's composite protocol: ``(metadata, components)``. tfcore's ragged ops read row partitions on the
-        host, so a traced function sees them as constants: a new partition is a new trace (TF traces once per
-        RaggedTensorSpec); the flat values are placeholders."""
-        splits = tuple((tuple(_host(s).tolist()), s.dtype.name) for s in self.nested_row_splits)
-        return ("RaggedTensor", splits), (self.flat_values,)
+        """TF's composite protocol: ``(metadata, components)``, the components being the flat values and then the
+        row splits of every ragged dimension, outermost first. A traced function gets a placeholder for each,
+        so the row partitions are graph inputs (a call with other row lengths replays the same graph)."""
+        return ("RaggedTensor", self.ragged_rank), (self.flat_values,) + self.nested_row_splits
 
     @classmethod
     def __tf_unflatten__(cls, metadata, components):
-        _, splits = metadata
-        return cls.from_nested_row_splits(
-            components[0], [convert_to_tensor(np.asarray(s, dtypes.as_dtype(dt).as_numpy_dtype)) for s, dt in splits],
-            validate=False)
+        return cls.from_nested_row_splits(components[0], components[1:], validate=False)
+
+    @classmethod
+    def __tf_component_key__(cls, keys):
+        """The trace key of a ragged argument from its components' ``("T", dtype, shape)`` keys: the number of
+        rows as ``RaggedTensorSpec.from_value`` gives it; how many values there are and where the rows split
+        are not part of it (TF traces once per RaggedTensorSpec)."""
+        flat, outer, *inner = keys
+        return ((flat[0], flat[1], (None,) + tuple(flat[2][1:])), outer) + tuple(
+            (k[0], k[1], (None,)) for k in inner)
+
+    @classmethod
+    def __tf_spec__(cls, metadata, component_specs):
+        """The ``RaggedTensorSpec`` of a trace key's component specs (``ConcreteFunction`` signatures)."""
+        flat, outer, *_ = component_specs
+        rows = outer.shape.as_list()[0]
+        rr = metadata[1]
+        return RaggedTensorSpec([None if rows is None else rows - 1] + [None] * rr + flat.shape.as_list()[1:],
+                                flat.dtype, rr, outer.dtype)
 
     # -- python protocol -----------------------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -511,6 +530,36 @@ class RaggedTensorSpec:
     @classmethod
     def from_value(cls, value):
         return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
+
+    @property
+    def value_type(self):
+        return RaggedTensor
+
+    # -- tf.function: the specs of the components RaggedTensor.__tf_flatten__ gives ----------------------------
+    def _tf_metadata(self):
+        return ("RaggedTensor", self._ragged_rank)
+
+    def _tf_component_specs(self):
+        """TensorSpecs of the flat values and of each row-splits tensor (TF's ``_component_specs``)."""
+        from ..framework.tensor_spec import TensorSpec
+
+        dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
+        rows = dims[0]
+        flat = TensorSpec([None] + dims[self._ragged_rank + 1:], self._dtype)
+        outer = TensorSpec([None if rows is None else rows + 1], self._row_splits_dtype)
+        return [flat, outer] + [TensorSpec([None], self._row_splits_dtype) for _ in _range(self._ragged_rank - 1)]
+
+    def _tf_sample_value(self):
+        """A value of this spec to trace ``get_concrete_function(spec)`` with: every row holds one value
+        (unknown dimensions are 1), zeros."""
+        dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
+        rows = 1 if dims[0] is None else dims[0]
+        inner = [1 if d is None else d for d in dims[self._ragged_rank + 1:]]
+        np_splits = self._row_splits_dtype.as_numpy_dtype
+        fill = b"" if self._dtype is dtypes.string else 0
+        values = convert_to_tensor(np.full([rows] + inner, fill, self._dtype.as_numpy_dtype), dtype=self._dtype)
+        splits = [np.arange(rows + 1, dtype=np_splits)] * self._ragged_rank
+        return RaggedTensor.from_nested_row_splits(values, [convert_to_tensor(s) for s in splits], validate=False)
 
     def is_compatible_with(self, other):
         if isinstance(other, RaggedTensor):
