@@ -38,14 +38,15 @@ def _host(t):
 class RaggedTensor:
     """A tensor whose dimension 1 (and further ragged dimensions) has rows of different lengths."""
 
-    __slots__ = ("_values", "_row_splits")
+    __slots__ = ("_values", "_row_splits", "_uniform_row_length")
 
-    def __init__(self, values, row_splits, internal=False):
+    def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; use a factory method such as "
                              "tf.RaggedTensor.from_row_splits() or tf.ragged.constant().")
         self._values = values
         self._row_splits = row_splits
+        self._uniform_row_length = uniform_row_length  # an int: every row has that length (a dense dimension)
 
     # -- factories --------------------------------------------------------------------------------------------
     @classmethod
@@ -95,6 +96,30 @@ class RaggedTensor:
         """Rows ending at ``row_limits``."""
         limits = _host(_splits(row_limits))
         return cls.from_row_splits(values, np.concatenate([[0], limits]).astype(np.int64), validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        """Rows of ``uniform_row_length`` values each: a partitioned dimension of static size (the shape says
+        ``uniform_row_length`` there, not None), as TF's."""
+        values = values if isinstance(values, RaggedTensor) else convert_to_tensor(values)
+        width = int(_host(convert_to_tensor(uniform_row_length)).reshape(-1)[0])
+        nvals = values.nrows_int() if isinstance(values, RaggedTensor) else int(values.shape[0])
+        if width < 0:
+            raise InvalidArgumentError(None, None, f"from_uniform_row_length: uniform_row_length must be >= 0, "
+                                                   f"got {width}")
+        rows = int(_host(convert_to_tensor(nrows)).reshape(-1)[0]) if nrows is not None else (
+            nvals // width if width else 0)
+        if validate and rows * width != nvals:  # TF: ValueError (its static shape check)
+            raise ValueError(f"from_uniform_row_length: {nvals} values do not make {rows} rows of length {width}")
+        splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * width)
+        return cls(values, splits, internal=True, uniform_row_length=width)
+
+    @property
+    def uniform_row_length(self):
+        """The length of every row as a scalar tensor when the rows were built uniform, else None."""
+        if self._uniform_row_length is None:
+            return None
+        return convert_to_tensor(np.asarray(self._uniform_row_length, self._row_splits.dtype.as_numpy_dtype))
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -177,7 +202,7 @@ class RaggedTensor:
     @property
     def shape(self):
         inner = self._values.shape.as_list()[1:]
-        return TensorShape([self.nrows_int(), None] + inner)
+        return TensorShape([self.nrows_int(), self._uniform_row_length] + inner)
 
     @property
     def ndim(self):
@@ -229,7 +254,7 @@ class RaggedTensor:
         return out if out_type is None else _m.cast(out, out_type)
 
     def with_values(self, new_values):
-        return RaggedTensor(new_values, self._row_splits, internal=True)
+        return RaggedTensor(new_values, self._row_splits, internal=True, uniform_row_length=self._uniform_row_length)
 
     def with_flat_values(self, new_values):
         if isinstance(self._values, RaggedTensor):
@@ -239,7 +264,8 @@ class RaggedTensor:
     def with_row_splits_dtype(self, dtype):
         dt = dtypes.as_dtype(dtype)
         vals = self._values.with_row_splits_dtype(dt) if isinstance(self._values, RaggedTensor) else self._values
-        return RaggedTensor(vals, _m.cast(self._row_splits, dt), internal=True)
+        return RaggedTensor(vals, _m.cast(self._row_splits, dt), internal=True,
+                            uniform_row_length=self._uniform_row_length)
 
     # -- conversion ---------------------------------------------------------------------------------------------
     def to_tensor(self, default_value=None, name=None, shape=None):
@@ -309,13 +335,19 @@ class RaggedTensor:
         return [inner[splits[i]:splits[i + 1]] for i in _range(len(splits) - 1)]
 
     def numpy(self):
-        """A 1-D object array of NumPy rows (TF's eager ``RaggedTensor.numpy()``)."""
+        """TF's eager ``RaggedTensor.numpy()``: rows of different lengths make a 1-D object array of NumPy
+        rows; rows of one length combine into one array of rank ``row rank + 1``."""
         splits = _host(self._row_splits)
-        vals = self._values.numpy() if isinstance(self._values, RaggedTensor) else self._values.numpy()
-        out = np.empty(len(splits) - 1, dtype=object)
-        for i in _range(len(splits) - 1):
-            out[i] = vals[splits[i]:splits[i + 1]]
-        return out
+        vals = self._values.numpy()
+        rows = [vals[splits[i]:splits[i + 1]] for i in _range(len(splits) - 1)]
+        if not rows:
+            return np.zeros((0, 0) + vals.shape[1:], dtype=vals.dtype)
+        if any(len(row) != len(rows[0]) for row in rows):
+            out = np.empty(len(rows), dtype=object)
+            for i, row in enumerate(rows):
+                out[i] = row
+            return out
+        return np.array(rows)
 
     # -- tf.function: traced by its components (TF's ``RaggedTensorSpec._to_components``) --------------------------
     def __tf_flatten__(self):
@@ -395,7 +427,11 @@ class RaggedTensor:
         return self.nrows_int()
 
     def __repr__(self):
-        return f"<tf.RaggedTensor {self.to_list()}>"
+        # TF's eager repr: the NumPy value printed with ", " separators (rows of one length print as a
+        # multi-line array, as np.array2string does)
+        with np.printoptions(formatter={"all": _formatter}):
+            value_text = _formatter(self.numpy())
+        return f"<tf.RaggedTensor {value_text}>"
 
     # Operators call the public ops, which dispatch on RaggedTensor (ragged_dispatch.py): shared row partitions,
     # scalars and broadcastable dense operands all take the same path as ``tf.add(rt, x)``.
@@ -487,6 +523,15 @@ class RaggedTensor:
         return _m.logical_not(self)
 
     __hash__ = object.__hash__
+
+
+def _formatter(x):
+    """TF's ``ragged_tensor._formatter``: NumPy arrays with comma separators."""
+    if isinstance(x, np.ndarray):
+        if x.size != 0:
+            return np.array2string(x, separator=", ")
+        return repr(x.tolist())
+    return str(x)
 
 
 def _counts(inner_index, n):
@@ -584,12 +629,32 @@ def _depth(x):
     return 1 + max((_depth(v) for v in x), default=0) if isinstance(x, list | tuple) else 0
 
 
+def _scan_scalars(x, depth, depths, kinds):
+    """The nesting depths of the scalars in ``x`` and whether they are strings or numbers."""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _scan_scalars(v, depth + 1, depths, kinds)
+        return
+    if isinstance(x, np.ndarray) and x.ndim:
+        depths.add(depth + x.ndim)
+        kinds.add("str" if x.dtype.kind in "SUO" else "num")
+        return
+    depths.add(depth)
+    kinds.add("str" if isinstance(x, str | bytes | np.str_ | np.bytes_) else "num")
+
+
 def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
     """``tf.ragged.constant``: a RaggedTensor from nested Python lists of varying lengths (uniform innermost
     dimensions beyond ``ragged_rank`` become dense dimensions of the flat values)."""
     depth = _depth(pylist)
     if depth == 0:
         raise ValueError("tf.ragged.constant needs a (nested) list")
+    depths, kinds = set(), set()
+    _scan_scalars(pylist, 0, depths, kinds)
+    if len(depths) > 1:  # TF's messages (ragged_factory_ops._find_scalar_and_max_depth, then the conversion)
+        raise ValueError("all scalar values must have the same nesting depth")
+    if len(kinds) > 1:
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     rr = depth - 1 if ragged_rank is None else int(ragged_rank)
     if inner_shape is not None and ragged_rank is None:
         rr = depth - 1 - len(inner_shape)
