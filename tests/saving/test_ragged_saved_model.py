@@ -54,3 +54,23 @@ def test_load_tensorflow_saved_model_with_ragged_signature():
     out = loaded.grow(tf.ragged.constant([[1.0, 4.0, 3.0], [2.0], []]))
     assert isinstance(out, tf.RaggedTensor)
     assert out.to_list() == [[100.0, 400.0, 300.0], [200.0], []]
+
+
+class _RowStats(tf.Module):
+    @tf.function(input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)])
+    def stats(self, rt):
+        return tf.math.reduce_max(rt, axis=-1), tf.reduce_mean(rt, axis=1)
+
+
+def test_ragged_input_signature_saves_with_tf_serving_signature(tmp_path):
+    module = _RowStats()
+    module.stats(tf.ragged.constant([[5, 1], [2]]))  # saved graphs keep the sizes they ran with (2 rows, 3 values)
+    tf.saved_model.save(module, str(tmp_path))  # the graph slices row_splits (t[1:]): slices are saved too
+    loaded = tf.saved_model.load(str(tmp_path))
+    hi, mean = loaded.stats(tf.ragged.constant([[1], [3, 9]]))  # those sizes, another row partition
+    assert hi.numpy().tolist() == [1, 9] and mean.numpy().tolist() == [1.0, 6.0]
+    serve = loaded.signatures["serving_default"]
+    # TF's layout: one keyword per component of the ragged argument (flat values, row splits)
+    assert sorted(serve.structured_input_signature[1]) == ["rt", "rt_1"]
+    out = serve(rt=tf.constant([4, 2, 8], tf.int32), rt_1=tf.constant([0, 1, 3], tf.int64))
+    assert out["output_0"].numpy().tolist() == [4, 8] and out["output_1"].numpy().tolist() == [4.0, 5.0]

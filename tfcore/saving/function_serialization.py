@@ -110,6 +110,10 @@ def _json_attr(value):
         return value.item()
     if isinstance(value, np.ndarray):
         return {"__array__": value.tolist(), "dtype": str(value.dtype)}
+    if isinstance(value, slice):  # a StridedSlice's Python index (``t[1:]`` in a traced function)
+        return {"__slice__": [_json_attr(value.start), _json_attr(value.stop), _json_attr(value.step)]}
+    if value is Ellipsis:
+        return {"__ellipsis__": True}
     if value is None or isinstance(value, bool | int | float | str):
         return value
     raise ValueError(f"cannot serialize the op attribute {value!r}")
@@ -131,6 +135,10 @@ def _from_json_attr(value):
             return value["__bytes__"].encode("latin-1")
         if "__array__" in value:
             return np.array(value["__array__"], dtype=value["dtype"])
+        if "__slice__" in value:
+            return slice(*(_from_json_attr(v) for v in value["__slice__"]))
+        if "__ellipsis__" in value:
+            return Ellipsis
     return value
 
 

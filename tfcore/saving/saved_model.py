@@ -274,9 +274,9 @@ def _output_spec(cf, dynamic):
 
 
 def _signature_outputs(structure):
-    if isinstance(structure, dict):
+    if isinstance(structure, dict) and not any(isinstance(v, RaggedTensorSpec) for v in structure.values()):
         return dict(structure)
-    flat = nest.flatten(structure)
+    flat = _tensor_specs(structure)  # a RaggedTensorSpec: its components, as TF's signatures
     return {f"output_{i}": s for i, s in enumerate(flat)}
 
 
@@ -357,7 +357,8 @@ def save(obj, export_dir, signatures=None, options=None):
         specs = specs if specs is not None else _input_specs(cf)
         dynamic = any(d is None for s in _tensor_specs(specs) for d in (s.shape.as_list() if s.shape.rank is not None
                                                                        else [None]))
-        fdef, captures = function_def(cf, name, _arg_names(cf, specs))
+        arg_names = [sp.name for sp in keyword_specs] if keyword_specs is not None else _arg_names(cf, specs)
+        fdef, captures = function_def(cf, name, arg_names)
         library.function.add().CopyFrom(fdef)
         saved = obj_graph.concrete_functions[name]
         for var in captures:
@@ -399,8 +400,15 @@ def save(obj, export_dir, signatures=None, options=None):
         if not isinstance(cf, ConcreteFunction):
             raise ValueError(f"signatures[{key!r}] must be a tf.function with an input_signature or a "
                              f"ConcreteFunction; got {fn!r}")
-        specs = _input_specs(cf)
-        keywords = [s.name or p for s, p in zip(specs, cf._param_names)]
+        specs, keywords = [], []
+        for s, p in zip(_input_specs(cf), cf._param_names):
+            if isinstance(s, RaggedTensorSpec):  # TF's layout: one keyword per component (rt, rt_1, ...)
+                comps = s._tf_component_specs()
+                specs += comps
+                keywords += [p] + [f"{p}_{i}" for i in range(1, len(comps))]
+            else:
+                specs.append(s)
+                keywords.append(getattr(s, "name", None) or p)
         if any(not isinstance(s, TensorSpec) for s in specs):
             raise ValueError(f"signatures[{key!r}]: every argument must be a single tensor")
         dynamic = any(d is None for s in specs for d in (s.shape.as_list() if s.shape.rank is not None else [None]))
