@@ -76,3 +76,17 @@ def test_ragged_input_signature_traces_once_for_any_row_partition():
     assert stats.experimental_get_tracing_count() == 1
     # the reductions read the row splits with graph ops: no value read on the host, no graph per partition
     assert "Guard" not in [n.type for n in cf.graph.nodes] and not cf._by_value
+
+
+def test_uniform_row_length_survives_a_traced_function():
+    rt = tf.RaggedTensor.from_uniform_row_length(tf.ragged.constant([[1], [2, 3], [4], [5]]), 2)
+
+    @tf.function
+    def double(x):
+        return x * 2
+
+    out = double(rt)
+    assert out.shape.as_list() == [2, 2, None] and out.to_list() == [[[2], [4, 6]], [[8], [10]]]
+    cf = double.get_concrete_function(tf.RaggedTensorSpec([None, 2, None], tf.int32, ragged_rank=2))
+    assert cf(rt).shape.as_list() == [2, 2, None]
+    assert cf.structured_input_signature[0][0].shape.as_list() == [None, 2, None]

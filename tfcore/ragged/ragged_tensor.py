@@ -354,11 +354,24 @@ class RaggedTensor:
         """TF's composite protocol: ``(metadata, components)``, the components being the flat values and then the
         row splits of every ragged dimension, outermost first. A traced function gets a placeholder for each,
         so the row partitions are graph inputs (a call with other row lengths replays the same graph)."""
-        return ("RaggedTensor", self.ragged_rank), (self.flat_values,) + self.nested_row_splits
+        return ("RaggedTensor", self.ragged_rank, self._uniform_lengths()), (self.flat_values,) + self.nested_row_splits
+
+    def _uniform_lengths(self):
+        """Each ragged dimension's uniform row length (None where rows differ), outermost first."""
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt._uniform_row_length)
+            rt = rt.values
+        return tuple(out)
 
     @classmethod
     def __tf_unflatten__(cls, metadata, components):
-        return cls.from_nested_row_splits(components[0], components[1:], validate=False)
+        rt = cls.from_nested_row_splits(components[0], components[1:], validate=False)
+        level = rt
+        for width in (metadata[2] if len(metadata) > 2 else ()):
+            level._uniform_row_length = width
+            level = level.values
+        return rt
 
     @classmethod
     def __tf_component_key__(cls, keys):
@@ -375,7 +388,8 @@ class RaggedTensor:
         flat, outer, *_ = component_specs
         rows = outer.shape.as_list()[0]
         rr = metadata[1]
-        return RaggedTensorSpec([None if rows is None else rows - 1] + [None] * rr + flat.shape.as_list()[1:],
+        uniform = list(metadata[2]) if len(metadata) > 2 else [None] * rr
+        return RaggedTensorSpec([None if rows is None else rows - 1] + uniform + flat.shape.as_list()[1:],
                                 flat.dtype, rr, outer.dtype)
 
     # -- python protocol -----------------------------------------------------------------------------------------
@@ -582,7 +596,8 @@ class RaggedTensorSpec:
 
     # -- tf.function: the specs of the components RaggedTensor.__tf_flatten__ gives ----------------------------
     def _tf_metadata(self):
-        return ("RaggedTensor", self._ragged_rank)
+        dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
+        return ("RaggedTensor", self._ragged_rank, tuple(dims[1:self._ragged_rank + 1]))
 
     def _tf_component_specs(self):
         """TensorSpecs of the flat values and of each row-splits tensor (TF's ``_component_specs``)."""
@@ -595,16 +610,20 @@ class RaggedTensorSpec:
         return [flat, outer] + [TensorSpec([None], self._row_splits_dtype) for _ in _range(self._ragged_rank - 1)]
 
     def _tf_sample_value(self):
-        """A value of this spec to trace ``get_concrete_function(spec)`` with: every row holds one value
-        (unknown dimensions are 1), zeros."""
+        """A value of this spec to trace ``get_concrete_function(spec)`` with: unknown dimensions are 1 (every
+        ragged row holds one value), uniform ones keep their length; zeros."""
         dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
         rows = 1 if dims[0] is None else dims[0]
-        inner = [1 if d is None else d for d in dims[self._ragged_rank + 1:]]
         np_splits = self._row_splits_dtype.as_numpy_dtype
+        splits, widths = [], dims[1:self._ragged_rank + 1]
+        for width in widths:
+            w = 1 if width is None else width
+            splits.append(np.arange(rows + 1, dtype=np_splits) * w)
+            rows *= w
+        inner = [1 if d is None else d for d in dims[self._ragged_rank + 1:]]
         fill = b"" if self._dtype is dtypes.string else 0
         values = convert_to_tensor(np.full([rows] + inner, fill, self._dtype.as_numpy_dtype), dtype=self._dtype)
-        splits = [np.arange(rows + 1, dtype=np_splits)] * self._ragged_rank
-        return RaggedTensor.from_nested_row_splits(values, [convert_to_tensor(s) for s in splits], validate=False)
+        return RaggedTensor.__tf_unflatten__(self._tf_metadata(), [values] + [convert_to_tensor(s) for s in splits])
 
     def is_compatible_with(self, other):
         if isinstance(other, RaggedTensor):
