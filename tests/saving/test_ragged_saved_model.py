@@ -64,11 +64,13 @@ class _RowStats(tf.Module):
 
 def test_ragged_input_signature_saves_with_tf_serving_signature(tmp_path):
     module = _RowStats()
-    module.stats(tf.ragged.constant([[5, 1], [2]]))  # saved graphs keep the sizes they ran with (2 rows, 3 values)
+    module.stats(tf.ragged.constant([[5, 1], [2]]))  # saved graphs keep the number of rows they ran with (2)
     tf.saved_model.save(module, str(tmp_path))  # the graph slices row_splits (t[1:]): slices are saved too
     loaded = tf.saved_model.load(str(tmp_path))
-    hi, mean = loaded.stats(tf.ragged.constant([[1], [3, 9]]))  # those sizes, another row partition
+    hi, mean = loaded.stats(tf.ragged.constant([[1], [3, 9]]))  # 2 rows, another row partition
     assert hi.numpy().tolist() == [1, 9] and mean.numpy().tolist() == [1.0, 6.0]
+    hi, mean = loaded.stats(tf.ragged.constant([[1, 2, 3, 4, 5], [7]]))  # 2 rows, another number of values
+    assert hi.numpy().tolist() == [5, 7] and mean.numpy().tolist() == [3.0, 7.0]
     serve = loaded.signatures["serving_default"]
     # TF's layout: one keyword per component of the ragged argument (flat values, row splits)
     assert sorted(serve.structured_input_signature[1]) == ["rt", "rt_1"]

@@ -233,9 +233,21 @@ class RaggedTensor:
         """The row of each value, computed from ``row_splits`` with tensor ops (a traced function records them:
         the row partition stays a graph input rather than a value read on the host)."""
         splits = self._row_splits
-        nvals = self._values.nrows_int() if isinstance(self._values, RaggedTensor) else int(self._values.shape[0])
-        positions = _a.range(0, nvals, dtype=splits.dtype)
-        return _searchsorted(splits[1:], positions, side="right", out_type=splits.dtype)
+        return _searchsorted(splits[1:], self._value_positions(), side="right", out_type=splits.dtype)
+
+    def _value_positions(self):
+        """``[0, 1, ..., nvals - 1]`` in the row-splits dtype. From the values themselves where an op can (a
+        graph then has no static number of values in it: a reloaded SavedModel runs other row lengths), else a
+        range of the static size."""
+        splits = self._row_splits
+        vals = self._values
+        if isinstance(vals, RaggedTensor):
+            ref = vals.row_splits[1:]
+        elif vals.shape.rank == 1 and (vals.dtype.is_integer or vals.dtype.is_floating or vals.dtype.is_bool):
+            ref = vals
+        else:
+            return _a.range(0, int(vals.shape[0]), dtype=splits.dtype)
+        return _m.cumsum(_m.cast(_a.ones_like(ref), splits.dtype), exclusive=True)
 
     def nested_row_lengths(self, name=None):
         out, rt = [], self
