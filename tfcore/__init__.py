@@ -42,6 +42,7 @@ from .function import (case, cond, control_dependencies, foldl, foldr, init_scop
 
 from . import nn, random, image, linalg, debugging, config, data, keras, distribute, autograph
 from . import bitwise, ragged, version
+from . import experimental  # tf.experimental.DynamicRaggedShape, RowPartition
 from . import types  # tf.types.experimental.TraceType
 from . import profiler
 import sys as _sys  # noqa: E402

@@ -25,7 +25,7 @@ What "matches TF" means (the normalisation, :func:`normalise`, applied to both s
   local label of tfcore's ``tf.__version__`` (``2.21.0+tfcore...``) is dropped, and so is a detail that a
   tfcore error message adds after TF's text, marked as such: ``... [Op:Reshape] (tfcore: input shape ...)``.
 * **Structure**: each kept line is split into its text and its numbers; the texts ("skeletons", with
-  every number replaced by ``#``, whitespace runs collapsed, NumPy's width padding after ``[`` dropped)
+  every number replaced by ``#``, whitespace runs collapsed, NumPy's width padding after ``[`` and before ``]`` dropped)
   must be equal line by line, which checks the printed form of
   tensors, variables, shapes, dtypes and error messages.
 * **Values**: the numbers are compared with ``rtol=1e-3, atol=1e-5``. Values that depend on random
@@ -85,7 +85,7 @@ def normalise(text: str) -> list[tuple[str, list[float]]]:
         for pattern, placeholder in _MASKS:
             line = pattern.sub(placeholder, line)
         numbers = [float(m) for m in _NUMBER.findall(line)]
-        skeleton = " ".join(_NUMBER.sub("#", line).split()).replace("[ ", "[")
+        skeleton = " ".join(_NUMBER.sub("#", line).split()).replace("[ ", "[").replace(" ]", "]")
         out.append((skeleton, numbers))
     return out
 

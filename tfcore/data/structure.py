@@ -45,6 +45,12 @@ def _rebuild_tuple(s, items):
 
 
 def _rebuild_mapping(s, pairs):
+    """A mapping like ``s`` from ``(key, value)`` pairs: values are visited by sorted key, but the result keeps
+    ``s``'s own key order, as TF's ``nest._sequence_like`` (a map returning ``{'z': .., 'm': ..}`` gives elements
+    whose keys iterate ``z``, ``m``)."""
+    built = dict(pairs)
+    if len(built) == len(s) and all(k in built for k in s):
+        pairs = [(k, built[k]) for k in s]
     if type(s) is dict:
         return dict(pairs)
     try:

@@ -152,9 +152,10 @@ class Tensor:
         return complex(self._scalar())
 
     def __format__(self, spec):
+        # TF's EagerTensor.__format__: the NumPy value's format ("{}".format(t) prints "[1 2]", as NumPy)
         if self._array.ndim == 0:
             return format(self._scalar(), spec)
-        return format(str(self), spec)
+        return format(self.numpy(), spec)
 
     __hash__ = None
 

@@ -92,7 +92,10 @@ def _expand_composites(value):
 def _rebuild_composites(value):
     """The inverse of :func:`_expand_composites` (applied to the trace's placeholders)."""
     if isinstance(value, _CompositeArgs):
-        return value.cls.__tf_unflatten__(value.metadata, tuple(_rebuild_composites(c) for c in value))
+        parts = tuple(_rebuild_composites(c) for c in value)
+        if parts and all(isinstance(p, TensorSpec) for p in parts) and hasattr(value.cls, "__tf_spec__"):
+            return value.cls.__tf_spec__(value.metadata, parts)  # a traced output's type (RaggedTensorSpec)
+        return value.cls.__tf_unflatten__(value.metadata, parts)
     if isinstance(value, list):
         return [_rebuild_composites(v) for v in value]
     if isinstance(value, tuple):
@@ -117,7 +120,9 @@ def _key(x, relaxed=None):
     if tt is not None:  # the tracing protocol: keyed by the object's TraceType (TF's __tf_tracing_type__)
         return ("TT", tt)
     if isinstance(x, _CompositeArgs):  # by its type, metadata and its components' specs, as TF's TypeSpec
-        return ("C", x.cls, x.metadata, tuple(_key(v) for v in x))
+        keys = tuple(_key(v) for v in x)
+        relax = getattr(x.cls, "__tf_component_key__", None)  # a RaggedTensor: by its RaggedTensorSpec
+        return ("C", x.cls, x.metadata, relax(keys) if relax is not None else keys)
     if isinstance(x, list | tuple):
         return (type(x).__name__, tuple(_key(v) for v in x))
     if isinstance(x, dict):
@@ -150,6 +155,9 @@ def _relax(key, other):
         if any(p is None for p in parts):
             return None
         return (key[0], tuple(parts))
+    if key[0] == "C" and other[0] == "C" and key[1:3] == other[1:3] and len(key[3]) == len(other[3]):
+        parts = [_relax(a, b) for a, b in zip(key[3], other[3])]
+        return None if any(p is None for p in parts) else key[:3] + (tuple(parts),)
     return key if key == other else None
 
 
@@ -161,6 +169,8 @@ def _matches(general, key):
         if general[0] == "dict":
             return all(a[0] == b[0] and _matches(a[1], b[1]) for a, b in zip(general[1], key[1]))
         return all(_matches(a, b) for a, b in zip(general[1], key[1]))
+    if general[0] == "C" and key[0] == "C" and general[1:3] == key[1:3] and len(general[3]) == len(key[3]):
+        return all(_matches(a, b) for a, b in zip(general[3], key[3]))
     return general == key
 
 
@@ -299,7 +309,7 @@ class ConcreteFunction:
         self._check_python_arguments(args, kwargs)
         flat = []
         for a in list(args) + [kwargs[k] for k in sorted(kwargs)]:
-            for leaf in nest.flatten(a):
+            for leaf in nest.flatten(_expand_composites(a)):
                 if _is_variable(leaf):
                     leaf = leaf.value()
                 if _is_tensor_like(leaf):
@@ -308,7 +318,7 @@ class ConcreteFunction:
         if len(flat) != n:
             raise TypeError(f"{self.name}: expected {n} tensor argument(s) matching the signature "
                             f"{self.pretty_printed_signature(verbose=False)}, got {len(flat)}")
-        specs = [x for x in nest.flatten([_key_spec(k) for k in self._arg_keys]) if isinstance(x, TensorSpec)]
+        specs = _flat_tensor_specs([_key_spec(k) for k in self._arg_keys])
         for i, (t, spec) in enumerate(zip(flat, specs)):
             if t._dtype is not spec.dtype:  # TF's error when the graph is run with another dtype
                 raise InvalidArgumentError(
@@ -320,6 +330,7 @@ class ConcreteFunction:
         if self._owner is not None and tuple(tuple(t._array.shape) for t in flat) != self._shapes:
             # a generalised signature: the owner keeps a graph per static shape
             names, values, instance = self._owner._bind(args, kwargs)
+            values = [_expand_composites(v) for v in values]  # a RaggedTensor's components are the graph's inputs
             return self._owner._call_concrete(self, names, values, instance)
         return self._call_flat(flat)
 
@@ -356,7 +367,21 @@ def _key_spec(k):
         return vals if k[0] == "list" else tuple(vals)
     if k[0] == "dict":
         return {a: _key_spec(b) for a, b in k[1]}
+    if k[0] == "C" and hasattr(k[1], "__tf_spec__"):  # a RaggedTensor argument: its RaggedTensorSpec
+        return k[1].__tf_spec__(k[2], [_key_spec(c) for c in k[3]])
     return k[-1]
+
+
+def _flat_tensor_specs(structure):
+    """The TensorSpecs of a signature structure in graph-input order: a composite spec (RaggedTensorSpec)
+    gives the specs of its components."""
+    out = []
+    for s in nest.flatten(structure):
+        if hasattr(s, "_tf_component_specs"):
+            out.extend(s._tf_component_specs())
+        elif isinstance(s, TensorSpec):
+            out.append(s)
+    return out
 
 
 def _output_str(structure):
@@ -422,10 +447,11 @@ class Function:
                     raise TypeError(f"input_signature must contain tf.TensorSpec (or tf.TypeSpec) objects, "
                                     f"got {s!r}")
             self._input_signature = tuple(input_signature)
-        # A composite spec (tf.RaggedTensorSpec) checks the argument's type; the trace is keyed by the value's
-        # composite metadata (its row partitions), see RaggedTensor.__tf_flatten__.
+        # A composite spec without component specs checks the argument's type and the trace is keyed by the
+        # value; a RaggedTensorSpec is keyed by itself (its components are graph inputs).
         self._composite_signature = self._input_signature is not None and any(
-            not isinstance(s, TensorSpec) for s in nest.flatten(list(self._input_signature)))
+            not isinstance(s, TensorSpec) and not hasattr(s, "_tf_component_specs")
+            for s in nest.flatten(list(self._input_signature)))
         self._lock = threading.RLock()  # guards the caches
         self._key_locks = {}
         self._cache = {}            # key -> ConcreteFunction
@@ -700,14 +726,16 @@ class Function:
         names, values, instance = self._bind(args, kwargs)
         if self._input_signature is not None and not args:
             values = list(self._input_signature)
-        values = [nest.map_structure(_spec_to_value, v) for v in values]
+        values = [_expand_composites(nest.map_structure(_spec_to_value, v)) for v in values]
         if self._input_signature is not None:
             values = self._apply_input_signature(names, values)
             keys = tuple(_spec_key(s) for s in self._input_signature)
         else:
             keys = tuple(_key(v) for v in values)
-            specs = [v for v in nest.flatten(list(args) + list(kwargs.values())) if isinstance(v, TensorSpec)]
-            if any(None in (s.shape.as_list() if s.shape.rank is not None else [None]) for s in specs):
+            given = nest.flatten(list(args) + list(kwargs.values()))
+            specs = [v for v in given if isinstance(v, TensorSpec)]
+            if any(None in (s.shape.as_list() if s.shape.rank is not None else [None]) for s in specs) or any(
+                    hasattr(v, "_tf_component_specs") for v in given):
                 keys = tuple(_key_with_specs(a) for a in _bind_raw(self, args, kwargs))
             dev = _ctx.current_device()
             if dev is not None:  # the same key a call in this device scope uses
@@ -743,6 +771,8 @@ def _has_none(k):
         return any(_has_none(v) for v in k[1])
     if k[0] == "dict":
         return any(_has_none(v) for _, v in k[1])
+    if k[0] == "C":
+        return any(_has_none(v) for v in k[3])
     return False
 
 
@@ -755,6 +785,8 @@ def _key_with_specs(v):
     if isinstance(v, TensorSpec):
         shape = tuple(v.shape.as_list()) if v.shape.rank is not None else ()
         return ("T", v.dtype, shape)
+    if hasattr(v, "_tf_component_specs"):
+        return _spec_key(v)
     if isinstance(v, list | tuple):
         return (type(v).__name__, tuple(_key_with_specs(x) for x in v))
     return _key(v)
@@ -764,6 +796,8 @@ def _spec_key(spec):
     if isinstance(spec, TensorSpec):
         shape = tuple(spec.shape.as_list()) if spec.shape.rank is not None else None
         return ("T", spec.dtype, shape)
+    if hasattr(spec, "_tf_component_specs"):  # a RaggedTensorSpec: the key its values have (_key)
+        return ("C", spec.value_type, spec._tf_metadata(), tuple(_spec_key(c) for c in spec._tf_component_specs()))
     if isinstance(spec, list | tuple):
         return (type(spec).__name__, tuple(_spec_key(s) for s in spec))
     if isinstance(spec, dict):
@@ -777,6 +811,8 @@ def _spec_to_value(v):
         dims = v.shape.as_list() if v.shape.rank is not None else []
         shape = [1 if d is None else d for d in dims]
         return convert_to_tensor(np.zeros(shape, v.dtype.as_numpy_dtype), dtype=v.dtype)
+    if hasattr(v, "_tf_sample_value"):  # a RaggedTensorSpec: a ragged value of that spec
+        return v._tf_sample_value()
     return v
 
 

@@ -123,14 +123,15 @@ def _segment_extreme(data, segment_ids, num_segments, largest):
     np_dt = d.dtype.as_numpy_dtype
     fill = (np.finfo(np_dt).min if d.dtype.is_floating else np.iinfo(np_dt).min) if largest else \
         (np.finfo(np_dt).max if d.dtype.is_floating else np.iinfo(np_dt).max)
-    base = _m.cast(_a.fill([n] + inner, fill), d.dtype)
-    keep = ids.numpy().reshape(-1) >= 0
+    # Negative ids (dropped, as TF) go to an extra segment ``n`` that is cut off afterwards: tensor ops only, so
+    # a traced function records them instead of reading the ids on the host.
+    base = _m.cast(_a.fill([n + 1] + inner, fill), d.dtype)
     flat_ids = _a.reshape(ids, [-1, 1])
+    flat_ids = _m.where(_m.greater_equal(flat_ids, _a.zeros_like(flat_ids)), flat_ids,
+                        _m.add(_a.zeros_like(flat_ids), as_tensor(n, dtypes.int64)))
     flat = _a.reshape(d, [-1] + inner)
-    if not keep.all():
-        flat_ids = _a.boolean_mask(flat_ids, keep)
-        flat = _a.boolean_mask(flat, keep)
-    return (tensor_scatter_nd_max if largest else tensor_scatter_nd_min)(base, flat_ids, flat)
+    out = (tensor_scatter_nd_max if largest else tensor_scatter_nd_min)(base, flat_ids, flat)
+    return out[:n]
 
 
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):

@@ -27,6 +27,8 @@ from ..ops import nn_ops as _nn
 from ..ops import reduce_ops as _r
 from ..ops import string_extra_ops as _sx
 from ..ops import string_ops as _s
+from . import dynamic_ragged_shape as _drs
+from .dynamic_ragged_shape import DynamicRaggedShape
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec, _concat_ragged, _host
 from .ragged_tensor import stack as ragged_stack
 
@@ -97,9 +99,8 @@ def _binary_handler(api):
         rt = x if isinstance(x, RaggedTensor) else y
         if isinstance(x, RaggedTensor) and isinstance(y, RaggedTensor):
             if not _same_partitions(x, y):  # TF: an InvalidArgumentError from its partition assertions
-                raise InvalidArgumentError(None, None, f"{api.__name__}: ragged operands must have the same row "
-                                           f"partitions, got row lengths {x.row_lengths().numpy().tolist()} and "
-                                           f"{y.row_lengths().numpy().tolist()}")
+                raise InvalidArgumentError(None, None, _partition_mismatch(api, x.nested_row_splits,
+                                                                           y.nested_row_splits))
             fx, fy = x.flat_values, y.flat_values
         else:
             dense = convert_to_tensor(y if rt is x else x, dtype_hint=rt.dtype)
@@ -107,10 +108,10 @@ def _binary_handler(api):
             if dense.shape.rank is not None and dense.shape.rank >= flat.shape.rank + rt.ragged_rank \
                     and dense.shape.rank > 0:
                 # As ragged as the ragged operand: cut the dense one to the same rows (TF broadcasts it).
+                given = dense
                 dense = _from_dense_like(dense, rt)
                 if dense is None:
-                    raise InvalidArgumentError(None, None, f"{api.__name__}: cannot broadcast a dense operand of shape "
-                                     f"{(y if rt is x else x).shape} against a RaggedTensor of shape {rt.shape}")
+                    raise InvalidArgumentError(None, None, _dense_mismatch(api, given, rt))
                 dense = dense.flat_values
             elif dense.shape.rank is not None and dense.shape.rank > flat.shape.rank - 1 and dense.shape.rank > 0 \
                     and not _broadcasts(dense.shape.as_list(), flat.shape.as_list()[1:]):
@@ -120,6 +121,43 @@ def _binary_handler(api):
         bound.arguments[x_name], bound.arguments[y_name] = fx, fy
         return rt.with_flat_values(api(*bound.args, **bound.kwargs))
     return handler
+
+
+def _assert_equal_message(x, y):
+    """The message of TF's ``assert_equal`` on two vectors of one length (``Condition x == y did not hold.``,
+    the first 3 differing indices and values, the first 3 elements of each)."""
+    diff = np.nonzero(x != y)[0]
+    k = min(3, diff.size)
+    n = min(3, x.size)
+    head = ""
+    if k:
+        head = (f"Indices of first {k} different values:\n{diff[:k].reshape(-1, 1)}\n"
+                f"Corresponding x values:\n{x[diff[:k]]}\nCorresponding y values:\n{y[diff[:k]]}\n")
+    return f"Condition x == y did not hold.\n{head}First {n} elements of x:\n{x[:3]}\nFirst {n} elements of y:\n{y[:3]}"
+
+
+def _partition_mismatch(api, x_splits, y_splits):
+    """TF's error for ragged operands whose row partitions differ: its assertion on the first row splits that
+    differ (x: the first operand's), or tfcore's description when their numbers of rows differ."""
+    for xs, ys in zip(x_splits, y_splits):
+        xh, yh = _host(xs).astype(np.int64), _host(ys).astype(np.int64)
+        if xh.shape == yh.shape and not np.array_equal(xh, yh):
+            return _assert_equal_message(xh, yh)
+        if xh.shape != yh.shape:
+            break
+    return (f"{api.__name__}: ragged operands must have the same row partitions, got row lengths "
+            f"{[np.diff(_host(s)).tolist() for s in x_splits]} and {[np.diff(_host(s)).tolist() for s in y_splits]}")
+
+
+def _dense_mismatch(api, dense, rt):
+    """TF's error when a dense [nrows, D, ...] operand does not fit a ragged one: its assertion that the dense
+    operand's uniform row splits (x) equal the ragged row splits (y)."""
+    shape = dense.shape.as_list()
+    splits = _host(rt.row_splits).astype(np.int64)
+    if rt.ragged_rank == 1 and len(shape) >= 2 and shape[0] == rt.nrows_int() and shape[1] is not None:
+        return _assert_equal_message(np.arange(shape[0] + 1, dtype=np.int64) * shape[1], splits)
+    return (f"{api.__name__}: cannot broadcast a dense operand of shape {dense.shape} against a RaggedTensor of "
+            f"shape {rt.shape}")
 
 
 def _broadcasts(dense_dims, inner_dims):
@@ -192,16 +230,20 @@ def _reduce_one(api, kind, rt, axis):
     mean = kind == "mean"
     if mean and (values.dtype.is_integer or values.dtype.is_bool):
         values = _m.cast(values, dtypes.float64)  # TF's ragged reduce_mean of integers is float64
-    if axis == 1:
+    if axis == 1:  # one segment per row, from the row splits with tensor ops (traced functions record them)
         ids = rt.value_rowids()
         n = rt.nrows_int()
-        counts_host = _host(rt.row_lengths())
-    else:  # axis 0: one segment per position inside the rows
-        lens = _host(rt.row_lengths())
-        ids = convert_to_tensor(np.concatenate([np.arange(k) for k in lens]).astype(np.int64) if lens.size
-                                else np.zeros(0, np.int64))
-        n = int(lens.max()) if lens.size else 0
-        counts_host = np.bincount(_host(ids), minlength=n) if n else np.zeros(0, np.int64)
+        total = _segment("sum" if mean else kind, values, ids, n)
+        if not mean:
+            return total
+        counts = _a.reshape(_m.cast(rt.row_lengths(), values.dtype), [n] + [1] * (values.shape.rank - 1))
+        return _m.divide(total, counts)
+    # axis 0: one segment per position inside the rows
+    lens = _host(rt.row_lengths())
+    ids = convert_to_tensor(np.concatenate([np.arange(k) for k in lens]).astype(np.int64) if lens.size
+                            else np.zeros(0, np.int64))
+    n = int(lens.max()) if lens.size else 0
+    counts_host = np.bincount(_host(ids), minlength=n) if n else np.zeros(0, np.int64)
     total = _segment("sum" if mean else kind, values, ids, n)
     if not mean:
         return total
@@ -320,8 +362,17 @@ def _map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swa
     return ragged_stack(rows)
 
 
+def _shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """``tf.shape(rt)``: a ``tf.experimental.DynamicRaggedShape`` (row partitions in ``out_type``)."""
+    return DynamicRaggedShape.from_tensor(input, dtype=out_type)
+
+
 def register():
     """Register the ragged handlers (idempotent through the module import)."""
+    dispatch_for_api(_a.shape, RaggedTensor, _shape)
+    for api, handler in ((_a.zeros, _drs.zeros), (_a.ones, _drs.ones), (_a.fill, _drs.fill),
+                         (_a.reshape, _drs.reshape)):
+        dispatch_for_api(api, DynamicRaggedShape, handler)
     for api in _apis(_UNARY):
         dispatch_for_api(api, RaggedTensor, _unary_handler(api))
     for api in _apis(_BINARY):

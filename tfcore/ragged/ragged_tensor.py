@@ -16,6 +16,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m
+from ..ops.misc_ops import searchsorted as _searchsorted
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range", "row_splits_to_segment_ids",
            "segment_ids_to_row_splits", "stack", "boolean_mask"]
@@ -37,14 +38,15 @@ def _host(t):
 class RaggedTensor:
     """A tensor whose dimension 1 (and further ragged dimensions) has rows of different lengths."""
 
-    __slots__ = ("_values", "_row_splits")
+    __slots__ = ("_values", "_row_splits", "_uniform_row_length")
 
-    def __init__(self, values, row_splits, internal=False):
+    def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; use a factory method such as "
                              "tf.RaggedTensor.from_row_splits() or tf.ragged.constant().")
         self._values = values
         self._row_splits = row_splits
+        self._uniform_row_length = uniform_row_length  # an int: every row has that length (a dense dimension)
 
     # -- factories --------------------------------------------------------------------------------------------
     @classmethod
@@ -94,6 +96,30 @@ class RaggedTensor:
         """Rows ending at ``row_limits``."""
         limits = _host(_splits(row_limits))
         return cls.from_row_splits(values, np.concatenate([[0], limits]).astype(np.int64), validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        """Rows of ``uniform_row_length`` values each: a partitioned dimension of static size (the shape says
+        ``uniform_row_length`` there, not None), as TF's."""
+        values = values if isinstance(values, RaggedTensor) else convert_to_tensor(values)
+        width = int(_host(convert_to_tensor(uniform_row_length)).reshape(-1)[0])
+        nvals = values.nrows_int() if isinstance(values, RaggedTensor) else int(values.shape[0])
+        if width < 0:
+            raise InvalidArgumentError(None, None, f"from_uniform_row_length: uniform_row_length must be >= 0, "
+                                                   f"got {width}")
+        rows = int(_host(convert_to_tensor(nrows)).reshape(-1)[0]) if nrows is not None else (
+            nvals // width if width else 0)
+        if validate and rows * width != nvals:  # TF: ValueError (its static shape check)
+            raise ValueError(f"from_uniform_row_length: {nvals} values do not make {rows} rows of length {width}")
+        splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * width)
+        return cls(values, splits, internal=True, uniform_row_length=width)
+
+    @property
+    def uniform_row_length(self):
+        """The length of every row as a scalar tensor when the rows were built uniform, else None."""
+        if self._uniform_row_length is None:
+            return None
+        return convert_to_tensor(np.asarray(self._uniform_row_length, self._row_splits.dtype.as_numpy_dtype))
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -176,7 +202,7 @@ class RaggedTensor:
     @property
     def shape(self):
         inner = self._values.shape.as_list()[1:]
-        return TensorShape([self.nrows_int(), None] + inner)
+        return TensorShape([self.nrows_int(), self._uniform_row_length] + inner)
 
     @property
     def ndim(self):
@@ -204,8 +230,24 @@ class RaggedTensor:
         return self._row_splits[1:]
 
     def value_rowids(self, name=None):
-        lens = _host(self.row_lengths())
-        return convert_to_tensor(np.repeat(np.arange(lens.size, dtype=np.int64), lens))
+        """The row of each value, computed from ``row_splits`` with tensor ops (a traced function records them:
+        the row partition stays a graph input rather than a value read on the host)."""
+        splits = self._row_splits
+        return _searchsorted(splits[1:], self._value_positions(), side="right", out_type=splits.dtype)
+
+    def _value_positions(self):
+        """``[0, 1, ..., nvals - 1]`` in the row-splits dtype. From the values themselves where an op can (a
+        graph then has no static number of values in it: a reloaded SavedModel runs other row lengths), else a
+        range of the static size."""
+        splits = self._row_splits
+        vals = self._values
+        if isinstance(vals, RaggedTensor):
+            ref = vals.row_splits[1:]
+        elif vals.shape.rank == 1 and (vals.dtype.is_integer or vals.dtype.is_floating or vals.dtype.is_bool):
+            ref = vals
+        else:
+            return _a.range(0, int(vals.shape[0]), dtype=splits.dtype)
+        return _m.cumsum(_m.cast(_a.ones_like(ref), splits.dtype), exclusive=True)
 
     def nested_row_lengths(self, name=None):
         out, rt = [], self
@@ -224,7 +266,7 @@ class RaggedTensor:
         return out if out_type is None else _m.cast(out, out_type)
 
     def with_values(self, new_values):
-        return RaggedTensor(new_values, self._row_splits, internal=True)
+        return RaggedTensor(new_values, self._row_splits, internal=True, uniform_row_length=self._uniform_row_length)
 
     def with_flat_values(self, new_values):
         if isinstance(self._values, RaggedTensor):
@@ -234,7 +276,8 @@ class RaggedTensor:
     def with_row_splits_dtype(self, dtype):
         dt = dtypes.as_dtype(dtype)
         vals = self._values.with_row_splits_dtype(dt) if isinstance(self._values, RaggedTensor) else self._values
-        return RaggedTensor(vals, _m.cast(self._row_splits, dt), internal=True)
+        return RaggedTensor(vals, _m.cast(self._row_splits, dt), internal=True,
+                            uniform_row_length=self._uniform_row_length)
 
     # -- conversion ---------------------------------------------------------------------------------------------
     def to_tensor(self, default_value=None, name=None, shape=None):
@@ -260,7 +303,7 @@ class RaggedTensor:
             vals = _a.zeros([1] + inner, dtype=vals.dtype)
         gathered = _a.reshape(_a.gather(vals, convert_to_tensor(index)), [n, width] + inner)
         fill = _a.zeros_like(gathered) if default_value is None else \
-            _m.add(_a.zeros_like(gathered), convert_to_tensor(default_value, dtype=gathered.dtype))
+            _a.broadcast_to(convert_to_tensor(default_value, dtype=gathered.dtype), gathered.shape.as_list())
         mask = convert_to_tensor(inside.reshape([n, width] + [1] * len(inner)))
         return _m.where(_a.broadcast_to(mask, gathered.shape.as_list()), gathered, fill)
 
@@ -304,28 +347,62 @@ class RaggedTensor:
         return [inner[splits[i]:splits[i + 1]] for i in _range(len(splits) - 1)]
 
     def numpy(self):
-        """A 1-D object array of NumPy rows (TF's eager ``RaggedTensor.numpy()``)."""
+        """TF's eager ``RaggedTensor.numpy()``: rows of different lengths make a 1-D object array of NumPy
+        rows; rows of one length combine into one array of rank ``row rank + 1``."""
         splits = _host(self._row_splits)
-        vals = self._values.numpy() if isinstance(self._values, RaggedTensor) else self._values.numpy()
-        out = np.empty(len(splits) - 1, dtype=object)
-        for i in _range(len(splits) - 1):
-            out[i] = vals[splits[i]:splits[i + 1]]
-        return out
+        vals = self._values.numpy()
+        rows = [vals[splits[i]:splits[i + 1]] for i in _range(len(splits) - 1)]
+        if not rows:
+            return np.zeros((0, 0) + vals.shape[1:], dtype=vals.dtype)
+        if any(len(row) != len(rows[0]) for row in rows):
+            out = np.empty(len(rows), dtype=object)
+            for i, row in enumerate(rows):
+                out[i] = row
+            return out
+        return np.array(rows)
 
-    # -- tf.function: traced by its flat values; the row partitions are part of the trace key ------------------
+    # -- tf.function: traced by its components (TF's ``RaggedTensorSpec._to_components``) --------------------------
     def __tf_flatten__(self):
-        """TF's composite protocol: ``(metadata, components)``. tfcore's ragged ops read row partitions on the
-        host, so a traced function sees them as constants: a new partition is a new trace (TF traces once per
-        RaggedTensorSpec); the flat values are placeholders."""
-        splits = tuple((tuple(_host(s).tolist()), s.dtype.name) for s in self.nested_row_splits)
-        return ("RaggedTensor", splits), (self.flat_values,)
+        """TF's composite protocol: ``(metadata, components)``, the components being the flat values and then the
+        row splits of every ragged dimension, outermost first. A traced function gets a placeholder for each,
+        so the row partitions are graph inputs (a call with other row lengths replays the same graph)."""
+        return ("RaggedTensor", self.ragged_rank, self._uniform_lengths()), (self.flat_values,) + self.nested_row_splits
+
+    def _uniform_lengths(self):
+        """Each ragged dimension's uniform row length (None where rows differ), outermost first."""
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt._uniform_row_length)
+            rt = rt.values
+        return tuple(out)
 
     @classmethod
     def __tf_unflatten__(cls, metadata, components):
-        _, splits = metadata
-        return cls.from_nested_row_splits(
-            components[0], [convert_to_tensor(np.asarray(s, dtypes.as_dtype(dt).as_numpy_dtype)) for s, dt in splits],
-            validate=False)
+        rt = cls.from_nested_row_splits(components[0], components[1:], validate=False)
+        level = rt
+        for width in (metadata[2] if len(metadata) > 2 else ()):
+            level._uniform_row_length = width
+            level = level.values
+        return rt
+
+    @classmethod
+    def __tf_component_key__(cls, keys):
+        """The trace key of a ragged argument from its components' ``("T", dtype, shape)`` keys: the number of
+        rows as ``RaggedTensorSpec.from_value`` gives it; how many values there are and where the rows split
+        are not part of it (TF traces once per RaggedTensorSpec)."""
+        flat, outer, *inner = keys
+        return ((flat[0], flat[1], (None,) + tuple(flat[2][1:])), outer) + tuple(
+            (k[0], k[1], (None,)) for k in inner)
+
+    @classmethod
+    def __tf_spec__(cls, metadata, component_specs):
+        """The ``RaggedTensorSpec`` of a trace key's component specs (``ConcreteFunction`` signatures)."""
+        flat, outer, *_ = component_specs
+        rows = outer.shape.as_list()[0]
+        rr = metadata[1]
+        uniform = list(metadata[2]) if len(metadata) > 2 else [None] * rr
+        return RaggedTensorSpec([None if rows is None else rows - 1] + uniform + flat.shape.as_list()[1:],
+                                flat.dtype, rr, outer.dtype)
 
     # -- python protocol -----------------------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -376,7 +453,11 @@ class RaggedTensor:
         return self.nrows_int()
 
     def __repr__(self):
-        return f"<tf.RaggedTensor {self.to_list()}>"
+        # TF's eager repr: the NumPy value printed with ", " separators (rows of one length print as a
+        # multi-line array, as np.array2string does)
+        with np.printoptions(formatter={"all": _formatter}):
+            value_text = _formatter(self.numpy())
+        return f"<tf.RaggedTensor {value_text}>"
 
     # Operators call the public ops, which dispatch on RaggedTensor (ragged_dispatch.py): shared row partitions,
     # scalars and broadcastable dense operands all take the same path as ``tf.add(rt, x)``.
@@ -470,6 +551,15 @@ class RaggedTensor:
     __hash__ = object.__hash__
 
 
+def _formatter(x):
+    """TF's ``ragged_tensor._formatter``: NumPy arrays with comma separators."""
+    if isinstance(x, np.ndarray):
+        if x.size != 0:
+            return np.array2string(x, separator=", ")
+        return repr(x.tolist())
+    return str(x)
+
+
 def _counts(inner_index, n):
     """How many rows of an inner sparse index belong to each of the ``n`` values of the next level."""
     return np.bincount(inner_index[:, 0], minlength=n) if inner_index.size else np.zeros(n, np.int64)
@@ -512,6 +602,41 @@ class RaggedTensorSpec:
     def from_value(cls, value):
         return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
 
+    @property
+    def value_type(self):
+        return RaggedTensor
+
+    # -- tf.function: the specs of the components RaggedTensor.__tf_flatten__ gives ----------------------------
+    def _tf_metadata(self):
+        dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
+        return ("RaggedTensor", self._ragged_rank, tuple(dims[1:self._ragged_rank + 1]))
+
+    def _tf_component_specs(self):
+        """TensorSpecs of the flat values and of each row-splits tensor (TF's ``_component_specs``)."""
+        from ..framework.tensor_spec import TensorSpec
+
+        dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
+        rows = dims[0]
+        flat = TensorSpec([None] + dims[self._ragged_rank + 1:], self._dtype)
+        outer = TensorSpec([None if rows is None else rows + 1], self._row_splits_dtype)
+        return [flat, outer] + [TensorSpec([None], self._row_splits_dtype) for _ in _range(self._ragged_rank - 1)]
+
+    def _tf_sample_value(self):
+        """A value of this spec to trace ``get_concrete_function(spec)`` with: unknown dimensions are 1 (every
+        ragged row holds one value), uniform ones keep their length; zeros."""
+        dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
+        rows = 1 if dims[0] is None else dims[0]
+        np_splits = self._row_splits_dtype.as_numpy_dtype
+        splits, widths = [], dims[1:self._ragged_rank + 1]
+        for width in widths:
+            w = 1 if width is None else width
+            splits.append(np.arange(rows + 1, dtype=np_splits) * w)
+            rows *= w
+        inner = [1 if d is None else d for d in dims[self._ragged_rank + 1:]]
+        fill = b"" if self._dtype is dtypes.string else 0
+        values = convert_to_tensor(np.full([rows] + inner, fill, self._dtype.as_numpy_dtype), dtype=self._dtype)
+        return RaggedTensor.__tf_unflatten__(self._tf_metadata(), [values] + [convert_to_tensor(s) for s in splits])
+
     def is_compatible_with(self, other):
         if isinstance(other, RaggedTensor):
             other = RaggedTensorSpec.from_value(other)
@@ -535,12 +660,32 @@ def _depth(x):
     return 1 + max((_depth(v) for v in x), default=0) if isinstance(x, list | tuple) else 0
 
 
+def _scan_scalars(x, depth, depths, kinds):
+    """The nesting depths of the scalars in ``x`` and whether they are strings or numbers."""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _scan_scalars(v, depth + 1, depths, kinds)
+        return
+    if isinstance(x, np.ndarray) and x.ndim:
+        depths.add(depth + x.ndim)
+        kinds.add("str" if x.dtype.kind in "SUO" else "num")
+        return
+    depths.add(depth)
+    kinds.add("str" if isinstance(x, str | bytes | np.str_ | np.bytes_) else "num")
+
+
 def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
     """``tf.ragged.constant``: a RaggedTensor from nested Python lists of varying lengths (uniform innermost
     dimensions beyond ``ragged_rank`` become dense dimensions of the flat values)."""
     depth = _depth(pylist)
     if depth == 0:
         raise ValueError("tf.ragged.constant needs a (nested) list")
+    depths, kinds = set(), set()
+    _scan_scalars(pylist, 0, depths, kinds)
+    if len(depths) > 1:  # TF's messages (ragged_factory_ops._find_scalar_and_max_depth, then the conversion)
+        raise ValueError("all scalar values must have the same nesting depth")
+    if len(kinds) > 1:
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     rr = depth - 1 if ragged_rank is None else int(ragged_rank)
     if inner_shape is not None and ragged_rank is None:
         rr = depth - 1 - len(inner_shape)

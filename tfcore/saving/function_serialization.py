@@ -366,7 +366,8 @@ def _attr_value(attr):
     return None
 
 
-_BUILTIN_NODES = frozenset({"Const", "ReadVariableOp", "AssignVariableOp", "StringFormat", "PrintV2", "Shape", "Size"})
+_BUILTIN_NODES = frozenset({"Const", "ReadVariableOp", "AssignVariableOp", "StringFormat", "PrintV2", "Shape", "Size",
+                            "NoOp"})
 
 
 class GraphFunction:
@@ -398,7 +399,9 @@ class GraphFunction:
                 raw = json.loads(nd.attr[_JSON_ATTRS].s.decode())
                 attrs = {k: _from_json_attr(v) for k, v in raw.items()}
             elif op is not None:
-                attrs = {k: _attr_value(v) for k, v in nd.attr.items() if k not in ("T", "num_args")}
+                # TF's internal attrs (``_output_shapes``, ``_read_only_resource_inputs``) are not op attributes
+                attrs = {k: _attr_value(v) for k, v in nd.attr.items()
+                         if k not in ("T", "num_args") and not k.startswith("_")}
             else:
                 attrs = {k: _attr_value(v) for k, v in nd.attr.items()}
             const = tensor_from_proto(nd.attr["value"].tensor) if nd.op == "Const" else None
@@ -424,6 +427,8 @@ class GraphFunction:
         for name, kind, op, inputs, attrs, const in self.steps:
             if kind == "Const":
                 env[name] = const
+            elif kind == "NoOp":  # TF's anchor of control edges (replays run nodes in order)
+                env[name] = None
             elif kind == "ReadVariableOp":
                 env[name] = get(inputs[0]).value()
             elif kind == "AssignVariableOp":

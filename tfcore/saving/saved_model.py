@@ -24,8 +24,10 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_spec import TensorSpec
 from ..framework.variables import Variable
+from ..function.polymorphic_function import _rebuild_composites
 from ..io import atomic_files
 from ..module import Module
+from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import bundle, graph
 from .checkpoint import CheckpointOptions, _object_graph_proto
 from .function_serialization import GraphFunction, function_def
@@ -77,6 +79,8 @@ def _encode(value):
         else:
             for d in value.shape.as_list():
                 spec.shape.dim.add(size=-1 if d is None else d)
+    elif isinstance(value, RaggedTensorSpec):
+        _encode_ragged_spec(sv.type_spec_value, value)
     elif isinstance(value, bool):
         sv.bool_value = value
     elif isinstance(value, int):
@@ -102,6 +106,35 @@ def _encode(value):
     return sv
 
 
+def _encode_ragged_spec(ts, spec):
+    """A ``RaggedTensorSpec`` as TF's ``TypeSpecProto`` (its ``_serialize()`` tuple: shape, dtype, ragged_rank,
+    row_splits_dtype), so TensorFlow reads the signature too."""
+    ts.type_spec_class = type(ts).RAGGED_TENSOR_SPEC
+    ts.type_spec_class_name = "RaggedTensorSpec"
+    ts.num_flat_components = len(spec._tf_component_specs())
+    state = ts.type_state.tuple_value
+    shape = state.values.add().tensor_shape_value
+    if spec.shape.rank is None:
+        shape.unknown_rank = True
+    else:
+        for d in spec.shape.as_list():
+            shape.dim.add(size=-1 if d is None else d)
+    state.values.add().tensor_dtype_value = spec.dtype.as_datatype_enum
+    state.values.add().int64_value = spec.ragged_rank
+    state.values.add().tensor_dtype_value = spec.row_splits_dtype.as_datatype_enum
+
+
+def _decode_type_spec(ts):
+    if ts.type_spec_class != type(ts).RAGGED_TENSOR_SPEC:
+        raise ValueError(f"tf.saved_model.load: the TypeSpec {ts.type_spec_class_name or ts.type_spec_class} in a "
+                         "function signature is not supported by tfcore (only RaggedTensorSpec)")
+    shape_v, dtype_v, rr_v, splits_v = list(ts.type_state.tuple_value.values)[:4]
+    sh = shape_v.tensor_shape_value
+    shape = None if sh.unknown_rank else [None if d.size < 0 else d.size for d in sh.dim]
+    return RaggedTensorSpec(shape, dtypes.as_dtype(dtype_v.tensor_dtype_value), int(rr_v.int64_value),
+                            dtypes.as_dtype(splits_v.tensor_dtype_value))
+
+
 def _fullargspec(params):
     """Python's ``FullArgSpec`` of a function of ``params`` as TF's nested-structure coder writes it."""
     sv = pb("struct_pb2").StructuredValue()
@@ -121,6 +154,8 @@ def _decode(sv):
         s = sv.tensor_spec_value
         shape = None if s.shape.unknown_rank else [None if d.size < 0 else d.size for d in s.shape.dim]
         return TensorSpec(shape, dtypes.as_dtype(s.dtype), name=s.name or None)
+    if kind == "type_spec_value":
+        return _decode_type_spec(sv.type_spec_value)
     if kind in ("tuple_value", "list_value"):
         vals = [_decode(v) for v in getattr(sv, kind).values]
         return tuple(vals) if kind == "tuple_value" else vals
@@ -160,8 +195,15 @@ _LITERALS = (type(None), bool, int, float, str)
 
 
 def _tensor_specs(spec):
-    """The TensorSpec leaves of a saved input structure (its Python literals are not graph inputs)."""
-    return [s for s in nest.flatten(spec) if isinstance(s, TensorSpec)]
+    """The TensorSpec leaves of a saved input structure in graph-input order (a RaggedTensorSpec gives its
+    components' specs; Python literals are not graph inputs)."""
+    out = []
+    for s in nest.flatten(spec):
+        if isinstance(s, RaggedTensorSpec):
+            out.extend(s._tf_component_specs())
+        elif isinstance(s, TensorSpec):
+            out.append(s)
+    return out
 
 
 def _input_specs(cf):
@@ -173,7 +215,7 @@ def _input_specs(cf):
         if isinstance(spec, TensorSpec):
             spec = TensorSpec(spec.shape, spec.dtype, name=name)
         else:  # Python values are saved as literals (TF's nested_structure_coder), matched again on load
-            bad = [s for s in nest.flatten(spec) if not isinstance(s, (TensorSpec, *_LITERALS))]
+            bad = [s for s in nest.flatten(spec) if not isinstance(s, (TensorSpec, RaggedTensorSpec, *_LITERALS))]
             if bad:
                 raise ValueError(f"tf.saved_model.save: {cf.name}({name}=...) was traced with the Python value "
                                  f"{bad[0]!r} ({type(bad[0]).__name__}); only tensors and Python None, bool, int, "
@@ -192,6 +234,10 @@ def _exact(declared, variant):
     shapes = iter(variant._shapes or ())
 
     def exact(s):
+        if isinstance(s, RaggedTensorSpec):  # its components' shapes: the number of rows is part of the spec
+            comps = [next(shapes, None) for _ in s._tf_component_specs()]
+            rows = None if comps[1] is None else comps[1][0] - 1
+            return RaggedTensorSpec([rows] + s.shape.as_list()[1:], s.dtype, s.ragged_rank, s.row_splits_dtype)
         if not isinstance(s, TensorSpec):
             return s  # a Python literal
         shape = next(shapes, None)
@@ -218,16 +264,19 @@ def _output_spec(cf, dynamic):
     def spec(t):
         if t is None:
             return None
+        if isinstance(t, RaggedTensorSpec):
+            shape = [None] * t.shape.rank if dynamic else t.shape.as_list()
+            return RaggedTensorSpec(shape, t.dtype, t.ragged_rank, t.row_splits_dtype)
         shape = [None] * t.shape.rank if dynamic else t.shape.as_list()
         return TensorSpec(shape, t.dtype)
 
-    return nest.map_structure(spec, g.output_structure)
+    return nest.map_structure(spec, _rebuild_composites(g.output_structure))
 
 
 def _signature_outputs(structure):
-    if isinstance(structure, dict):
+    if isinstance(structure, dict) and not any(isinstance(v, RaggedTensorSpec) for v in structure.values()):
         return dict(structure)
-    flat = nest.flatten(structure)
+    flat = _tensor_specs(structure)  # a RaggedTensorSpec: its components, as TF's signatures
     return {f"output_{i}": s for i, s in enumerate(flat)}
 
 
@@ -308,7 +357,8 @@ def save(obj, export_dir, signatures=None, options=None):
         specs = specs if specs is not None else _input_specs(cf)
         dynamic = any(d is None for s in _tensor_specs(specs) for d in (s.shape.as_list() if s.shape.rank is not None
                                                                        else [None]))
-        fdef, captures = function_def(cf, name, _arg_names(cf, specs))
+        arg_names = [sp.name for sp in keyword_specs] if keyword_specs is not None else _arg_names(cf, specs)
+        fdef, captures = function_def(cf, name, arg_names)
         library.function.add().CopyFrom(fdef)
         saved = obj_graph.concrete_functions[name]
         for var in captures:
@@ -350,8 +400,15 @@ def save(obj, export_dir, signatures=None, options=None):
         if not isinstance(cf, ConcreteFunction):
             raise ValueError(f"signatures[{key!r}] must be a tf.function with an input_signature or a "
                              f"ConcreteFunction; got {fn!r}")
-        specs = _input_specs(cf)
-        keywords = [s.name or p for s, p in zip(specs, cf._param_names)]
+        specs, keywords = [], []
+        for s, p in zip(_input_specs(cf), cf._param_names):
+            if isinstance(s, RaggedTensorSpec):  # TF's layout: one keyword per component (rt, rt_1, ...)
+                comps = s._tf_component_specs()
+                specs += comps
+                keywords += [p] + [f"{p}_{i}" for i in range(1, len(comps))]
+            else:
+                specs.append(s)
+                keywords.append(getattr(s, "name", None) or p)
         if any(not isinstance(s, TensorSpec) for s in specs):
             raise ValueError(f"signatures[{key!r}]: every argument must be a single tensor")
         dynamic = any(d is None for s in specs for d in (s.shape.as_list() if s.shape.rank is not None else [None]))
@@ -474,7 +531,16 @@ class _RestoredConcreteFunction:
         outs = self._fn(flat)
         it = iter(outs)
         leaves = nest.flatten(self.structured_outputs)
-        return nest.pack_sequence_as(self.structured_outputs, [None if s is None else next(it) for s in leaves])
+
+        def value(s):
+            if s is None:
+                return None
+            if isinstance(s, RaggedTensorSpec):  # its components, flat values first
+                parts = [next(it) for _ in s._tf_component_specs()]
+                return RaggedTensor.__tf_unflatten__(s._tf_metadata(), parts)
+            return next(it)
+
+        return nest.pack_sequence_as(self.structured_outputs, [value(s) for s in leaves])
 
     def __call__(self, *args):
         return self._run(args)
@@ -508,6 +574,8 @@ def _tensor_leaves(spec, arg):
     """``[(TensorSpec, argument value)]``: the arguments that are graph inputs, in the graph's order."""
     if isinstance(spec, TensorSpec):
         return [(spec, arg)]
+    if isinstance(spec, RaggedTensorSpec):
+        return list(zip(spec._tf_component_specs(), arg.__tf_flatten__()[1]))
     if isinstance(spec, list | tuple):
         return [pair for s, a in zip(spec, arg) for pair in _tensor_leaves(s, a)]
     if isinstance(spec, dict):
@@ -518,6 +586,8 @@ def _tensor_leaves(spec, arg):
 def _compatible(spec, arg):
     """Whether ``arg`` fits the saved input structure ``spec``: tensors by dtype and shape; Python
     literals (a function traced with ``f([[2.0, 2.0]])``) by type and value, as TF's trace types."""
+    if isinstance(spec, RaggedTensorSpec):
+        return isinstance(arg, RaggedTensor) and spec.is_compatible_with(arg)
     if isinstance(spec, TensorSpec):
         dt = getattr(arg, "dtype", None) if isinstance(arg, Tensor | Variable) else None
         if dt is not None and dt != spec.dtype:
@@ -564,7 +634,9 @@ class _SignatureFunction:
         self._use(concrete)
         self._declared = declared
         specs = declared or concrete.input_specs
-        self.structured_input_signature = ((), {s.name: s for s in specs})
+        # a positional bare concrete function (TF's "trace_0" children): its specs may have no names (RaggedTensorSpec)
+        self.structured_input_signature = ((), {getattr(s, "name", None) or f"arg_{i}": s
+                                                for i, s in enumerate(specs)})
         self.structured_outputs = concrete.structured_outputs
 
     def __call__(self, *args, **kwargs):
