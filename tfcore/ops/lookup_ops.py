@@ -14,9 +14,11 @@ the trace. Lookups take dense Tensors, SparseTensors (their values) and RaggedTe
 values). Errors are TF's: a key tensor of the wrong dtype is a TypeError naming ``keys``; a duplicate key
 with two values in an initializer is a FailedPreconditionError.
 
-Not done: tables are not saved in checkpoints or SavedModels (TF saves mutable tables' contents and
-static tables' initializers), ``resource_handle`` does not exist, and ``DenseHashTable.export`` returns the
-stored entries rather than TF's whole bucket arrays.
+Mutable tables are saved in ``tf.train.Checkpoint``s under TF's keys (``<path>/.ATTRIBUTES/table-keys`` and
+``-values``; a DenseHashTable in TF's bucket layout), so checkpoints move between TF and tfcore both ways.
+Not done: tables in SavedModels (TF saves static tables' initializers as assets and functions),
+``resource_handle``, and ``DenseHashTable.export`` returns the stored entries rather than TF's whole bucket
+arrays.
 """
 
 import numpy as np
@@ -192,6 +194,10 @@ class _Table:
     def _call(self, fn, inputs, name):
         return tracing.call_python(fn, inputs, stateful=self._stateful, name=name)
 
+    def _tfc_checkpoint_children(self):
+        """A table is a leaf of a checkpoint's object graph (tf.train.Checkpoint accepts it)."""
+        return []
+
     def _check_keys(self, keys):
         if isinstance(keys, Tensor):
             if keys.dtype != self._key_dtype:
@@ -329,10 +335,40 @@ class MutableHashTable(_Table):
     takes ``insert`` and ``remove``; ``default_value``'s shape is every value's shape."""
 
     _stateful = True
+    _tfc_checkpoint_attribute = "table"  # TF's: "<path>/.ATTRIBUTES/table-keys" and "-values"
 
     def __init__(self, key_dtype, value_dtype, default_value, name="MutableHashTable",
                  experimental_is_anonymous=False):
         super().__init__(key_dtype, value_dtype, default_value, name)
+
+    # -- checkpoints (saving/checkpoint.py calls these) --------------------------------------------------
+    def _tfc_checkpoint_tensors(self):
+        """``{suffix: (array, dtype)}`` of the contents, as TF's MutableHashTable saves them."""
+        keys, values = self._contents()
+        return {"-keys": (keys, self._key_dtype), "-values": (values, self._value_dtype)}
+
+    def _contents(self):
+        value_shape = tuple(self._default.shape)
+        keys = np.array(list(self._entries), dtype=self._key_dtype.as_numpy_dtype).reshape(-1)
+        values = np.array(list(self._entries.values()), dtype=self._value_dtype.as_numpy_dtype)
+        return keys, values.reshape((len(keys), *value_shape))
+
+    def _tfc_entries_from_checkpoint(self, stored):
+        """The entries a checkpoint's ``-keys``/``-values`` arrays hold (ValueError when they do not fit)."""
+        keys, values = np.asarray(stored["-keys"]), np.asarray(stored["-values"])
+        value_shape = tuple(self._default.shape)
+        if keys.shape[:1] != values.shape[:1] or tuple(values.shape[1:]) != value_shape:
+            raise ValueError(f"Cannot restore lookup table {self._name!r} (values of shape {value_shape}) from keys "
+                             f"of shape {keys.shape} and values of shape {values.shape}.")
+        if dtypes.as_dtype(keys.dtype if keys.dtype != object else dtypes.string) != self._key_dtype or \
+                dtypes.as_dtype(values.dtype if values.dtype != object else dtypes.string) != self._value_dtype:
+            raise ValueError(f"Cannot restore lookup table {self._name!r} ({self._key_dtype.name} -> "
+                             f"{self._value_dtype.name}) from {keys.dtype} keys and {values.dtype} values.")
+        return {_host_key(k): (_host_key(v) if np.ndim(v) == 0 else np.array(v))
+                for k, v in zip(keys.reshape(-1), values, strict=True)}
+
+    def _tfc_set_entries(self, entries):
+        self._entries = dict(entries)
 
     def _values_for(self, keys, values, op):
         values = _as_tensor(values, self._value_dtype, "values")
@@ -400,6 +436,46 @@ class DenseHashTable(MutableHashTable):
         self._deleted_key = _host_key(_as_tensor(deleted_key, self._key_dtype, "deleted_key").numpy())
         if self._empty_key == self._deleted_key:
             raise InvalidArgumentError(None, None, "Empty and deleted keys must have different values")
+        self._initial_buckets = int(initial_num_buckets or 1 << 17)
+
+    def _tfc_checkpoint_tensors(self):
+        """TF's layout: ``[buckets, 1]`` key and value arrays (a power of two, at least twice the entries),
+        the unused buckets holding ``empty_key`` and the default value."""
+        keys, values = self._contents()
+        buckets = self._initial_buckets
+        while buckets < 2 * len(keys):
+            buckets *= 2
+        key_rows = np.full((buckets, 1), self._empty_key, dtype=self._key_dtype.as_numpy_dtype)
+        value_rows = np.empty((buckets, *(values.shape[1:] or (1,))), dtype=self._value_dtype.as_numpy_dtype)
+        value_rows[...] = self._default.numpy().reshape(value_rows.shape[1:])
+        for row, bucket in enumerate(self._buckets_of(keys, buckets)):
+            key_rows[bucket, 0] = keys[row]
+            value_rows[bucket] = values[row].reshape(value_rows.shape[1:])
+        return {"-keys": (key_rows, self._key_dtype), "-values": (value_rows, self._value_dtype)}
+
+    def _buckets_of(self, keys, buckets):
+        """Where TF's MutableDenseHashTable looks for each key: ``hash & (buckets - 1)``, then quadratic
+        probing (``+1, +2, ...``); an integer key's hash is its two's-complement value. String keys (TF hashes
+        them with its own Hash64) go to the first free buckets: tfcore reads them back, TF cannot find them."""
+        mask, taken, out = buckets - 1, set(), []
+        for key in keys.tolist():
+            bucket = int(key) & mask if self._key_dtype.is_integer else len(out)
+            probes = 0
+            while bucket in taken:
+                probes += 1
+                bucket = (bucket + probes) & mask
+            taken.add(bucket)
+            out.append(bucket)
+        return out
+
+    def _tfc_entries_from_checkpoint(self, stored):
+        """TF's bucket arrays without their empty and deleted buckets."""
+        keys, values = np.asarray(stored["-keys"]), np.asarray(stored["-values"])
+        keys = keys.reshape(len(keys), -1)[:, 0] if keys.ndim > 1 else keys
+        if values.ndim > 1 and tuple(values.shape[1:]) != tuple(self._default.shape):
+            values = values.reshape((len(values), *self._default.shape))
+        used = np.array([_host_key(k) not in (self._empty_key, self._deleted_key) for k in keys], dtype=bool)
+        return super()._tfc_entries_from_checkpoint({"-keys": keys[used], "-values": values[used]})
 
     def _check_insertable(self, flat_keys):
         for key in flat_keys:

@@ -101,6 +101,9 @@ class Checkpoint:
                 continue
             v = g.nodes[nid]
             writer.add(key, v.numpy(), v.dtype)
+        for nid, (_, key) in g.tensor_attrs.items():  # a lookup table: "<key>-keys" and "<key>-values", as TF
+            for suffix, (array, dtype) in g.nodes[nid]._tfc_checkpoint_tensors().items():
+                writer.add(key + suffix, array, dtype)
         path = writer.write()
         for cb in options.experimental_write_callbacks:
             cb(path) if _takes_arg(cb) else cb()
@@ -167,7 +170,7 @@ def _require_trackable(name, value):
 def _object_graph_proto(g, options):
     proto = _protos.trackable_object_graph()()
     has_values = [False] * len(g.nodes)
-    for nid in g.keys:
+    for nid in (*g.keys, *g.tensor_attrs):
         has_values[nid] = True
     # a node has values when anything below it has (children after parents in BFS order)
     for nid in range(len(g.edges) - 1, -1, -1):
@@ -183,6 +186,9 @@ def _object_graph_proto(g, options):
         if nid in g.keys:
             full = obj.name[:-2] if obj.name.endswith(":0") else obj.name
             node.attributes.add(name=graph.VALUE, full_name=full, checkpoint_key=g.keys[nid])
+        if nid in g.tensor_attrs:
+            name, key = g.tensor_attrs[nid]
+            node.attributes.add(name=name, checkpoint_key=key)
         if not skip_slots:
             for orig, slot_name, sid in g.slots.get(nid, ()):
                 node.slot_variables.add(original_variable_node_id=orig, slot_name=slot_name, slot_variable_node_id=sid)
@@ -277,11 +283,16 @@ class CheckpointLoadStatus:
         missing = {}  # node id -> [(owner, local name)]
         assignments = []
         optimizers = []
+        tables = []
         while queue:
             nid, obj = queue.pop(0)
             key = self._value(nid)
             if key is not None and graph.is_variable(obj):
                 assignments.append((obj, nid, key))
+            elif hasattr(obj, "_tfc_checkpoint_tensors"):
+                stored = [a.checkpoint_key for a in nodes[nid].attributes if a.name == obj._tfc_checkpoint_attribute]
+                if stored:
+                    tables.append((obj, stored[0]))
             if graph.is_optimizer(obj) and nodes[nid].slot_variables:
                 optimizers.append((nid, obj))
             live = {}
@@ -313,9 +324,14 @@ class CheckpointLoadStatus:
                 else:
                     self._expect_slot(opt, var, slot_name, sid)
         values = [(var, nid, self._checked(var, nid, key)) for var, nid, key in assignments if key is not None]
+        contents = [(table, table._tfc_entries_from_checkpoint(  # validated before anything is assigned
+            {suffix: self._reader.read(key + suffix) for suffix in table._tfc_checkpoint_tensors()}))
+            for table, key in tables]
         for var, nid, value in values:
             _assign(var, value)
             self._restored[id(var)] = nid
+        for table, entries in contents:
+            table._tfc_set_entries(entries)
         for nid, owners in missing.items():
             if nid in self._matched:
                 continue

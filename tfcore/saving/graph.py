@@ -211,9 +211,13 @@ class ObjectGraph:
             self.edges.append(kids)
             i += 1
         self.keys = {}
+        self.tensor_attrs = {}  # node id -> (attribute name, checkpoint key) of objects saved as several tensors
         for nid, obj in enumerate(self.nodes):
             if is_variable(obj):
                 self.keys[nid] = "/".join(escape(n) for n in self.paths[nid]) + "/.ATTRIBUTES/" + VALUE
+            elif hasattr(obj, "_tfc_checkpoint_tensors"):
+                name = obj._tfc_checkpoint_attribute
+                self.tensor_attrs[nid] = (name, "/".join(escape(n) for n in self.paths[nid]) + "/.ATTRIBUTES/" + name)
         self.slots = {}  # optimizer node id -> [(original node id, slot name, slot node id)]
         var_nodes = {var_key(obj): nid for nid, obj in enumerate(self.nodes) if is_variable(obj)}
         for oid, obj in enumerate(list(self.nodes)):
