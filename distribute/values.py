@@ -11,7 +11,7 @@ cross-replica read aggregates them.
 from tfcore.framework import context as _ctx
 from tfcore.framework import recording, tracing
 from tfcore.framework.tensor import Tensor
-from tfcore.framework.variables import Variable, VariableAggregation, VariableSynchronization
+from tfcore.framework.variables import Variable, VariableAggregation, VariableSynchronization, keras_variable_repr
 
 from . import distribute_lib
 from .reduce_util import ReduceOp
@@ -188,6 +188,8 @@ class MirroredVariable(Variable):
         return self._update("assign_sub", delta, read_value)
 
     def __repr__(self):
+        if self._keras_path is not None:  # a Keras 3 weight prints as keras.Variable (its value: a MirroredVariable)
+            return keras_variable_repr(self)
         body = ",\n".join(f"  {i}: {c!r}" for i, c in enumerate(self._components))
         return f"MirroredVariable:{{\n{body}\n}}"
 
