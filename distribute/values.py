@@ -11,7 +11,13 @@ cross-replica read aggregates them.
 from tfcore.framework import context as _ctx
 from tfcore.framework import recording, tracing
 from tfcore.framework.tensor import Tensor
-from tfcore.framework.variables import Variable, VariableAggregation, VariableSynchronization, keras_variable_repr
+from tfcore.framework.variables import (
+    ResourceVariable,
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    keras_variable_repr,
+)
 
 from . import distribute_lib
 from .reduce_util import ReduceOp
@@ -257,7 +263,7 @@ def make_variable(strategy, devices, args, kwargs):
     kwargs.pop("device", None)
     components = []
     for i, dev in enumerate(devices):
-        v = object.__new__(Variable)
+        v = object.__new__(ResourceVariable)  # each replica's copy is a plain variable, as TF's
         value = init if i == 0 or not isinstance(init, Tensor | Variable) else components[0]._value
         v.__init__(value, device=dev, **kwargs)
         components.append(v)

@@ -167,3 +167,19 @@ def test_weights_round_trip_with_keras3_names(tmp_path, fmt):
     for wa, wb in zip(a.weights, b.weights):
         assert wa.path == wb.path
         np.testing.assert_array_equal(wa.numpy(), wb.numpy())
+
+
+def test_tensorboard_histograms_are_tagged_by_weight_path(tmp_path):
+    import glob
+    import os
+
+    seq = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1, name="d")], name="seq")
+    seq.compile("sgd", "mse")
+    seq.fit(np.ones((4, 2), np.float32), np.ones((4, 1), np.float32), verbose=0,
+            callbacks=[tf.keras.callbacks.TensorBoard(log_dir=str(tmp_path), histogram_freq=1)])
+    tags = set()
+    for path in glob.glob(os.path.join(str(tmp_path), "train", "events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            tags.update(v.tag for v in event.summary.value)
+    assert {"seq/d/kernel/histogram", "seq/d/bias/histogram"} <= tags, sorted(tags)  # TF 2.21's tags
+

@@ -83,7 +83,7 @@ def variable_creators_scope(creators):
 
 
 def _default_creator(**kwargs):
-    v = object.__new__(Variable)
+    v = object.__new__(ResourceVariable)
     v.__init__(**kwargs)
     v._built_by_creator = True  # Python calls __init__ once more on what Variable.__new__ returns
     return v
@@ -102,9 +102,11 @@ class Variable:
     """A mutable tensor-valued state, usable wherever a tensor is (as ``tf.Variable``)."""
 
     def __new__(cls, *args, **kwargs):
-        if cls is Variable and (creators := _creator_state.creators):
-            kwargs.update(zip(_VARIABLE_ARGS, args))
-            return _create_through(creators, kwargs)
+        if cls is Variable:
+            if creators := _creator_state.creators:
+                kwargs.update(zip(_VARIABLE_ARGS, args))
+                return _create_through(creators, kwargs)
+            return object.__new__(ResourceVariable)  # as TF: tf.Variable(...) is a ResourceVariable
         return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
@@ -357,6 +359,11 @@ class Variable:
     @classmethod
     def _override_operator(cls, name, fn):
         setattr(cls, name, fn)
+
+
+class ResourceVariable(Variable):
+    """The class of every plain ``tf.Variable(...)``, as in TF 2.21 (``type(v).__name__`` is
+    ``'ResourceVariable'``); ``tf.Variable`` stays the public base class that ``isinstance`` checks."""
 
 
 class KerasDTypeName(str):

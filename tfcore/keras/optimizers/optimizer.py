@@ -24,7 +24,7 @@ from ...framework import context as _ctx
 from ...framework import deferred, dtypes, recording, tracing
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
-from ...framework.variables import Variable
+from ...framework.variables import ResourceVariable, Variable
 from ...ops import math_ops, reduce_ops
 from ..engine.variable_paths import set_keras_path, to_snake_case
 from . import distributed
@@ -64,7 +64,7 @@ def _cpu_device():
 
 def _commit(var, value):
     """Install a value computed (and validated) by an update op."""
-    if type(var) is Variable:
+    if type(var) is ResourceVariable:
         var._value = value
     else:
         var.assign(value)
@@ -186,7 +186,7 @@ class Optimizer:
 
     def _step(self):
         it = self._iterations
-        return int(it._value._array) if type(it) is Variable else int(np.asarray(it.numpy()))
+        return int(it._value._array) if type(it) is ResourceVariable else int(np.asarray(it.numpy()))
 
     @property
     def built(self):
@@ -377,7 +377,7 @@ class Optimizer:
         first = variables[0]._value
         dev, dt = first._device, first._dtype
         for v, g in zip(variables, grads):
-            if type(v) is not Variable or v._value._device is not dev or v._value._dtype is not dt:
+            if type(v) is not ResourceVariable or v._value._device is not dev or v._value._dtype is not dt:
                 return False
             if g._dtype is not dt:
                 return False  # the per-variable ops report the mismatch
