@@ -11,7 +11,13 @@ cross-replica read aggregates them.
 from tfcore.framework import context as _ctx
 from tfcore.framework import recording, tracing
 from tfcore.framework.tensor import Tensor
-from tfcore.framework.variables import Variable, VariableAggregation, VariableSynchronization
+from tfcore.framework.variables import (
+    ResourceVariable,
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    keras_variable_repr,
+)
 
 from . import distribute_lib
 from .reduce_util import ReduceOp
@@ -188,6 +194,8 @@ class MirroredVariable(Variable):
         return self._update("assign_sub", delta, read_value)
 
     def __repr__(self):
+        if self._keras_path is not None:  # a Keras 3 weight prints as keras.Variable (its value: a MirroredVariable)
+            return keras_variable_repr(self)
         body = ",\n".join(f"  {i}: {c!r}" for i, c in enumerate(self._components))
         return f"MirroredVariable:{{\n{body}\n}}"
 
@@ -255,7 +263,7 @@ def make_variable(strategy, devices, args, kwargs):
     kwargs.pop("device", None)
     components = []
     for i, dev in enumerate(devices):
-        v = object.__new__(Variable)
+        v = object.__new__(ResourceVariable)  # each replica's copy is a plain variable, as TF's
         value = init if i == 0 or not isinstance(init, Tensor | Variable) else components[0]._value
         v.__init__(value, device=dev, **kwargs)
         components.append(v)

@@ -37,7 +37,9 @@ def test_build_on_first_call_and_weights():
     x = np.ones((2, 5), np.float32)
     y = layer(x)
     assert layer.built and y.shape == (2, 4)
-    assert [w.name for w in layer.weights] == ["linear/w:0", "linear/b:0"]
+    # Keras 3 (TF 2.21): the short name, the layer's path
+    assert [w.name for w in layer.weights] == ["w", "b"]
+    assert [w.path for w in layer.weights] == ["linear/w", "linear/b"]
     np.testing.assert_allclose(y.numpy(), x @ layer.w.numpy() + layer.b.numpy(), rtol=1e-6)
     assert layer.count_params() == 24
     assert layer.variables == layer.weights and layer.trainable_variables == layer.trainable_weights

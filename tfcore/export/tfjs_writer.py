@@ -45,7 +45,7 @@ def topology_and_weights(model):
     for kt, layer in zip(net.inputs, net.input_layers):
         shape = [None] + list(kt.shape.as_list()[1:])
         entries.append({"class_name": "InputLayer", "name": layer.name, "inbound_nodes": [],
-                        "config": {"batch_input_shape": shape, "dtype": kt.dtype.name, "sparse": False,
+                        "config": {"batch_input_shape": shape, "dtype": kt._dtype.name, "sparse": False,
                                    "name": layer.name}})
         produced[id(kt)] = [layer.name, 0, 0]
         input_layers.append([layer.name, 0, 0])

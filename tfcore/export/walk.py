@@ -120,7 +120,7 @@ def lower(model):
         return names[id(kt)]
 
     for kt, layer in zip(net.inputs, net.input_layers):
-        dtype = kt.dtype.as_numpy_dtype if kt.dtype.is_floating is False else np.float32
+        dtype = kt._dtype.as_numpy_dtype if kt._dtype.is_floating is False else np.float32
         names[id(kt)] = g.add_input(layer.name, _shape(kt), dtype)
     for layer, kins, kouts, node in calls:
         xs = [resolve(k) for k in kins]

@@ -232,6 +232,12 @@ class _Reference:
         return f"<Reference wrapping {self._obj!r}>"
 
 
+# TF's eager tensors are ``EagerTensor`` objects (a subclass of ``tf.Tensor``); tfcore's one Tensor class
+# answers ``type(t).__name__`` (and Python's own messages: "'EagerTensor' object is not callable") with
+# that name, as TF 2.21 does. The class stays ``tfcore.framework.tensor.Tensor`` (``__qualname__``, pickling).
+Tensor.__name__ = "EagerTensor"
+
+
 def is_tensor(x):
     """``tf.is_tensor``: True for tensors, variables and other types registered with
     ``tf.register_tensor_conversion_function`` (anything ops accept as a tensor)."""

@@ -83,7 +83,7 @@ def variable_creators_scope(creators):
 
 
 def _default_creator(**kwargs):
-    v = object.__new__(Variable)
+    v = object.__new__(ResourceVariable)
     v.__init__(**kwargs)
     v._built_by_creator = True  # Python calls __init__ once more on what Variable.__new__ returns
     return v
@@ -102,9 +102,11 @@ class Variable:
     """A mutable tensor-valued state, usable wherever a tensor is (as ``tf.Variable``)."""
 
     def __new__(cls, *args, **kwargs):
-        if cls is Variable and (creators := _creator_state.creators):
-            kwargs.update(zip(_VARIABLE_ARGS, args))
-            return _create_through(creators, kwargs)
+        if cls is Variable:
+            if creators := _creator_state.creators:
+                kwargs.update(zip(_VARIABLE_ARGS, args))
+                return _create_through(creators, kwargs)
+            return object.__new__(ResourceVariable)  # as TF: tf.Variable(...) is a ResourceVariable
         return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
@@ -173,13 +175,30 @@ class Variable:
         return self._value.numpy()
 
     # -- metadata ------------------------------------------------------------
+    # A Keras 3 variable (``Layer.add_weight``, optimizer and metric variables) is a tf.Variable with a
+    # ``path`` ("dense/kernel", set by ``tfcore.keras.engine.keras_variables``): its ``name`` is the last
+    # part of the path, its ``dtype`` a str and its repr Keras 3's, as ``keras.Variable`` on TF 2.21.
+    _keras_path = None
+
     @property
     def name(self):
-        return self._name
+        path = self._keras_path
+        return self._name if path is None else path.rpartition("/")[2]
+
+    @property
+    def path(self):
+        """Keras 3's ``Variable.path`` ("dense/kernel"); a plain ``tf.Variable`` has none (AttributeError)."""
+        path = self._keras_path
+        if path is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'path' (only Keras variables "
+                                 "have one)")
+        return path
 
     @property
     def dtype(self):
-        return self._value._dtype
+        if self._keras_path is None:
+            return self._value._dtype
+        return keras_dtype_name(self._value._dtype)
 
     @property
     def shape(self):
@@ -329,6 +348,8 @@ class Variable:
     __array_priority__ = 100
 
     def __repr__(self):
+        if self._keras_path is not None:
+            return keras_variable_repr(self)
         return (f"<tf.Variable '{self._name}' shape={self._value.shape} dtype={self.dtype.name}, "
                 f"numpy={self._value.__repr__().split('numpy=', 1)[1][:-1]}>")
 
@@ -338,6 +359,49 @@ class Variable:
     @classmethod
     def _override_operator(cls, name, fn):
         setattr(cls, name, fn)
+
+
+class ResourceVariable(Variable):
+    """The class of every plain ``tf.Variable(...)``, as in TF 2.21 (``type(v).__name__`` is
+    ``'ResourceVariable'``); ``tf.Variable`` stays the public base class that ``isinstance`` checks."""
+
+
+class KerasDTypeName(str):
+    """Keras 3's ``Variable.dtype``: the dtype's name as a ``str`` (prints ``float32``, equals ``'float32'``
+    and ``tf.float32`` and hashes as both, as on TF 2.21).
+
+    Unlike Keras 3's plain str it still answers ``tf.DType``'s attributes (``is_floating``,
+    ``as_numpy_dtype``, ``base_dtype``, ...), so code written against a ``tf.Variable``'s DType, tfcore's
+    own optimizers and savers included, keeps working with Keras weights.
+    """
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(dtypes.as_dtype(str(self)), attr)
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+_KERAS_DTYPE_NAMES = {}
+
+
+def keras_dtype_name(dtype):
+    """The :class:`KerasDTypeName` of a DType (one shared instance per dtype)."""
+    name = _KERAS_DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _KERAS_DTYPE_NAMES[dtype] = KerasDTypeName(dtype.name)
+    return name
+
+
+def keras_variable_repr(var):
+    """Keras 3's repr: ``<Variable path=dense/kernel, shape=(2, 3), dtype=float32, value=[...]>``."""
+    try:
+        value = f", value={var.numpy()}"
+    except Exception:  # noqa: BLE001 - as Keras 3: a value that cannot be read is left out
+        value = ""
+    return f"<Variable path={var.path}, shape={var.shape}, dtype={var.dtype}{value}>"
 
 
 def _rebuild_variable(value, dtype_name, trainable, name):

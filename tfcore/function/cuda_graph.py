@@ -49,7 +49,7 @@ import threading
 from ..config import experimental as _config
 from ..framework import recording, tracing
 from ..framework.tensor import Tensor
-from ..framework.variables import Variable
+from ..framework.variables import ResourceVariable
 from . import executor, graph_capture, passes
 
 ENV_SWITCH = "TFCORE_CUDA_GRAPHS"
@@ -273,7 +273,7 @@ class GraphRunner:
             if not _fits(env[s], buf, dev):
                 return False
         for v, buf in seg.vin.values():
-            if type(v) is not Variable or not _fits(v._value, buf, dev):
+            if type(v) is not ResourceVariable or not _fits(v._value, buf, dev):
                 return False
         for s, buf in seg.inbufs.items():
             self.capture.copy(b, buf._array, env[s]._array)
@@ -358,7 +358,7 @@ def _step_verdict(step, env, capture):
         values = [env[s] for s in ins] + [env[s] for s in outs]
     elif kind in (1, 2):
         var = step[5]
-        if type(var) is not Variable:
+        if type(var) is not ResourceVariable:
             return None, f"{type(var).__name__} is not a plain Variable"
         values = [var._value] + [env[s] for s in list(ins) + list(outs)]
     elif kind == 6:

@@ -126,9 +126,7 @@ def _no_gradient_defined(call, *dys):
     # TF registers no gradient for AdjustContrastv2: a tape that reaches it raises LookupError (the autodiff
     # guide shows it); tfcore's composition would have differentiated silently
     name = call.op.name
-    raise LookupError(f"gradient registry has no entry for: {name}\nNo gradient defined for operation "
-                      f"'{name}' (op type: {name}). In general every operation must have an associated "
-                      "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
+    raise LookupError(f"gradient registry has no entry for: {name}")  # TF 2.21's eager message, one line
 
 
 _no_gradient_defined.raises_lookup_error = True  # recorded by tapes so that reaching it raises, not differentiable

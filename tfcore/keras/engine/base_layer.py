@@ -32,6 +32,7 @@ from ..mixed_precision import autocast_variable as _autocast
 from ..mixed_precision import policy as _policy
 from .keras_tensor import KerasTensor, is_symbolic, shape_of
 from .node import Node
+from .variable_paths import path_scope, set_keras_path
 
 __all__ = ["Layer", "InputSpec", "to_snake_case"]
 
@@ -458,7 +459,7 @@ class Layer(Module):
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = initializers_mod.get(initializer)
         if name is None:
-            name = "Variable"
+            name = "variable"  # Keras 3's default weight name
         # the variable takes the enclosing name scopes (the layer's own while it builds)
         value = init(shape, dtype=dtype) if callable(init) else init
         var = Variable(value, name=name, trainable=bool(trainable), dtype=dtype,
@@ -466,6 +467,8 @@ class Layer(Module):
                        aggregation=aggregation)
         if autocast and self._dtype is not self._variable_dtype and dtype.is_floating:
             var = _autocast.create_autocast_variable(var)  # reads as the compute dtype inside call
+        with path_scope(self.name, self):  # Keras 3: name "kernel", path "<enclosing layers>/<layer>/kernel"
+            set_keras_path(var, name)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
         _STRUCTURE[0] += 1
         deferred.created(self, name, var)  # a checkpoint restored before the build fills it now
@@ -607,7 +610,7 @@ class Layer(Module):
         if self.built:
             return
         if not getattr(type(self).build, "_is_default", False):
-            with _name_scope(self._scope_name):
+            with _name_scope(self._scope_name), path_scope(self.name, self):
                 self.build(input_shapes)
         if self._build_input_shape is None:
             self._build_input_shape = input_shapes
@@ -692,7 +695,7 @@ class Layer(Module):
                 self._check_input_spec(inputs)
             if not self.built:
                 self._maybe_build(nest.map_structure(shape_of, inputs))
-                with _name_scope(self._scope_name):
+                with _name_scope(self._scope_name), path_scope(self.name, self):
                     outputs = self.call(*args, **kwargs)
             else:
                 outputs = self.call(*args, **kwargs)
@@ -741,7 +744,7 @@ class Layer(Module):
     # -- symbolic (functional API) calls -------------------------------------------------------------
     def _symbolic_call(self, args, kwargs):
         specs = self._signature_call(args, kwargs)
-        outputs = nest.map_structure(lambda s: KerasTensor(s.shape, s.dtype, name=self.name), specs)
+        outputs = nest.map_structure(lambda s: KerasTensor(s.shape, s.dtype), specs)  # keras_tensor_N
         Node(self, args, kwargs, outputs)
         return outputs
 
@@ -790,7 +793,7 @@ class Layer(Module):
                     return t
                 dims = t.shape.as_list() if t.shape.rank is not None else [None]
                 concrete = [(batch if i == 0 else other) if d is None else d for i, d in enumerate(dims)]
-                return convert_to_tensor(np.zeros(concrete, dtype=t.dtype.as_numpy_dtype))
+                return convert_to_tensor(np.zeros(concrete, dtype=dtypes.as_dtype(t.dtype).as_numpy_dtype))
 
             dargs = nest.map_structure(fill, args)
             dkwargs = nest.map_structure(fill, kwargs)

@@ -35,9 +35,9 @@ def conform_input(x, kt):
             return x
     if not hasattr(x, "_array"):
         return x
-    if x.dtype is not kt.dtype and (x.dtype.is_floating or x.dtype.is_integer) \
-            and (kt.dtype.is_floating or kt.dtype.is_integer):
-        x = cast(x, kt.dtype)
+    if x.dtype is not kt._dtype and (x.dtype.is_floating or x.dtype.is_integer) \
+            and (kt._dtype.is_floating or kt._dtype.is_integer):
+        x = cast(x, kt._dtype)
     ref = kt.shape.as_list() if kt.shape.rank is not None else None
     if ref is not None:
         from ...ops import array_ops
@@ -125,15 +125,15 @@ class GraphNetwork:
         values = {}
         for kt, v in zip(self.inputs, flat):
             if getattr(kt, "sparse", False) and isinstance(v, SparseTensor):  # Input(sparse=True), as Keras 3
-                if v.dtype is not kt.dtype:
-                    v = SparseTensor(v.indices, cast(v.values, kt.dtype), v.dense_shape)
+                if v.dtype is not kt._dtype:
+                    v = SparseTensor(v.indices, cast(v.values, kt._dtype), v.dense_shape)
                 values[id(kt)] = v
                 continue
             if not is_tensor(v):
                 v = convert_to_tensor(v)
-            if v.dtype is not kt.dtype and (v.dtype.is_floating or v.dtype.is_integer) \
-                    and (kt.dtype.is_floating or kt.dtype.is_integer):
-                v = cast(v, kt.dtype)
+            if v.dtype is not kt._dtype and (v.dtype.is_floating or v.dtype.is_integer) \
+                    and (kt._dtype.is_floating or kt._dtype.is_integer):
+                v = cast(v, kt._dtype)
             values[id(kt)] = v
         for node in self.nodes:
             if node.is_input:

@@ -7,6 +7,7 @@ later replays the recorded nodes on real tensors.
 """
 
 import collections
+import itertools
 
 from ...framework import dtypes
 from ...framework.tensor_shape import TensorShape, as_shape
@@ -25,13 +26,27 @@ def register_op_layer(cls):
     return cls
 
 
+_AUTO_NAMES = itertools.count()
+
+
+def _auto_name():
+    """Keras 3's name of an unnamed symbolic tensor: keras_tensor, keras_tensor_1, ... (one count per process)."""
+    n = next(_AUTO_NAMES)
+    return "keras_tensor" if n == 0 else f"keras_tensor_{n}"
+
+
 class KerasTensor:
-    """A placeholder with a static shape and dtype, produced by a layer call."""
+    """A placeholder with a static shape and dtype, produced by a layer call.
+
+    As Keras 3's ``KerasTensor``: ``dtype`` is the dtype's name as a plain str (``'float32'``, so
+    ``x.dtype.name`` raises AttributeError as on TF 2.21), ``name`` the Input's name or
+    ``keras_tensor_N``; the repr is Keras 3's. tfcore's code reads the DType as ``_dtype``.
+    """
 
     def __init__(self, shape, dtype=dtypes.float32, name=None, keras_history=None, sparse=False):
         self._shape = as_shape(shape)
         self._dtype = dtypes.as_dtype(dtype)
-        self._name = name
+        self._name = name if name is not None else _auto_name()
         self.sparse = bool(sparse)  # Keras 3's KerasTensor.sparse: the model is fed a tf.SparseTensor here
         self._keras_history = keras_history
 
@@ -44,7 +59,12 @@ class KerasTensor:
 
     @property
     def dtype(self):
-        return self._dtype
+        """The dtype's name, a str (Keras 3): ``'float32'``."""
+        return self._dtype.name
+
+    @property
+    def ragged(self):
+        return False
 
     @property
     def name(self):
@@ -60,8 +80,8 @@ class KerasTensor:
         return None if h is None else h.layer._inbound_nodes[h.node_index]
 
     def __repr__(self):
-        layer = f", created by layer '{self._keras_history.layer.name}'" if self._keras_history else ""
-        return (f"<KerasTensor: shape={self._shape} dtype={self._dtype.name} (name={self._name!r}{layer})>")
+        return (f"<KerasTensor shape={self._shape}, dtype={self._dtype.name}, sparse={self.sparse}, ragged=False, "
+                f"name={self._name}>")
 
     def __len__(self):
         raise TypeError("len is not well defined for symbolic Tensors. "

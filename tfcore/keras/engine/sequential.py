@@ -14,6 +14,7 @@ from .functional import conform_input
 from .input_layer import InputLayer
 from .keras_tensor import KerasTensor
 from .model import Model
+from .variable_paths import path_scope
 
 
 class Sequential(Model):
@@ -70,7 +71,8 @@ class Sequential(Model):
         self.built = bool(self._seq_layers)
 
     def _extend_graph(self, layer):
-        out = layer(self._output_tensor)
+        with path_scope(self.name, self):  # Keras 3 builds the layers inside the model: sequential/dense/kernel
+            out = layer(self._output_tensor)
         if len(nest.flatten(out)) != 1:
             raise ValueError("All layers in a Sequential model should have a single output tensor. For multi-output "
                              "layers, use the functional API.")

@@ -17,7 +17,7 @@ def _shape_text(layer, in_model):
         return str(tuple(layer._batch_input_shape))
     nodes = [n for n in layer._inbound_nodes if in_model(n)] or layer._inbound_nodes
     if not nodes:
-        return "multiple"
+        return _shape_from_build(layer)
     shapes = {str(_shape_value(n)) for n in nodes}
     if len(shapes) != 1:
         return "multiple"
@@ -192,3 +192,18 @@ def _connections(layer, in_model):
             h = t._keras_history
             out.append(f"{h.layer.name}[{h.node_index}][{h.tensor_index}]")
     return out if out else []
+
+
+def _shape_from_build(layer):
+    """Keras 3's column for a layer with no recorded call (called eagerly inside a subclassed model, or
+    built by hand): ``compute_output_shape`` of the shape it was built with; '?' when there is none."""
+    shape = getattr(layer, "_build_input_shape", None)
+    if shape is None or not layer.built:
+        return "?"
+    try:
+        out = layer.compute_output_shape(shape)
+    except Exception:  # noqa: BLE001 - as Keras 3: a shape it cannot compute prints as '?'
+        return "?"
+    if hasattr(out, "as_list"):
+        return str(tuple(out.as_list())) if out.rank is not None else "?"
+    return str(out)

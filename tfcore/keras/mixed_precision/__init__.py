@@ -10,4 +10,6 @@ from .autocast_variable import AutoCastVariable
 from .loss_scale_optimizer import LossScaleOptimizer
 from .policy import Policy, global_policy, set_global_policy
 
-__all__ = ["Policy", "global_policy", "set_global_policy", "LossScaleOptimizer", "AutoCastVariable"]
+DTypePolicy = Policy  # Keras 3's name of the class; tf.keras.mixed_precision.Policy is its alias
+
+__all__ = ["DTypePolicy", "Policy", "global_policy", "set_global_policy", "LossScaleOptimizer", "AutoCastVariable"]

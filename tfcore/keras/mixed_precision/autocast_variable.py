@@ -15,8 +15,8 @@ import contextlib
 import threading
 
 from ...framework import context as _ctx
-from ...framework import recording, tracing
-from ...framework.variables import Variable
+from ...framework import dtypes, recording, tracing
+from ...framework.variables import KerasDTypeName, Variable, keras_variable_repr
 
 __all__ = ["AutoCastVariable", "create_autocast_variable", "enable_auto_cast_variables", "read_dtype", "swap_dtype"]
 
@@ -146,6 +146,8 @@ class AutoCastVariable(Variable):
         return (create_autocast_variable, (self._variable,))
 
     def __repr__(self):
+        if self._keras_path is not None:  # a Keras 3 weight prints as keras.Variable (which casts itself)
+            return keras_variable_repr(self)
         return (f"<AutoCastVariable '{self.name}' shape={self.shape} dtype={self.dtype.name} "
                 f"dtype_to_cast_to={self._cast_dtype.name}, numpy={self._variable.numpy()!r}>")
 
@@ -160,4 +162,7 @@ def create_autocast_variable(variable):
 def read_dtype(variable):
     """The dtype reading ``variable`` gives here (the compute dtype for an AutoCastVariable inside ``call``)."""
     cast = getattr(variable, "_cast_dtype", None)
-    return cast if cast is not None else variable.dtype
+    if cast is not None:
+        return cast
+    dtype = variable.dtype
+    return dtype if type(dtype) is not KerasDTypeName else dtypes.as_dtype(dtype)  # the DType of a Keras weight

@@ -28,7 +28,7 @@ from ...distribute import distribute_lib
 from ...framework import dtypes, tracing
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
-from ...framework.variables import Variable
+from ...framework.variables import ResourceVariable, Variable
 from ...ops import math_ops, reduce_ops
 from ..optimizers import distributed
 from ..optimizers.optimizer import Optimizer, _cpu_device
@@ -191,7 +191,7 @@ class LossScaleOptimizer(Optimizer):
 
     def _owns_update(self):
         """A plain (not mirrored) scale is updated once per step, by the first replica's copy."""
-        if type(self._loss_scale) is not Variable:
+        if type(self._loss_scale) is not ResourceVariable:
             return True
         return distribute_lib.current_component() in (None, 0)
 

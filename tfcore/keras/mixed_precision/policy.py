@@ -57,7 +57,7 @@ class Policy:
         return cls(**config)
 
     def __repr__(self):
-        return f'<Policy "{self._name}">'
+        return f'<DTypePolicy "{self._name}">'  # Keras 3's class name (Policy is its alias)
 
 
 def _parse(name):

@@ -24,8 +24,9 @@ from ...framework import context as _ctx
 from ...framework import deferred, dtypes, recording, tracing
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
-from ...framework.variables import Variable
+from ...framework.variables import ResourceVariable, Variable
 from ...ops import math_ops, reduce_ops
+from ..engine.variable_paths import set_keras_path, to_snake_case
 from . import distributed
 from . import schedules as _schedules
 
@@ -47,6 +48,10 @@ def _var_key(var):
     return uid if uid is not None else id(var)
 
 
+# tfcore's slot names -> Keras 3's (Adam/Nadam/SGD "momentum", "velocity"; Adamax "norm")
+_KERAS3_SLOT_NAMES = {"m": "momentum", "v": "velocity", "vhat": "velocity_hat", "u": "norm"}
+
+
 def _short_name(var):
     name = getattr(var, "name", None) or "variable"
     return name[:-2] if name.endswith(":0") else name
@@ -59,7 +64,7 @@ def _cpu_device():
 
 def _commit(var, value):
     """Install a value computed (and validated) by an update op."""
-    if type(var) is Variable:
+    if type(var) is ResourceVariable:
         var._value = value
     else:
         var.assign(value)
@@ -98,8 +103,8 @@ class Optimizer:
         self.ema_overwrite_frequency = ema_overwrite_frequency
         self.jit_compile = jit_compile
         self._cpu = _cpu_device()
-        self._iterations = Variable(np.int64(0), name="iteration", trainable=False, dtype=dtypes.int64,
-                                    device=self._cpu)
+        self._iterations = self._keras_variable(Variable(np.int64(0), name="iteration", trainable=False,
+                                                         dtype=dtypes.int64, device=self._cpu))
         self._one = convert_to_tensor(np.int64(1), device=self._cpu)  # the per-step increment
         self._variables = _VariableList([self._iterations])
         self._slots = {}            # var key -> list of slot variables (in _slot_names order)
@@ -113,9 +118,9 @@ class Optimizer:
     def _build_learning_rate(self, learning_rate):
         """A float becomes a float32 variable on the host; a schedule gets a variable for its current value."""
         if isinstance(learning_rate, _schedules.LearningRateSchedule):
-            self._current_learning_rate = Variable(
+            self._current_learning_rate = self._keras_variable(Variable(
                 np.float32(_host_float(learning_rate(0))), name="current_learning_rate", trainable=False,
-                dtype=dtypes.float32, device=self._cpu)
+                dtype=dtypes.float32, device=self._cpu))
             return learning_rate
         if callable(learning_rate) and not isinstance(learning_rate, Variable):
             return learning_rate
@@ -127,8 +132,12 @@ class Optimizer:
             raise ValueError("Argument `learning_rate` should be float, or an instance of LearningRateSchedule, or a "
                              "callable (that takes in the current iteration value and returns the corresponding "
                              f"learning rate value). Received instead: learning_rate={learning_rate!r}") from None
-        return Variable(np.float32(value), name="learning_rate", trainable=False, dtype=dtypes.float32,
-                        device=self._cpu)
+        return self._keras_variable(Variable(np.float32(value), name="learning_rate", trainable=False,
+                                             dtype=dtypes.float32, device=self._cpu))
+
+    def _keras_variable(self, variable, name=None):
+        """Give an optimizer variable Keras 3's path: ``adam/iteration``, ``adam/dense_kernel_momentum``."""
+        return set_keras_path(variable, path=f"{to_snake_case(self.name)}/{name or variable._name[:-2]}")
 
     @property
     def learning_rate(self):
@@ -177,7 +186,7 @@ class Optimizer:
 
     def _step(self):
         it = self._iterations
-        return int(it._value._array) if type(it) is Variable else int(np.asarray(it.numpy()))
+        return int(it._value._array) if type(it) is ResourceVariable else int(np.asarray(it.numpy()))
 
     @property
     def built(self):
@@ -193,7 +202,7 @@ class Optimizer:
         """A new non-trainable optimizer variable (``initializer``: 'zeros', 'ones' or a callable)."""
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         value = _initial_value(initializer, tuple(shape), dtype)
-        v = Variable(value, name=name or "variable", trainable=False, dtype=dtype)
+        v = self._keras_variable(Variable(value, name=name or "variable", trainable=False, dtype=dtype))
         self._variables.append(v)
         return v
 
@@ -207,6 +216,10 @@ class Optimizer:
         dev = getattr(model_variable, "_device", None)
         v = Variable(initial_value, name=name, trainable=False, dtype=dtype,
                      device=dev if isinstance(dev, _ctx.Device) else None)
+        # Keras 3 names a slot after the model variable's path and the slot: dense_kernel_momentum
+        ref = getattr(model_variable, "_keras_path", None) or _short_name(model_variable)
+        slot = _KERAS3_SLOT_NAMES.get(variable_name, variable_name)
+        self._keras_variable(v, name=f"{ref.replace('/', '_').replace(':', '_')}_{slot}")
         self._variables.append(v)
         return v
 
@@ -364,7 +377,7 @@ class Optimizer:
         first = variables[0]._value
         dev, dt = first._device, first._dtype
         for v, g in zip(variables, grads):
-            if type(v) is not Variable or v._value._device is not dev or v._value._dtype is not dt:
+            if type(v) is not ResourceVariable or v._value._device is not dev or v._value._dtype is not dt:
                 return False
             if g._dtype is not dt:
                 return False  # the per-variable ops report the mismatch

@@ -201,7 +201,7 @@ def functional_config(model):
     def arg(x):
         if isinstance(x, KerasTensor):
             return {"class_name": "__keras_tensor__",
-                    "config": {"shape": _jsonable(x.shape), "dtype": x.dtype.name, "keras_history": tensor_ref(x)}}
+                    "config": {"shape": _jsonable(x.shape), "dtype": x.dtype, "keras_history": tensor_ref(x)}}
         return _jsonable(x)
 
     layers = []
