@@ -3,6 +3,7 @@ found in tutorials that ran on tfcore but printed something else (issue 29, item
 TF 2.21 / Keras 3.15 print or do (checked under real TF) and fails on the code before its fix."""
 
 import numpy as np
+import pytest
 
 import tfcore as tf
 
@@ -71,3 +72,52 @@ def test_summary_shows_the_last_inbound_node_of_a_shared_layer():
     first = tf.keras.Sequential([tf.keras.Input((3,)), dense])
     tf.keras.Sequential([tf.keras.Input((4, 3)), dense])
     assert _shape_column(first)[dense.name] == "(None, 4, 2)"
+
+
+# -- optimizer variables and the .h5 file (tutorials/keras/save_and_load) ----------------------------------------
+def test_optimizer_variables_are_iteration_learning_rate_then_slots():
+    """Keras 3: ``optimizer.variables`` is ``[iteration, learning_rate, *slots]`` (the learning rate of a float
+    is a variable; a schedule's is not), and ``summary()`` counts them: an SGD after ``fit`` adds
+    "Optimizer params: 2 (12.00 B)" (an int64 and a float32)."""
+    v = tf.Variable([1.0, 2.0])
+    adam = tf.keras.optimizers.Adam(0.01)
+    adam.build([v])
+    assert len(adam.variables) == 4
+    assert adam.variables[0] is adam.iterations and adam.variables[1] is adam.learning_rate
+    schedule = tf.keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9)
+    scheduled = tf.keras.optimizers.Adam(schedule)
+    scheduled.build([v])
+    assert len(scheduled.variables) == 3 and scheduled.variables[0] is scheduled.iterations
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), L.Dense(2)])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.fit(np.zeros((8, 3), "float32"), np.zeros((8, 2), "float32"), verbose=0)
+    text = _summary(model)
+    assert " Optimizer params: 2 (12.00 B)" in text and " Total params: 10 (44.00 B)" in text
+
+
+def test_h5_file_keeps_the_optimizer_weights_and_loads_them_as_keras_3(tmp_path):
+    """Keras 3 writes ``optimizer_weights`` into a ``.h5`` model; loading builds the optimizer for the model's
+    own variables (none in a Sequential) and restores iteration and learning rate: ``summary()`` then shows
+    "Optimizer params: 2 (12.00 B)". tfcore's optimizer still trains the model afterwards."""
+    h5py = pytest.importorskip("h5py", reason="the .h5 format needs h5py")
+    x = np.random.default_rng(1).normal(size=(16, 3)).astype("float32")
+    y = x[:, :2] * 2.0
+    model = tf.keras.Sequential([tf.keras.Input((3,)), L.Dense(2)])
+    model.compile(tf.keras.optimizers.Adam(0.05), tf.keras.losses.MeanSquaredError())
+    model.fit(x, y, epochs=3, verbose=0)
+    path = str(tmp_path / "m.h5")
+    model.save(path)
+    with h5py.File(path, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["optimizer_weights"].attrs["weight_names"]]
+        assert len(names) == 6 and names[0].endswith("iteration") and names[1].endswith("learning_rate")
+        assert int(np.asarray(f["optimizer_weights"][names[0]])) == 3
+
+    loaded = tf.keras.models.load_model(path)
+    opt = loaded.optimizer
+    assert opt.built and len(opt.variables) == 2
+    assert int(opt.iterations.numpy()) == 3 and np.isclose(float(opt.learning_rate.numpy()), 0.05)
+    assert " Optimizer params: 2 (12.00 B)" in _summary(loaded)
+    before = loaded.evaluate(x, y, verbose=0)
+    loaded.fit(x, y, epochs=5, verbose=0)
+    assert loaded.evaluate(x, y, verbose=0) < before and int(opt.iterations.numpy()) == 8
