@@ -121,3 +121,15 @@ def test_h5_file_keeps_the_optimizer_weights_and_loads_them_as_keras_3(tmp_path)
     before = loaded.evaluate(x, y, verbose=0)
     loaded.fit(x, y, epochs=5, verbose=0)
     assert loaded.evaluate(x, y, verbose=0) < before and int(opt.iterations.numpy()) == 8
+
+
+# -- printing (guide/random_numbers) -------------------------------------------------------------------------------
+def test_per_replica_str_shows_its_tensors_str_and_repr_their_repr():
+    """TF's ``DistributedValues``: ``print(strategy.run(...))`` gives ``PerReplica:{\\n  0: tf.Tensor(1.0, ...)``
+    (the components' str), ``repr`` the components' repr."""
+    from tfcore.distribute.values import PerReplica
+
+    value = PerReplica([tf.constant(1.0), tf.constant(2.0)])
+    assert str(value) == ("PerReplica:{\n  0: tf.Tensor(1.0, shape=(), dtype=float32),\n"
+                          "  1: tf.Tensor(2.0, shape=(), dtype=float32)\n}")
+    assert repr(value).startswith("PerReplica:{\n  0: <tf.Tensor: shape=(), dtype=float32, numpy=1.0>,")
