@@ -21,7 +21,7 @@ def _shape_column(model):
     out = {}
     for line in _summary(model).splitlines():
         cells = [c.strip() for c in line.split("\u2502")[1:-1]]
-        if len(cells) >= 3 and cells[0]:
+        if len(cells) >= 3 and cells[0] and cells[1]:  # (a long name wraps onto lines with no shape)
             out[cells[0].split(" ")[0]] = cells[1]
     return out
 
@@ -133,3 +133,104 @@ def test_per_replica_str_shows_its_tensors_str_and_repr_their_repr():
     assert str(value) == ("PerReplica:{\n  0: tf.Tensor(1.0, shape=(), dtype=float32),\n"
                           "  1: tf.Tensor(2.0, shape=(), dtype=float32)\n}")
     assert repr(value).startswith("PerReplica:{\n  0: <tf.Tensor: shape=(), dtype=float32, numpy=1.0>,")
+
+
+# -- errors inside a layer's call (structured_data/time_series) ------------------------------------------------
+def test_error_inside_a_call_names_the_innermost_layer_and_its_arguments_as_keras_3():
+    """A Sequential built for (32, 3, 19) called on (32, 24, 19): TF 2.21 prints Keras 3's InputSpec message
+    wrapped by the Sequential's call (the innermost layer whose ``call`` was running), bold, with its
+    arguments, and the same exception type."""
+    model = tf.keras.Sequential([L.Flatten(), L.Dense(4)])
+    model(np.zeros((2, 3, 5), "float32"))
+    dense = model.layers[1].name
+    with pytest.raises(ValueError) as info:
+        model(np.zeros((2, 4, 5), "float32"))
+    assert str(info.value) == (
+        "Exception encountered when calling Sequential.call().\n\n"
+        f"\x1b[1mInput 0 with name 'None' of layer '{dense}' is incompatible with the layer: expected axis -1 of "
+        "input shape to have value 15, but received input with shape (2, 20)\x1b[0m\n\n"
+        "Arguments received by Sequential.call():\n"
+        "  \u2022 inputs=tf.Tensor(shape=(2, 4, 5), dtype=float32)\n"
+        "  \u2022 training=None\n"
+        "  \u2022 mask=None\n"
+        "  \u2022 kwargs=<class 'inspect._empty'>")
+
+
+def test_input_spec_error_of_a_layer_called_directly_is_not_wrapped():
+    """The check runs before the layer's own call: Keras 3 raises the bare InputSpec message."""
+    dense = L.Dense(3)
+    with pytest.raises(ValueError) as info:
+        dense(np.zeros((3,), "float32"))
+    assert str(info.value) == (f"Input 0 with name 'None' of layer '{dense.name}' is incompatible with the layer: "
+                               "expected min_ndim=2, found ndim=1. Full shape received: (3,)")
+
+
+class _Fails(tf.keras.layers.Layer):
+    def call(self, x, scale=2.0):
+        raise KeyError("boom")
+
+
+class _Outer(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.inner = _Fails()
+
+    def call(self, x):
+        return self.inner(x)
+
+
+def test_custom_layer_error_keeps_its_type_and_filtering_can_be_turned_off():
+    """Any exception type is re-raised as itself with the context (``KeyError`` too), once; with
+    ``keras.config.disable_traceback_filtering()`` the original passes unchanged."""
+    outer = _Outer()
+    layer = outer.inner
+    with pytest.raises(KeyError) as info:
+        outer(tf.constant([[1.0, 2.0]]))
+    text = info.value.args[0]
+    assert text.startswith("Exception encountered when calling _Fails.call().\n\n\x1b[1mboom\x1b[0m")
+    assert text.endswith("  \u2022 x=tf.Tensor(shape=(1, 2), dtype=float32)\n  \u2022 scale=2.0")
+    assert text.count("Exception encountered") == 1  # the innermost layer only
+    tf.keras.config.disable_traceback_filtering()
+    try:
+        assert not tf.keras.config.is_traceback_filtering_enabled()
+        with pytest.raises(KeyError) as info:
+            layer(tf.constant([1.0]), scale=3)
+        assert info.value.args == ("boom",)
+    finally:
+        tf.keras.config.enable_traceback_filtering()
+
+
+# -- dict elements and f-strings of tensors (tutorials/load_data/csv) ---------------------------------------------
+def test_dataset_dict_elements_keep_the_dicts_key_order():
+    """TF's nest packs a dict in its own key order (values flattened by sorted key): the element, the spec,
+    batches and ``map`` results of ``from_tensor_slices({"b": .., "a": .., "c": ..})`` list b, a, c."""
+    ds = tf.data.Dataset.from_tensor_slices({"b": [1, 2], "a": [3, 4], "c": [5.0, 6.0]})
+    assert list(ds.element_spec) == ["b", "a", "c"]
+    element = next(iter(ds))
+    assert list(element) == ["b", "a", "c"] and int(element["a"]) == 3
+    batch = next(iter(ds.batch(2)))
+    assert list(batch) == ["b", "a", "c"] and batch["c"].numpy().tolist() == [5.0, 6.0]
+    assert list(next(iter(ds.map(lambda d: d)))) == ["b", "a", "c"]
+
+
+def test_make_csv_dataset_batches_list_columns_in_file_order(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("survived,sex,age,class\n1,female,22.0,First\n0,male,30.0,Third\n")
+    ds = tf.data.experimental.make_csv_dataset(str(path), batch_size=2, label_name="survived", num_epochs=1,
+                                               shuffle=False)
+    features, label = next(iter(ds))
+    assert list(features) == ["sex", "age", "class"]
+    assert label.numpy().tolist() == [1, 0]
+
+
+def test_f_string_of_a_tensor_is_its_numpy_value_as_tf():
+    """TF's ``EagerTensor.__format__`` formats the NumPy value: ``f"{key:20s}: {value}"`` (the csv tutorial)
+    prints ``[b'male' b'female']``; a spec on a non-scalar raises NumPy's TypeError; ``str()`` is unchanged."""
+    strings = tf.constant([b"male", b"female"])
+    assert f"{strings}" == "[b'male' b'female']"
+    assert f"{tf.constant([1.5, 2.0])}" == "[1.5 2. ]"
+    assert f"{tf.constant([[1, 2], [3, 4]])}" == "[[1 2]\n [3 4]]"
+    assert f"{tf.constant(2.5):8.3f}" == "   2.500" and f"{tf.constant(b'xy')}" == "b'xy'"
+    with pytest.raises(TypeError):
+        f"{tf.constant([1.0, 2.0]):10}"
+    assert str(tf.constant([1.5, 2.0])) == "tf.Tensor([1.5 2. ], shape=(2,), dtype=float32)"

@@ -74,7 +74,7 @@ class SparseTensor:
 
     def __repr__(self):
         """TF's: the components printed as ``tf.Tensor(...)`` (their ``str``), the same for ``str`` and ``repr``."""
-        return f"SparseTensor(indices={self._indices}, values={self._values}, dense_shape={self._dense_shape})"
+        return f"SparseTensor(indices={self._indices!s}, values={self._values!s}, dense_shape={self._dense_shape!s})"
 
 
 def check_sparse(value, what):

@@ -152,9 +152,11 @@ class Tensor:
         return complex(self._scalar())
 
     def __format__(self, spec):
+        """TF's ``EagerTensor.__format__``: the NumPy value's format (``f"{t}"`` prints ``[1.5 2. ]``, not
+        ``tf.Tensor(...)``; a format spec on a non-scalar raises NumPy's TypeError)."""
         if self._array.ndim == 0:
             return format(self._scalar(), spec)
-        return format(str(self), spec)
+        return format(self.numpy(), spec)
 
     __hash__ = None
 

@@ -156,7 +156,8 @@ class Sequential(Model):
         if shape.rank:
             self._maybe_build(TensorShape([None] + shape.as_list()[1:]))
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        """Run the layers in order (Keras 3's signature: extra keyword arguments are accepted and unused)."""
         x = inputs
         if self._input_layer is not None:  # Keras 3: the Input's dtype, and its rank by a trailing 1
             x = conform_input(x, self.inputs[0])
