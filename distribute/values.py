@@ -48,6 +48,10 @@ class DistributedValues:
     def __tf_unflatten__(cls, metadata, components):
         return cls(components)
 
+    def __str__(self):  # TF: the components' str (``tf.Tensor(...)``); repr shows their repr
+        body = ",\n".join(f"  {i}: {v!s}" for i, v in enumerate(self._values))
+        return f"{type(self).__name__}:{{\n{body}\n}}"
+
     def __repr__(self):
         body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"{type(self).__name__}:{{\n{body}\n}}"

@@ -102,7 +102,8 @@ def test_rmsprop(centered, momentum):
 
     opt = optimizers.RMSprop(lr, centered=centered, momentum=momentum)
     check(opt, update)
-    assert len(opt.variables) == 1 + 1 + int(centered) + int(momentum > 0)
+    # Keras 3: iteration, learning_rate, velocity (+ average_gradient, momentum)
+    assert len(opt.variables) == 2 + 1 + int(centered) + int(momentum > 0)
 
 
 def test_adagrad():
@@ -184,7 +185,8 @@ def test_slots_are_variables_on_the_variable_device():
     v = tf.Variable(W0)
     opt = optimizers.Adam()
     opt.apply_gradients([(tf.constant(G1), v)])
-    slots = opt.variables[1:]
+    slots = opt.variables[2:]  # Keras 3: [iteration, learning_rate, *slots]
+    assert opt.variables[1] is opt.learning_rate
     assert len(slots) == 2 and all(isinstance(s, tf.Variable) and not s.trainable for s in slots)
     assert all(s.device == v.device for s in slots)
     assert opt.variables[0] is opt.iterations and opt.iterations.dtype == tf.int64

@@ -45,18 +45,17 @@ def _rebuild_tuple(s, items):
 
 
 def _rebuild_mapping(s, pairs):
-    """A mapping like ``s`` from ``(key, value)`` pairs: values are visited by sorted key, but the result keeps
-    ``s``'s own key order, as TF's ``nest._sequence_like`` (a map returning ``{'z': .., 'm': ..}`` gives elements
-    whose keys iterate ``z``, ``m``)."""
-    built = dict(pairs)
-    if len(built) == len(s) and all(k in built for k in s):
-        pairs = [(k, built[k]) for k in s]
+    """A mapping like ``s`` from ``(key, value)`` pairs (given in sorted-key order): its keys in ``s``'s own
+    order, as TF's ``nest._sequence_like`` (an element of ``from_tensor_slices({"sex": .., "age": ..})`` lists
+    ``sex`` first, and so do its ``element_spec`` and batches)."""
+    values = dict(pairs)
+    ordered = [(k, values[k]) for k in s] if len(values) == len(s) else pairs
     if type(s) is dict:
-        return dict(pairs)
+        return dict(ordered)
     try:
-        return type(s)(pairs)
+        return type(s)(ordered)
     except TypeError:
-        return dict(pairs)
+        return dict(ordered)
 
 
 def flatten(s):

@@ -152,7 +152,8 @@ class Tensor:
         return complex(self._scalar())
 
     def __format__(self, spec):
-        # TF's EagerTensor.__format__: the NumPy value's format ("{}".format(t) prints "[1 2]", as NumPy)
+        """TF's ``EagerTensor.__format__``: the NumPy value's format (``f"{t}"`` prints ``[1.5 2. ]``, not
+        ``tf.Tensor(...)``; a format spec on a non-scalar raises NumPy's TypeError)."""
         if self._array.ndim == 0:
             return format(self._scalar(), spec)
         return format(self.numpy(), spec)

@@ -30,6 +30,7 @@ from ...module import Module, attribute_leaves
 from .. import backend
 from ..mixed_precision import autocast_variable as _autocast
 from ..mixed_precision import policy as _policy
+from . import call_errors
 from .keras_tensor import KerasTensor, is_symbolic, shape_of
 from .node import Node
 from .variable_paths import path_scope, set_keras_path
@@ -693,12 +694,20 @@ class Layer(Module):
         try:
             if self._input_spec is not None:
                 self._check_input_spec(inputs)
-            if not self.built:
+            first_call = not self.built
+            if first_call:
                 self._maybe_build(nest.map_structure(shape_of, inputs))
-                with _name_scope(self._scope_name), path_scope(self.name, self):
+            try:
+                if first_call:
+                    with _name_scope(self._scope_name), path_scope(self.name, self):
+                        outputs = self.call(*args, **kwargs)
+                else:
                     outputs = self.call(*args, **kwargs)
-            else:
-                outputs = self.call(*args, **kwargs)
+            except Exception as error:  # Keras 3 names the layer and its arguments (innermost layer only)
+                annotated = call_errors.annotate(error, self, args, kwargs)
+                if annotated is error:
+                    raise
+                raise annotated.with_traceback(error.__traceback__) from None
             if self._activity_regularizer is not None:
                 self._add_activity_loss(outputs)
             if self.supports_masking:
@@ -730,16 +739,18 @@ class Layer(Module):
             dims = tuple(shape.as_list())
         rank = len(dims)
         if spec.ndim is not None and rank != spec.ndim:
-            raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                             f"ndim={spec.ndim}, found ndim={rank}. Full shape received: {dims}")
+            raise self._incompatible(spec, f"ndim={spec.ndim}, found ndim={rank}. Full shape received: {dims}")
         if spec.min_ndim is not None and rank < spec.min_ndim:
-            raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                             f"min_ndim={spec.min_ndim}, found ndim={rank}. Full shape received: {dims}")
+            raise self._incompatible(spec, f"min_ndim={spec.min_ndim}, found ndim={rank}. Full shape received: {dims}")
         for axis, value in spec.axes.items():
             if value is not None and -rank <= axis < rank and dims[axis] is not None and dims[axis] != value:
-                raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                                 f"axis {axis} of input shape to have value {value}, but received input with "
-                                 f"shape {dims}")
+                raise self._incompatible(spec, f"axis {axis} of input shape to have value {value}, but received "
+                                               f"input with shape {dims}")
+
+    def _incompatible(self, spec, expected):
+        """Keras 3's ``assert_input_compatibility`` error (an unnamed spec prints as 'None')."""
+        return ValueError(f"Input 0 with name '{spec.name}' of layer '{self.name}' is incompatible with the layer: "
+                          f"expected {expected}")
 
     # -- symbolic (functional API) calls -------------------------------------------------------------
     def _symbolic_call(self, args, kwargs):
@@ -801,7 +812,8 @@ class Layer(Module):
             st = _state
             st.depth += 1
             try:
-                results.append(self.__call__(*dargs, **dkwargs))
+                with call_errors.suspended():  # placeholder zeros are not the user's arguments
+                    results.append(self.__call__(*dargs, **dkwargs))
             finally:
                 st.depth -= 1
         first, second = nest.flatten(results[0]), nest.flatten(results[1])

@@ -179,5 +179,8 @@ class GraphNetwork:
                 continue
             got = shape if isinstance(shape, TensorShape) else TensorShape(tuple(shape))
             if not kt.shape.is_compatible_with(got):
-                raise ValueError(f'Input {i} of layer "{model_name}" is incompatible with the layer: expected '
-                                 f"shape={tuple(kt.shape.as_list())}, found shape={tuple(got.as_list())}")
+                history = getattr(kt, "_keras_history", None)
+                name = getattr(getattr(history, "layer", None), "name", None)
+                raise ValueError(f"Input {i} with name '{name}' of layer '{model_name}' is incompatible with the "
+                                 f"layer: expected shape={tuple(kt.shape.as_list())}, found "
+                                 f"shape={tuple(got.as_list())}")

@@ -3,7 +3,8 @@
 With a known input shape (an ``Input``/``InputLayer`` first, or ``input_shape=`` on the
 first layer, or ``build(shape)``), each added layer is called on the running symbolic
 output, so it is built at once and ``summary()`` shows output shapes. Otherwise the
-model is built on its first call, from the data's shape (batch dimension left None).
+model is built on its first call, from the data's shape (batch size included, as Keras 3), or in
+``fit``/``evaluate`` from the first batch with the batch size unknown.
 """
 
 from ...framework import nest
@@ -134,7 +135,9 @@ class Sequential(Model):
         return inputs
 
     def _maybe_build(self, input_shapes):
-        """Deferred build from the first batch: its shape with the batch dimension left unknown."""
+        """Deferred build from the first input, with its whole shape, batch size included, as Keras 3's
+        ``Sequential.build`` (a model first called on 10 rows, or predicting them, summarises as ``(10, 9)``).
+        ``fit`` and ``evaluate`` build from their data's spec instead (:meth:`_build_from_batches`)."""
         if self.built:
             return
         if self._input_layer is None:
@@ -142,10 +145,21 @@ class Sequential(Model):
                 raise ValueError("A Sequential model takes a single input tensor; use the functional API for "
                                  "several inputs.")
             dtype = getattr(self, "_first_input_dtype", None) or self._variable_dtype
-            self._set_input(InputLayer(batch_input_shape=(None,) + tuple(input_shapes.as_list()[1:]), dtype=dtype))
+            self._set_input(InputLayer(batch_input_shape=tuple(input_shapes.as_list()), dtype=dtype))
         self.built = True
 
-    def call(self, inputs, training=None, mask=None):
+    def _build_from_batches(self, x):
+        """``fit``/``evaluate`` on an unbuilt model: build from the first batch ``x`` with the batch size
+        unknown, as Keras 3's train and test functions are traced on the dataset's spec (``(None, 9)``)."""
+        if self.built or self._input_layer is not None or not hasattr(x, "shape") or isinstance(x, dict):
+            return
+        x = self._convert_inputs(x)
+        shape = TensorShape(x.shape)
+        if shape.rank:
+            self._maybe_build(TensorShape([None] + shape.as_list()[1:]))
+
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        """Run the layers in order (Keras 3's signature: extra keyword arguments are accepted and unused)."""
         x = inputs
         if self._input_layer is not None:  # Keras 3: the Input's dtype, and its rank by a trailing 1
             x = conform_input(x, self.inputs[0])

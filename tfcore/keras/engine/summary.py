@@ -4,24 +4,39 @@ import shutil
 
 import numpy as np
 
+from ...framework.tensor_shape import TensorShape
+
 
 def _count(weights):
     return int(sum(int(np.prod(w.shape.as_list())) for w in weights))
 
 
-def _shape_text(layer, in_model):
-    """The output shape column: the recorded shape, a list for InputLayers, 'multiple' otherwise."""
+def _shape_text(layer):
+    """The output shape column, by Keras 3's rule (``summary_utils.format_layer_shape``): the outputs of the
+    layer's LAST inbound node, whichever model made it; for a layer built without a symbolic call (called on
+    data, built by ``adapt`` or ``build``) the output shape of the shape it was built with; "?" when neither
+    is known. An InputLayer shows its batch shape."""
     from .input_layer import InputLayer
 
     if isinstance(layer, InputLayer):
         return str(tuple(layer._batch_input_shape))
-    nodes = [n for n in layer._inbound_nodes if in_model(n)] or layer._inbound_nodes
-    if not nodes:
-        return _shape_from_build(layer)
-    shapes = {str(_shape_value(n)) for n in nodes}
-    if len(shapes) != 1:
-        return "multiple"
-    return shapes.pop()
+    if layer._inbound_nodes:
+        return str(_shape_value(layer._inbound_nodes[-1]))
+    build_shape = getattr(layer, "_build_input_shape", None)
+    if build_shape is None:
+        return "?"
+    try:
+        shape = layer.compute_output_shape(build_shape)
+    except (NotImplementedError, ValueError, TypeError):
+        return "?"
+    return str(_as_tuples(shape))
+
+
+def _as_tuples(shape):
+    """A TensorShape (or a structure of them) as tuples of ints/None."""
+    if isinstance(shape, list | tuple) and shape and not all(d is None or isinstance(d, int) for d in shape):
+        return [_as_tuples(s) for s in shape]
+    return tuple(TensorShape(shape).as_list())
 
 
 def _shape_value(node):
@@ -156,7 +171,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
     rows = []
     for layer in model.layers:
         params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
-        shape = _shape_text(layer, in_model) if layer.built or layer._inbound_nodes else "?"
+        shape = _shape_text(layer) if layer.built or layer._inbound_nodes else "?"
         fields = [f"{layer.name} ({type(layer).__name__})", shape, params]
         if not sequential_like:
             fields.append(", ".join(_connections(layer, in_model)) or "-")
@@ -192,18 +207,3 @@ def _connections(layer, in_model):
             h = t._keras_history
             out.append(f"{h.layer.name}[{h.node_index}][{h.tensor_index}]")
     return out if out else []
-
-
-def _shape_from_build(layer):
-    """Keras 3's column for a layer with no recorded call (called eagerly inside a subclassed model, or
-    built by hand): ``compute_output_shape`` of the shape it was built with; '?' when there is none."""
-    shape = getattr(layer, "_build_input_shape", None)
-    if shape is None or not layer.built:
-        return "?"
-    try:
-        out = layer.compute_output_shape(shape)
-    except Exception:  # noqa: BLE001 - as Keras 3: a shape it cannot compute prints as '?'
-        return "?"
-    if hasattr(out, "as_list"):
-        return str(tuple(out.as_list())) if out.rank is not None else "?"
-    return str(out)

@@ -445,6 +445,7 @@ class TrainingMixin:
             logs = None
             if skip_batches:
                 batches, skip_batches = itertools.islice(batches, skip_batches, None), 0
+            batches = _building_from_spec(self, batches)
             if per_call > 1 and train_fn is not self.train_step:
                 batches = _grouped(batches, per_call, self._multi_step_function())
             for step, batch in batches:
@@ -499,7 +500,7 @@ class TrainingMixin:
         cbs.on_test_begin()
         logs = None
         for _, batches in handler.enumerate_epochs():
-            for step, batch in batches:
+            for step, batch in _building_from_spec(self, batches):
                 if batch_hooks:
                     cbs.on_test_batch_begin(step)
                 logs = self._run_step(test_fn, batch)
@@ -592,6 +593,23 @@ def _loss_scaled(model, optimizer):
     if model.compute_dtype == "float16" and not isinstance(optimizer, LossScaleOptimizer):
         return LossScaleOptimizer(optimizer)
     return optimizer
+
+
+def _building_from_spec(model, batches):
+    """``batches`` as they are; a model that builds from its data (a Sequential without an Input) is first
+    built from the first batch with the batch size unknown, as Keras 3's ``fit``/``evaluate`` trace their
+    step on the dataset's spec: its summary then shows ``(None, 9)``, not the first batch's size."""
+    build = getattr(model, "_build_from_batches", None)
+    if model.built or build is None:
+        return batches
+    return _build_then_iterate(model, build, batches)
+
+
+def _build_then_iterate(model, build, batches):
+    for step, batch in batches:
+        if not model.built:
+            build(_unpack(batch)[0])
+        yield step, batch
 
 
 def _grouped(batches, n, multi_step):

@@ -95,7 +95,7 @@ class Normalization(Layer):
         total_count = 0
         for batch in batches:
             if not self.built:
-                self.build(batch.shape)
+                self._maybe_build(TensorShape(batch.shape))  # records the build shape, as Keras 3
             for d in self._keep_axis:
                 if batch.shape[d] != self._build_dims[d]:
                     raise ValueError(f"The layer was built with input_shape={tuple(self._build_dims)}, but adapt() is "

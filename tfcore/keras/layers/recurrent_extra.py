@@ -227,8 +227,9 @@ class _ConvLSTM(RNN):
             input_shape = input_shape[0]
         dims = TensorShape(input_shape).as_list()
         if len(dims) != self.rank + 3:
-            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected "
-                             f"ndim={self.rank + 3}, found ndim={len(dims)}. Full shape received: {tuple(dims)}")
+            raise ValueError(f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the layer: "
+                             f"expected ndim={self.rank + 3}, found ndim={len(dims)}. Full shape received: "
+                             f"{tuple(dims)}")
         if self.cell.data_format == "channels_first":
             dims = [dims[0], dims[1]] + dims[3:] + [dims[2]]
         self.cell._maybe_build(TensorShape([dims[0]] + dims[2:]))

@@ -195,7 +195,12 @@ class Optimizer:
 
     @property
     def variables(self):
-        """``[iterations, *slot variables]`` in creation order (callable as ``variables()`` too)."""
+        """Keras 3's list: ``[iteration, learning_rate, *slot variables]`` in creation order, the learning
+        rate there when it is a variable (a float's; not a schedule's or a callable's). Callable as
+        ``variables()`` too. ``summary()`` counts these as "Optimizer params" (an Adam is ``2 + 2n``)."""
+        lr = self._learning_rate
+        if isinstance(lr, Variable):
+            return _VariableList([self._variables[0], lr, *self._variables[1:]])
         return self._variables
 
     def add_variable(self, shape, dtype=None, initializer="zeros", name=None):

@@ -5,7 +5,12 @@ Layout: root attributes ``keras_version``, ``backend``, ``model_config`` (JSON: 
 layer entries in the legacy form, without ``module``/``registered_name``) and ``training_config`` (JSON: loss,
 metrics, ``optimizer_config``); a ``model_weights`` group with ``layer_names`` and, per layer, a group whose
 ``weight_names`` attribute lists its datasets (``<model>/<layer>/<weight>``) in the layer's weight order.
-Optimizer slots are not written (Keras 3 loads such a file and starts its optimizer fresh).
+An ``optimizer_weights`` group holds the optimizer's variables (``weight_names`` attribute, one dataset per
+variable, in ``optimizer.variables`` order: iteration, learning_rate, slots), as Keras 3 writes it. Loading does
+what Keras 3 does with it: the optimizer is built for the model's OWN variables (none in a Sequential or
+functional model) and takes the file's values in order while the shapes agree, so ``iterations`` and the
+learning rate come back, the slots start fresh, and ``summary()`` counts 2 optimizer params. Unlike Keras 3,
+a later ``fit`` works (tfcore's optimizers add slots for variables they meet later).
 """
 
 import json
@@ -97,6 +102,44 @@ def save_model_to_hdf5(model, filepath, overwrite=True, include_optimizer=True):
                 g.create_dataset(name, data=np.asarray(w.numpy()))
         top = group.create_group("top_level_model_weights")
         top.attrs["weight_names"] = np.array([], dtype=np.float64)
+        if "training_config" in f.attrs:
+            _save_optimizer_weights(f, model.optimizer)
+
+
+def _save_optimizer_weights(f, optimizer):
+    """Keras 3's ``save_optimizer_weights_to_hdf5_group``: the variables of a built optimizer, by path."""
+    variables = list(getattr(optimizer, "variables", ())) if getattr(optimizer, "built", False) else []
+    if not variables:
+        return
+    group = f.create_group("optimizer_weights")
+    names, seen = [], set()
+    for v in variables:
+        name = (getattr(v, "path", None) or v.name).split(":")[0]
+        base, i = name, 1
+        while name in seen:  # a dataset name must be unique in the group
+            name, i = f"{base}_{i}", i + 1
+        seen.add(name)
+        names.append(name)
+    group.attrs["weight_names"] = [n.encode("utf8") for n in names]
+    for name, v in zip(names, variables):
+        group.create_dataset(name, data=np.asarray(v.numpy()))
+
+
+def _load_optimizer_weights(model, values):
+    """Keras 3's legacy loader: ``optimizer.build(model._trainable_variables)`` (the model's own variables,
+    not its layers') then ``set_weights``: the values in order, up to the shorter list, until a shape differs
+    (Keras 3 then logs that the optimizer starts fresh)."""
+    optimizer = model.optimizer
+    own = [v for v in getattr(model, "_trainable_weights", ()) if v.trainable]
+    optimizer.build(own)
+    for v, a in zip(optimizer.variables, values):
+        if tuple(v.shape.as_list()) != a.shape:
+            import warnings
+
+            warnings.warn("Error in loading the saved optimizer state. As a result, your model is starting with a "
+                          "freshly initialized optimizer.")
+            return
+        v.assign(a.astype(v.dtype.as_numpy_dtype, copy=False))
 
 
 def _text(value):
@@ -136,6 +179,9 @@ def load_model_from_hdf5(filepath, custom_objects=None, compile=True):  # noqa: 
                                      f"{tuple(w.shape.as_list())}, the file holds {a.shape}.")
                 pairs.append((w, a))
         training = f.attrs.get("training_config")
+        opt_group = f.get("optimizer_weights")
+        opt_values = [np.asarray(opt_group[_text(n)]) for n in opt_group.attrs["weight_names"]] \
+            if opt_group is not None else None
     for w, a in pairs:  # every shape checked before any assignment
         w.assign(a.astype(w.dtype.as_numpy_dtype, copy=False))
     if compile and training is not None:
@@ -143,4 +189,6 @@ def load_model_from_hdf5(filepath, custom_objects=None, compile=True):  # noqa: 
         cc = {"optimizer": tc.get("optimizer_config"), "loss": tc.get("loss"), "metrics": tc.get("metrics"),
               "loss_weights": tc.get("loss_weights"), "weighted_metrics": tc.get("weighted_metrics")}
         _compile_from_config(model, cc, custom_objects)
+        if opt_values is not None and getattr(model, "optimizer", None) is not None:
+            _load_optimizer_weights(model, opt_values)
     return model
