@@ -16,6 +16,7 @@ import numpy as np
 from tfcore.framework import context as _ctx
 from tfcore.framework import device_spec, nest, recording, tracing
 from tfcore.framework.errors import CancelledError
+from tfcore.framework.indexed_slices import IndexedSlices
 from tfcore.framework.tensor_conversion import convert_to_tensor
 from tfcore.framework.variables import variable_creator_scope, variable_creators, variable_creators_scope
 
@@ -102,7 +103,10 @@ class ReplicaContext:
     def all_reduce(self, reduce_op, value, options=None):
         """Reduce ``value`` (a tensor or nested structure of tensors) across replicas."""
         reduce_op = cdo._as_reduce_op(reduce_op)
-        flat = [convert_to_tensor(v) for v in nest.flatten(value)]
+        leaves = nest.flatten(value)
+        if self._collective is not None and any(type(v) is IndexedSlices for v in leaves):
+            return nest.pack_sequence_as(value, self._all_reduce_with_slices(reduce_op, leaves))
+        flat = [convert_to_tensor(v) for v in leaves]
         ops = self._strategy._cross_device_ops
 
         def combine(all_flat):
@@ -117,6 +121,46 @@ class ReplicaContext:
                 name="CollectiveReduce")
             return nest.pack_sequence_as(value, list(out))
         return nest.pack_sequence_as(value, self._exchange(flat, combine))
+
+    def _all_reduce_with_slices(self, reduce_op, leaves):
+        """``all_reduce`` of a flat list holding IndexedSlices: as TF's cross-device ops, the slices of every
+        replica are gathered (values and indices concatenated in replica order; MEAN divides the values by
+        the replica count) and stay IndexedSlices; the dense leaves are all-reduced as usual."""
+        from tfcore.ops import array_ops, math_ops
+
+        out = list(leaves)
+        dense = [i for i, v in enumerate(leaves) if type(v) is not IndexedSlices]
+        if dense:
+            for i, r in zip(dense, self.all_reduce(reduce_op, [leaves[i] for i in dense])):
+                out[i] = r
+        sparse = [i for i, v in enumerate(leaves) if type(v) is IndexedSlices]
+        flat = []
+        for i in sparse:
+            flat.extend((leaves[i].values, leaves[i].indices))
+        devices = self._strategy._devices
+
+        def combine(all_flat):
+            with recording.stop_recording():
+                per_replica = []
+                for r in range(len(all_flat)):
+                    with _ctx.device(devices[r].name):
+                        per_replica.append([array_ops.concat([f[k]._copy_to(devices[r]) for f in all_flat], 0)
+                                            for k in range(len(flat))])
+                return per_replica
+
+        if tracing.is_tracing():
+            gathered = list(tracing.call_python(
+                lambda *f: distribute_lib.get_replica_context()._exchange(list(f), combine), flat,
+                name="CollectiveGather"))
+        else:
+            gathered = self._exchange(flat, combine)
+        n = self.num_replicas_in_sync
+        for j, i in enumerate(sparse):
+            values_, indices = gathered[2 * j], gathered[2 * j + 1]
+            if reduce_op == ReduceOp.MEAN:
+                values_ = math_ops.divide(values_, math_ops.cast(n, values_.dtype))
+            out[i] = IndexedSlices(values_, indices, leaves[i].dense_shape)
+        return out
 
     def _broadcast_from_first(self, value):
         def combine(all_values):

@@ -22,8 +22,8 @@ def _adamax(w, grads, lr=LR, b1=0.9, b2=0.999, eps=1e-7):
 def _nadam(w, grads, lr=LR, b1=0.9, b2=0.999, eps=1e-7):
     m, v, prod = np.zeros_like(w), np.zeros_like(w), 1.0
     for t, g in enumerate(grads, 1):
-        u_t = b1 * (1 - 0.5 * 0.96 ** (0.004 * t))
-        u_next = b1 * (1 - 0.5 * 0.96 ** (0.004 * (t + 1)))
+        u_t = b1 * (1 - 0.5 * 0.96 ** t)  # Keras 3's keras/src/optimizers/nadam.py (Keras 2: 0.96 ** (0.004 t))
+        u_next = b1 * (1 - 0.5 * 0.96 ** (t + 1))
         prod *= u_t
         m = m + (g - m) * (1 - b1)
         v = v + (g * g - v) * (1 - b2)

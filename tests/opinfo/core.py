@@ -190,7 +190,7 @@ def run_sample(c, device):
             loss = tf.add_n(terms)
         grads = tape.gradient(loss, srcs)
     return ([o.numpy() for o in outs], [o.device for o in outs] + [g.device for g in grads if g is not None],
-            [None if g is None else g.numpy() for g in grads])
+            [None if g is None else tf.convert_to_tensor(g).numpy() for g in grads])  # IndexedSlices: dense
 
 
 def assert_same(c, got, want, what):

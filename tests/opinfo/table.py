@@ -603,6 +603,8 @@ _GRADIENTS = {
                                 [r(3), r(4, 3)]),
     # -- autodiff ------------------------------------------------------------------------------
     "CustomGradient": (_cube, [r(2, 2)]),
+    # a custom gradient inside tf.function: an IdentityN node whose gradient is the registered override
+    "IdentityN": (tf.function(_cube), [r(2, 2)]),
 }
 
 

@@ -105,15 +105,22 @@ def test_gather_out_of_range_raises_tf_message():
         tf.gather(tf.constant([1, 2, 3]), [0, 5])
 
 
-def test_gather_gradient_is_dense_and_accumulates_duplicates():
+def test_gather_gradient_is_indexed_slices_on_axis_0_and_dense_elsewhere():
+    """TF 2.21: along axis 0 the gradient is a tf.IndexedSlices (repeated indices kept as separate slices,
+    summed when made dense); along other axes or with batch_dims it is a dense tensor."""
     check_gradients(lambda p: tf.gather(p, [2, 0, 2], axis=1), r(2, 3))
     check_gradients(lambda p: tf.gather(p, [[0, 2], [1, 1]], axis=1, batch_dims=1), r(2, 3, 2))
     p = tf.Variable(np.ones((3, 2), np.float32))
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(tf.gather(p, [0, 0, 2]))
     g = tape.gradient(y, p)
-    assert isinstance(g, tf.Tensor)
-    np.testing.assert_array_equal(g.numpy(), [[2, 2], [0, 0], [1, 1]])
+    assert isinstance(g, tf.IndexedSlices)
+    np.testing.assert_array_equal(g.indices.numpy(), [0, 0, 2])
+    np.testing.assert_array_equal(g.dense_shape.numpy(), [3, 2])
+    np.testing.assert_array_equal(tf.convert_to_tensor(g).numpy(), [[2, 2], [0, 0], [1, 1]])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.gather(p, [1, 0], axis=1))
+    assert isinstance(tape.gradient(y, p), tf.Tensor)
 
 
 def test_gather_nd_and_scatter_nd():

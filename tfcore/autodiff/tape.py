@@ -17,6 +17,7 @@ from ..framework import nest, recording
 from ..framework.dtypes import DIFFERENTIABLE_DTYPES as _DIFFERENTIABLE
 from ..framework.dtypes import float32 as _F32
 from ..framework.errors import InvalidArgumentError
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, is_tensor
 from ..framework.variables import Variable
 from ..ops.registry import Call
@@ -237,7 +238,7 @@ class GradientTape:
         for i in ids:
             g = grads.get(i)
             if g is not None:
-                total = g if total is None else _ops().add(total, g)
+                total = g if total is None else _add_gradients(total, g)
         return total
 
     def _backward(self, targets, out_grads):
@@ -265,11 +266,15 @@ class GradientTape:
                 g = get(id(outs[0]))
                 if g is None:
                     continue
-                in_grads = call.op.grad(call, g)
+                if type(g) is IndexedSlices:
+                    in_grads = _sparse_grad(call, g)
+                else:
+                    in_grads = call.op.grad(call, g)
             else:
                 ogs = [get(id(o)) for o in outs]
                 if all(g is None for g in ogs):
                     continue
+                ogs = [_dense(g) if type(g) is IndexedSlices else g for g in ogs]
                 if not call.op.grad_takes_none:
                     ogs = [g if g is not None else (ops.zeros_like(o) if o._dtype in _DIFFERENTIABLE else None)
                            for g, o in zip(ogs, outs)]
@@ -290,7 +295,8 @@ class GradientTape:
                 if dt is not _F32 and dt not in _DIFFERENTIABLE:
                     continue
                 prev = get(key)
-                grads[key] = g if prev is None else add(prev, g)
+                grads[key] = g if prev is None else (
+                    add(prev, g) if type(prev) is Tensor and type(g) is Tensor else _add_gradients(g, prev))
         return grads
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -335,7 +341,7 @@ class GradientTape:
                 g_all = self._backward([target], [ops.convert_to_tensor(seed, dtype=target.dtype)])
                 for k, s in enumerate(flat_sources):
                     g = self._source_grad(s, g_all)
-                    per_source[k].append(g)
+                    per_source[k].append(_dense(g) if type(g) is IndexedSlices else g)
         finally:
             if was_recording:
                 self._push()
@@ -381,4 +387,40 @@ def _seed(t):
 def _accumulate(grads, x, g):
     key = id(x)
     prev = grads.get(key)
-    grads[key] = g if prev is None else _ops().add(prev, g)
+    grads[key] = g if prev is None else _add_gradients(prev, g)
+
+
+# -- sparse (IndexedSlices) gradients --------------------------------------------------------------------------
+# As in TF's backprop: ``tf.gather``'s gradient along axis 0 is an IndexedSlices; two of them add up by
+# concatenation (repeated rows stay separate slices, which optimizers see, as Keras 3's do); anything else
+# that meets one, or an op whose gradient function takes tensors, gets it made dense first.
+
+def _dense(g):
+    return _ops().convert_to_tensor(g)
+
+
+def _add_gradients(a, b):
+    """The sum of two gradients of one tensor: concatenated slices when both are IndexedSlices."""
+    ops = _ops()
+    if type(a) is IndexedSlices and type(b) is IndexedSlices:
+        idx_dtype = a.indices.dtype if a.indices.dtype == b.indices.dtype else ops.int64
+        return IndexedSlices(ops.concat([a.values, b.values], 0),
+                             ops.concat([ops.cast(a.indices, idx_dtype), ops.cast(b.indices, idx_dtype)], 0),
+                             a.dense_shape if a.dense_shape is not None else b.dense_shape)
+    if type(a) is IndexedSlices:
+        a = _dense(a)
+    if type(b) is IndexedSlices:
+        b = _dense(b)
+    return ops.add(a, b)
+
+
+def _sparse_grad(call, g):
+    """The gradient of ``call`` for an IndexedSlices output gradient: kept sparse through ``Identity`` and
+    ``Cast`` (TF's ``_CastGrad`` casts the values), made dense for every other op."""
+    name = call.op.name
+    if name in ("Identity", "Cast") and len(call.inputs) == 1:
+        x = call.inputs[0]
+        if name == "Identity" or x._dtype.is_floating:
+            values = g.values if x._dtype is g.dtype else _ops().cast(g.values, x._dtype)
+            return [IndexedSlices(values, g.indices, g.dense_shape)]
+    return call.op.grad(call, _dense(g))

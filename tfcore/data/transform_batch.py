@@ -395,6 +395,26 @@ class UnbatchDataset(UnaryDataset):
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
 
+    def _trace_element(self):
+        """Row 0 of the input's representative element (zeros shaped like the spec when it has no rows).
+
+        Taken from the input's representative element, never by pulling an element through the
+        pipeline: that would run upstream user functions (``tf.py_function`` side effects) whenever a
+        ``map`` is built on top, e.g. over ``batch().unbatch().cache()``, where TF runs nothing.
+        """
+        if _ragged_input(self._input, sparse=True):
+            return super()._trace_element()
+        x = self._input._trace_element()
+        leaves = structure.flatten(x)
+        if not leaves or not all(type(t) is Tensor and t._array.ndim > 0 for t in leaves):
+            return super()._trace_element()
+        if any(t._array.shape[0] == 0 for t in leaves):
+            from .transform_map import dummy_element
+
+            return dummy_element(self.element_spec, unknown=1)
+        dev = structure.cpu_device()
+        return structure.pack_as(x, [Tensor(t._array[0, ...], t._dtype, dev) for t in leaves])
+
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)
         if _ragged_input(self._input, sparse=True):

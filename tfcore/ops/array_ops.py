@@ -680,9 +680,19 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 # ==================================================================================
 
 def _gather_grad(call, g):
+    """TF's ``_GatherV2Grad``: along axis 0 without batch dims an ``IndexedSlices`` (the rows of ``g`` at the
+    gathered indices, repeats kept), else the dense ``unsorted_segment_sum``."""
     params, idx = call.inputs
     axis, bd = call.attrs["axis"], call.attrs["batch_dims"]
     pshape = params._array.shape
+    if axis == 0 and bd == 0 and type(g) is Tensor:
+        from ..framework.indexed_slices import IndexedSlices
+
+        k = int(np.prod(idx._array.shape, dtype=np.int64))
+        values = reshape(g, (k,) + tuple(pshape[1:]))
+        dense_shape = _convert(np.asarray(pshape, dtype=np.int32 if idx._dtype is dtypes.int32 else np.int64),
+                               device=_ctx.context.find("CPU", 0))
+        return [IndexedSlices(values, reshape(idx, (k,)), dense_shape), None]
     bflat = int(np.prod(pshape[:bd], dtype=np.int64))
     mid = int(np.prod(pshape[bd:axis], dtype=np.int64))
     n = pshape[axis]
@@ -727,10 +737,20 @@ def _gather(b, params, idx, *, axis, batch_dims):
     return xp.ascontiguousarray(out).reshape(ps[:axis] + idx.shape[batch_dims:] + ps[axis + 1:])
 
 
+def _gather_dense_gradient(params, indices, axis):
+    """``gather`` for ops whose TF kernel is not a gather (``x[i]`` traced, ``repeat``, ``roll``): their
+    gradient is a dense tensor in TF, so along axis 0 the params pass through a Reshape, whose gradient
+    makes the gather's IndexedSlices dense."""
+    if axis == 0 and params._array.ndim:
+        params = reshape(params, (-1,) + tuple(params._array.shape[1:]))
+    return gather(params, indices, axis=axis)
+
+
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """``tf.gather``: slices of ``params`` along ``axis`` at ``indices`` (out-of-range indices raise).
 
-    The gradient is dense (an ``unsorted_segment_sum``), not IndexedSlices.
+    As in TF, the gradient along axis 0 (no ``batch_dims``) is a ``tf.IndexedSlices`` (one row per gathered
+    index, so an embedding's gradient is as small as its lookup); along other axes it is dense.
     """
     p = as_tensor(params)
     idx = _index_tensor(indices, "GatherV2")
@@ -1245,7 +1265,7 @@ def _getitem(self, key):
             and _tracing.current_graph() is not None and _tracing.current_graph().knows(key):
         # x[i] with i computed in the traced graph: a graph op on i (not i's trace-time value).
         _check_int_indices(t, (int(key._array),))
-        return gather(t, key)
+        return _gather_dense_gradient(t, key, 0)
     index = _normalize_index(key)
     _check_int_indices(t, index)
     return execute(_STRIDED_SLICE, (t,), {"index": index})
@@ -1355,7 +1375,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
             None, None, f"Repeat: repeats must be a scalar or have length {n} (dimension {axis}) with "
             f"non-negative entries, got {reps}")
     idx = _convert(np.repeat(np.arange(n, dtype=np.int64), reps), device=t._device)
-    return gather(t, idx, axis=axis)
+    return _gather_dense_gradient(t, idx, axis)
 
 
 def roll(input, shift, axis, name=None):  # noqa: A002
@@ -1372,7 +1392,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002
         n = t._array.shape[a]
         if n and s % n:
             idx = _convert((np.arange(n, dtype=np.int64) - s) % n, device=t._device)
-            t = gather(t, idx, axis=a)
+            t = _gather_dense_gradient(t, idx, a)
     return t
 
 

@@ -33,8 +33,8 @@ def _parts(sp):
 
 
 def _take(values, order):
-    """values[order] with a registered op (gradients flow back to ``values``)."""
-    return array_ops.gather(values, convert_to_tensor(np.asarray(order, np.int64)))
+    """values[order] with a registered op (gradients flow back to ``values``, dense as TF's for these ops)."""
+    return array_ops._gather_dense_gradient(values, convert_to_tensor(np.asarray(order, np.int64)), 0)
 
 
 def _linear(indices, shape):

@@ -261,7 +261,9 @@ def function_def(cf, fname, arg_names, display=False):
                 _set_attr(nd.attr[k], v)
             # the exact attributes tfcore's kernels take (TF's "T" and friends are for TensorFlow's loader)
             nd.attr[_JSON_ATTRS].s = json.dumps({k: _json_attr(v) for k, v in attrs.items()}).encode()
-            if "T" not in attrs and n.inputs:
+            if n.op.name == "IdentityN":  # TF's IdentityN types each input: T is a list
+                nd.attr["T"].list.type.extend(g.slot_values[s].dtype.as_datatype_enum for s in n.inputs)
+            elif "T" not in attrs and n.inputs:
                 nd.attr["T"].type = g.slot_values[n.inputs[0]].dtype.as_datatype_enum  # TF's type attr
             if n.op.name in ("_FusedMatMul", "_FusedConv2D") and "num_args" not in attrs:
                 nd.attr["num_args"].i = len(n.inputs) - 2  # TF's count of the fused ops' extra inputs
@@ -373,7 +375,10 @@ _BUILTIN_NODES = frozenset({"Const", "ReadVariableOp", "AssignVariableOp", "Stri
 class GraphFunction:
     """Runs a loaded FunctionDef on flat tensors, with its captured variables."""
 
-    def __init__(self, fdef, variables):
+    def __init__(self, fdef, variables, gradient_op_types=None):
+        """``variables``: the bound inputs (variables, or placeholders that ``__call__``'s ``bound`` fills);
+        ``gradient_op_types``: new names for the ``_gradient_op_type`` of IdentityN nodes (custom gradients
+        registered by the loader)."""
         from ..ops.registry import get_op
 
         self.fdef = fdef
@@ -404,17 +409,24 @@ class GraphFunction:
                          if k not in ("T", "num_args") and not k.startswith("_")}
             else:
                 attrs = {k: _attr_value(v) for k, v in nd.attr.items()}
+            if gradient_op_types and attrs.get("_gradient_op_type") in gradient_op_types:
+                attrs["_gradient_op_type"] = gradient_op_types[attrs["_gradient_op_type"]]
             const = tensor_from_proto(nd.attr["value"].tensor) if nd.op == "Const" else None
             self.steps.append((nd.name, nd.op, op, inputs, attrs, const))
         self.ret = [fdef.ret[a.name] for a in fdef.signature.output_arg]
 
-    def __call__(self, flat):
+    def __call__(self, flat, bound=None):
+        """Run on the flat arguments; ``bound`` (one per bound input, None keeps it) replaces bound inputs."""
         from ..ops import array_ops, logging_ops
         from ..ops.registry import execute
 
         env = dict(zip(self.arg_names, flat))
         for name, var in self.captures.items():
             env[name] = var
+        if bound is not None:
+            for name, value in zip(self.captures, bound):
+                if value is not None:
+                    env[name] = value
 
         def get(r):
             if r in env:

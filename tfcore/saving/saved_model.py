@@ -28,7 +28,7 @@ from ..function.polymorphic_function import _rebuild_composites
 from ..io import atomic_files
 from ..module import Module
 from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
-from . import bundle, graph
+from . import bundle, custom_gradients, graph
 from .checkpoint import CheckpointOptions, _object_graph_proto
 from .function_serialization import GraphFunction, function_def
 from .saved_model_protos import decode_saved_model, encode_saved_model, pb
@@ -52,6 +52,7 @@ class SaveOptions:
         self.save_debug_info = save_debug_info
         self.function_aliases = dict(function_aliases or {})
         self.experimental_io_device = experimental_io_device
+        self.experimental_custom_gradients = bool(experimental_custom_gradients)
 
 
 class LoadOptions:
@@ -432,6 +433,14 @@ def save(obj, export_dir, signatures=None, options=None):
             _tensor_info(sdef.inputs[k], f"{key}_{k}:0", s)
         for i, (k, s) in enumerate(outputs.items()):
             _tensor_info(sdef.outputs[k], f"StatefulPartitionedCall:{i}", s)
+    if options is None or getattr(options, "experimental_custom_gradients", True):
+
+        def add_function_def(cf, name, arg_names):
+            fdef, captures = function_def(cf, name, arg_names)
+            library.function.add().CopyFrom(fdef)
+            return captures
+
+        custom_gradients.add_gradient_functions(library, obj_graph, var_ids, add_function_def, _encode)
     meta.object_graph_def.CopyFrom(obj_graph)
     _write_directory(export_dir, meta, g)
 
@@ -678,7 +687,9 @@ def _load(export_dir, tags):
     from .checkpoint import _protos
 
     ckpt_graph = _protos.trackable_object_graph().FromString(reader.read(graph.OBJECT_GRAPH_KEY).item())
-    fdefs = {f.signature.name: f for f in meta.graph_def.library.function}
+    library = meta.graph_def.library
+    fdefs = {f.signature.name: f for f in library.function}
+    renames = custom_gradients.rename_map(library)
     objects = [None] * len(og.nodes)
     for nid, node in enumerate(og.nodes):
         kind = node.WhichOneof("kind")
@@ -700,7 +711,12 @@ def _load(export_dir, tags):
         if fdef is None:
             raise NotFoundError(f"SavedModel {export_dir}: function {name} is missing from the function library")
         variables = [objects[i] for i in saved.bound_inputs]
-        return _RestoredConcreteFunction(name, GraphFunction(fdef, variables), saved)
+        return _RestoredConcreteFunction(name, GraphFunction(fdef, variables, renames), saved)
+
+    custom_gradients.register_loaded_gradients(
+        library, og, fdefs, renames,
+        lambda fdef, bound: GraphFunction(fdef, [objects[b] if isinstance(b, int) else b for b in bound], renames),
+        _decode)
 
     for nid, node in enumerate(og.nodes):
         kind = node.WhichOneof("kind")

@@ -153,7 +153,7 @@ def for_stmt(iterable, body_fn, state, names, break_flag):
             return going
 
         def body(i, *st):
-            return (i + 1,) + tuple(body_fn(array_ops.gather(t, i), *st))
+            return (i + 1,) + tuple(body_fn(array_ops._gather_dense_gradient(t, i, 0), *st))  # t[i]: dense grad
 
         out = _tensor_loop(test, body, (i0,) + state, ("__ag_i",) + tuple(names))
         return out[1:]

@@ -26,12 +26,13 @@ import numpy as np
 from ...autodiff.tape import GradientTape
 from ...distribute import distribute_lib
 from ...framework import dtypes, tracing
+from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import ResourceVariable, Variable
 from ...ops import math_ops, reduce_ops
 from ..optimizers import distributed
-from ..optimizers.optimizer import Optimizer, _cpu_device
+from ..optimizers.optimizer import Optimizer, _cpu_device, flatten_gradients
 
 __all__ = ["LossScaleOptimizer"]
 
@@ -143,7 +144,7 @@ class LossScaleOptimizer(Optimizer):
     def _unscale(self, grads):
         """Each gradient divided by the loss scale (None stays None)."""
         reciprocal = math_ops.reciprocal(self._loss_scale.value())
-        return [None if g is None else math_ops.multiply(g, math_ops.cast(reciprocal, g.dtype)) for g in grads]
+        return [None if g is None else _scaled(g, math_ops.cast(reciprocal, g.dtype)) for g in grads]
 
     # -- the optimizer protocol ----------------------------------------------------------------------
     def compute_gradients(self, loss, var_list, tape=None):
@@ -173,8 +174,9 @@ class LossScaleOptimizer(Optimizer):
         (the finite check reads the gradients in Python, which a traced graph cannot bake in)."""
         kept = [(g, v) for g, v in pairs if g is not None]
         variables = [v for _, v in kept]
-        tracing.call_python(lambda *grads: self._apply_eagerly(list(zip(grads, variables))),
-                            [g for g, _ in kept], name="LossScaleOptimizerApply")
+        flat, rebuild = flatten_gradients([g for g, _ in kept])
+        tracing.call_python(lambda *flat: self._apply_eagerly(list(zip(rebuild(flat), variables))),
+                            flat, name="LossScaleOptimizerApply")
         return self._optimizer.iterations
 
     def _apply_eagerly(self, pairs):
@@ -273,6 +275,13 @@ class LossScaleOptimizer(Optimizer):
         return f"<LossScaleOptimizer wrapping {self._optimizer!r}, loss scale {float(self._loss_scale.numpy()):g}>"
 
 
+def _scaled(g, factor):
+    """``g * factor``; an IndexedSlices stays sparse (Keras 3 multiplies its values)."""
+    if type(g) is IndexedSlices:
+        return IndexedSlices(math_ops.multiply(g.values, factor), g.indices, g.dense_shape)
+    return math_ops.multiply(g, factor)
+
+
 def all_finite(grads):
     """True when every element of every gradient is finite: one float32 sum per gradient, one host read.
 
@@ -280,6 +289,7 @@ def all_finite(grads):
     """
     if not grads:
         return True
+    grads = [g.values if type(g) is IndexedSlices else g for g in grads]  # finite iff its slices are
     sums = [reduce_ops.reduce_sum(g if g.dtype is dtypes.float32 or g.dtype is dtypes.float64
                                   else math_ops.cast(g, dtypes.float32)) for g in grads]
     total = sums[0]

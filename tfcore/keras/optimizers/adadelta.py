@@ -23,13 +23,18 @@ class Adadelta(Optimizer):
         self.epsilon = epsilon
         self._slot_names = ("accumulated_grad", "accumulated_delta_var")
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)  # an IndexedSlices gradient: Keras 3 takes these per slice
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
         acc_g, acc_d = slots
         rho, eps = float(self.rho), float(self.epsilon)
-        acc_g = math_ops.add(math_ops.multiply(acc_g, rho), math_ops.multiply(math_ops.square(grad), 1.0 - rho))
-        delta = math_ops.negative(math_ops.multiply(
-            math_ops.divide(math_ops.sqrt(math_ops.add(acc_d, eps)), math_ops.sqrt(math_ops.add(acc_g, eps))), grad))
-        acc_d = math_ops.add(math_ops.multiply(acc_d, rho), math_ops.multiply(math_ops.square(delta), 1.0 - rho))
+        g2 = math_ops.square(grad) if grad_sq is None else grad_sq
+        acc_g = math_ops.add(math_ops.multiply(acc_g, rho), math_ops.multiply(g2, 1.0 - rho))
+        ratio = math_ops.divide(math_ops.sqrt(math_ops.add(acc_d, eps)), math_ops.sqrt(math_ops.add(acc_g, eps)))
+        delta = math_ops.negative(math_ops.multiply(ratio, grad))
+        # delta^2; sparse: per slice, (ratio * g_i)^2 summed per row
+        delta_sq = math_ops.square(delta) if grad_sq is None else math_ops.multiply(math_ops.square(ratio), grad_sq)
+        acc_d = math_ops.add(math_ops.multiply(acc_d, rho), math_ops.multiply(delta_sq, 1.0 - rho))
         return math_ops.add(value, math_ops.multiply(delta, lr)), acc_g, acc_d
 
     def _hyper_config(self):

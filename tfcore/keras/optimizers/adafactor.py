@@ -45,11 +45,13 @@ class Adafactor(Optimizer):
             return np.zeros(shape[:-2] + shape[-1:], dt)
         return np.zeros(shape, dt)
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)  # an IndexedSlices gradient: Keras 3 takes these per slice
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
         r, c, v = slots
         rho_t = min(lr, 1.0 / np.sqrt(step)) if self.relative_step else lr
         alpha = math_ops.multiply(math_ops.maximum(_rms(value), float(self.epsilon_2)), float(rho_t))
-        g2 = math_ops.add(math_ops.square(grad), float(self.epsilon_1))
+        g2 = math_ops.add(math_ops.square(grad) if grad_sq is None else grad_sq, float(self.epsilon_1))
         beta = 1.0 - float(step) ** float(self.beta_2_decay)
         if value.ndim >= 2:
             r = _ema(r, reduce_ops.reduce_mean(g2, axis=-1), beta)
@@ -59,7 +61,9 @@ class Adafactor(Optimizer):
         else:
             v = _ema(v, g2, beta)
         u = math_ops.divide(grad, math_ops.sqrt(v))
-        u = math_ops.divide(u, math_ops.maximum(math_ops.divide(_rms(u), float(self.clip_threshold)), 1.0))
+        # rms(u); sparse: of the slices g_i / sqrt(v[row]) over the dense size, i.e. mean(sum g_i^2 / v)
+        rms_u = _rms(u) if grad_sq is None else math_ops.sqrt(reduce_ops.reduce_mean(math_ops.divide(grad_sq, v)))
+        u = math_ops.divide(u, math_ops.maximum(math_ops.divide(rms_u, float(self.clip_threshold)), 1.0))
         return math_ops.subtract(value, math_ops.multiply(alpha, u)), r, c, v
 
     def _hyper_config(self):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ...ops import training_ops
+from ...ops import math_ops, training_ops
 from .optimizer import Optimizer
 
 
@@ -23,7 +23,13 @@ class Adagrad(Optimizer):
     def _slot_initial_value(self, slot_name, var):
         return np.full(tuple(var.shape.as_list()), self.initial_accumulator_value, var.dtype.as_numpy_dtype)
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
+        if grad_sq is not None:  # an IndexedSlices gradient: Keras 3 accumulates its slices' squares
+            accum = math_ops.add(slots[0], grad_sq)
+            denom = math_ops.sqrt(math_ops.add(accum, float(self.epsilon)))
+            return math_ops.subtract(value, math_ops.divide(math_ops.multiply(grad, lr), denom)), accum
         return training_ops.apply(training_ops.ADAGRAD, (value, slots[0], grad), lr=lr,
                                   epsilon=float(self.epsilon))
 

@@ -2,7 +2,7 @@
 
 import math
 
-from ...ops import training_ops
+from ...ops import math_ops, training_ops
 from .optimizer import Optimizer
 
 
@@ -27,9 +27,22 @@ class Adam(Optimizer):
         self.amsgrad = amsgrad
         self._slot_names = ("m", "v", "vhat") if amsgrad else ("m", "v")
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
         b1, b2 = float(self.beta_1), float(self.beta_2)
         alpha = lr * math.sqrt(1.0 - b2 ** step) / (1.0 - b1 ** step)
+        if grad_sq is not None:  # an IndexedSlices gradient: Keras 3's v uses its slices' squares
+            m, v = slots[0], slots[1]
+            m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m), 1.0 - b1))
+            v = math_ops.add(v, math_ops.multiply(math_ops.subtract(grad_sq, v), 1.0 - b2))
+            new_slots = [m, v]
+            if self.amsgrad:
+                v = math_ops.maximum(slots[2], v)
+                new_slots.append(v)
+            value = math_ops.subtract(value, math_ops.divide(math_ops.multiply(m, alpha),
+                                                             math_ops.add(math_ops.sqrt(v), float(self.epsilon))))
+            return (value, *new_slots)
         op = training_ops.ADAM_AMSGRAD if self.amsgrad else training_ops.ADAM
         return training_ops.apply(op, (value, *slots, grad), alpha=alpha, beta_1=b1, beta_2=b2,
                                   epsilon=float(self.epsilon))

@@ -23,11 +23,13 @@ class Adamax(Optimizer):
         self.epsilon = epsilon
         self._slot_names = ("m", "u")
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_abs",)  # an IndexedSlices gradient: Keras 3 takes these per slice
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_abs=None):
         m, u = slots
         b1, b2 = float(self.beta_1), float(self.beta_2)
         m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m), 1.0 - b1))
-        u = math_ops.maximum(math_ops.multiply(u, b2), math_ops.abs(grad))
+        u = math_ops.maximum(math_ops.multiply(u, b2), math_ops.abs(grad) if grad_abs is None else grad_abs)
         step_size = lr / (1.0 - b1 ** step)
         value = math_ops.subtract(value, math_ops.divide(math_ops.multiply(m, step_size),
                                                          math_ops.add(u, float(self.epsilon))))

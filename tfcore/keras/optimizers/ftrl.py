@@ -45,13 +45,15 @@ class Ftrl(Optimizer):
             return np.full(tuple(var.shape.as_list()), self.initial_accumulator_value, var.dtype.as_numpy_dtype)
         return None
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)  # an IndexedSlices gradient: Keras 3 takes these per slice
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
         accum, linear = slots
         p = float(self.learning_rate_power)
         l1 = float(self.l1_regularization_strength)
         l2 = float(self.l2_regularization_strength) + float(self.beta) / (2.0 * lr)
         g2 = math_ops.add(grad, math_ops.multiply(value, 2.0 * float(self.l2_shrinkage_regularization_strength)))
-        new_accum = math_ops.add(accum, math_ops.square(grad))
+        new_accum = math_ops.add(accum, math_ops.square(grad) if grad_sq is None else grad_sq)
         new_pow, old_pow = math_ops.pow(new_accum, -p), math_ops.pow(accum, -p)
         linear = math_ops.add(linear, math_ops.subtract(
             g2, math_ops.multiply(math_ops.divide(math_ops.subtract(new_pow, old_pow), lr), value)))

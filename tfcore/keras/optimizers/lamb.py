@@ -19,11 +19,14 @@ class Lamb(Optimizer):
         self.epsilon = epsilon
         self._slot_names = ("momentum", "velocity")
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)  # an IndexedSlices gradient: Keras 3 takes these per slice
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
         m, v = slots
         b1, b2 = float(self.beta_1), float(self.beta_2)
         m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m), 1.0 - b1))
-        v = math_ops.add(v, math_ops.multiply(math_ops.subtract(math_ops.square(grad), v), 1.0 - b2))
+        v = math_ops.add(v, math_ops.multiply(math_ops.subtract(
+            math_ops.square(grad) if grad_sq is None else grad_sq, v), 1.0 - b2))
         m_hat = math_ops.multiply(m, 1.0 / (1.0 - b1 ** step))
         v_hat = math_ops.multiply(v, 1.0 / (1.0 - b2 ** step))
         update = math_ops.divide(m_hat, math_ops.add(math_ops.sqrt(v_hat), float(self.epsilon)))

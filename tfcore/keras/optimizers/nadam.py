@@ -5,7 +5,7 @@ from .optimizer import Optimizer
 
 
 class Nadam(Optimizer):
-    """Keras' Nadam: momentum ``u_t = beta_1 * (1 - 0.5 * 0.96 ** (0.004 * t))`` and its running product::
+    """Keras 3's Nadam: momentum ``u_t = beta_1 * (1 - 0.5 * 0.96 ** t)`` and its running product::
 
         m = beta_1 * m + (1 - beta_1) * g;  v = beta_2 * v + (1 - beta_2) * g*g
         m_hat = u_{t+1} * m / (1 - prod_{t+1}) + (1 - u_t) * g / (1 - prod_t)
@@ -26,21 +26,24 @@ class Nadam(Optimizer):
         self._u_products = [1.0]  # prod_{s<=t} u_s for t = 0, 1, ...
 
     def _u(self, t):
-        return float(self.beta_1) * (1.0 - 0.5 * 0.96 ** (0.004 * t))
+        return float(self.beta_1) * (1.0 - 0.5 * 0.96 ** t)  # Keras 3 (Keras 2 had 0.96 ** (0.004 t))
 
     def _u_product(self, t):
         while len(self._u_products) <= t:
             self._u_products.append(self._u_products[-1] * self._u(len(self._u_products)))
         return self._u_products[t]
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)  # an IndexedSlices gradient: Keras 3 takes these per slice
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
         m, v = slots
         b1, b2 = float(self.beta_1), float(self.beta_2)
         u_t, u_next = self._u(step), self._u(step + 1)
         prod_t = self._u_product(step)
         prod_next = prod_t * u_next
         m = math_ops.add(m, math_ops.multiply(math_ops.subtract(grad, m), 1.0 - b1))
-        v = math_ops.add(v, math_ops.multiply(math_ops.subtract(math_ops.square(grad), v), 1.0 - b2))
+        v = math_ops.add(v, math_ops.multiply(math_ops.subtract(
+            math_ops.square(grad) if grad_sq is None else grad_sq, v), 1.0 - b2))
         m_hat = math_ops.add(math_ops.multiply(m, u_next / (1.0 - prod_next)),
                              math_ops.multiply(grad, (1.0 - u_t) / (1.0 - prod_t)))
         denom = math_ops.add(math_ops.sqrt(math_ops.multiply(v, 1.0 / (1.0 - b2 ** step))), float(self.epsilon))

@@ -11,7 +11,16 @@ Subclasses provide ``_slot_names`` (created per variable by ``build``) and
 ``_compute_update(grad, var, value, slots, lr, step)`` returning the new values
 ``[var, *slots]``. A user subclass may instead override ``update_step(gradient,
 variable)`` TF-style (using ``add_variable_from_reference`` in ``build``); it is
-then called per variable, without the all-or-nothing guarantee.
+then called per variable, without the all-or-nothing guarantee (it receives
+IndexedSlices as they come, as in Keras 3).
+
+Sparse gradients (``tf.IndexedSlices``, from ``tf.gather``/Embedding) are applied as Keras 3's TF backend
+applies them: its ``update_step`` mixes the slices with dense slots, which makes them dense (repeated rows
+summed), except where it squares (or takes the absolute value of) the gradient first, which it does per
+slice. So the update is the dense one with the summed gradient, and with the per-row sum of the slices'
+squares where the formula has ``g * g`` (Adam's, RMSprop's, Adagrad's second moments...): an Embedding row
+looked up three times in a batch gets ``v += 3 g^2``, not ``(3 g)^2``. Each optimizer names the per-slice
+terms it needs in ``_sparse_terms`` and takes them as keyword arguments of ``_compute_update``.
 """
 
 import contextlib
@@ -22,6 +31,7 @@ import numpy as np
 from ...autodiff.tape import GradientTape
 from ...framework import context as _ctx
 from ...framework import deferred, dtypes, recording, tracing
+from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import ResourceVariable, Variable
@@ -79,6 +89,9 @@ class Optimizer:
     """
 
     _slot_names = ()
+    # Per-slice terms of an IndexedSlices gradient that ``_compute_update`` takes as keyword arguments
+    # ('grad_sq': per-row sums of the slices' squares; 'grad_abs': of their absolute values).
+    _sparse_terms = ()
 
     def __init__(self, name, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, **kwargs):
@@ -296,12 +309,15 @@ class Optimizer:
         return self.apply_gradients(grads_and_vars)
 
     def _clip_gradients(self, grads):
+        """Keras 3's clipping; an IndexedSlices stays sparse under ``clipnorm`` (the norm of its slices, as
+        ``tf.clip_by_norm``) and becomes dense under ``global_clipnorm`` and ``clipvalue``."""
         if self.clipnorm is not None and self.clipnorm > 0:
-            return [clip_by_norm(g, self.clipnorm) for g in grads]
+            return [IndexedSlices(clip_by_norm(g.values, self.clipnorm), g.indices, g.dense_shape)
+                    if type(g) is IndexedSlices else clip_by_norm(g, self.clipnorm) for g in grads]
         if self.global_clipnorm is not None and self.global_clipnorm > 0:
             return clip_by_global_norm(grads, self.global_clipnorm)
         if self.clipvalue is not None and self.clipvalue > 0:
-            return [math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+            return [math_ops.clip_by_value(_dense(g), -self.clipvalue, self.clipvalue) for g in grads]
         return grads
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
@@ -328,8 +344,9 @@ class Optimizer:
             if not self._built:
                 with tracing.suspended():
                     self.build(variables)
-            tracing.call_python(lambda *grads: self._apply_gradients_eagerly(list(zip(grads, variables))),
-                                [g for g, _ in kept], name="OptimizerApply")
+            flat, rebuild = flatten_gradients([g for g, _ in kept])
+            tracing.call_python(lambda *flat: self._apply_gradients_eagerly(list(zip(rebuild(flat), variables))),
+                                flat, name="OptimizerApply")
             return self._iterations
         return self._apply_gradients_eagerly(pairs)
 
@@ -338,7 +355,7 @@ class Optimizer:
         if not kept:
             raise ValueError(f"No gradients provided for any variable: {[_short_name(v) for _, v in pairs]}. "
                              f"Provided `grads_and_vars` is {pairs}.")
-        grads = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in kept]
+        grads = [g if isinstance(g, Tensor | IndexedSlices) else convert_to_tensor(g) for g, _ in kept]
         variables = [getattr(v, "_autocast_wrapped", v) for _, v in kept]  # update an AutoCastVariable's own
         # updates run on each variable's own device: clear an active tf.device scope (if any)
         with recording.stop_recording(), (_ctx.device(None) if _ctx.current_device() is not None else _NO_SCOPE):
@@ -369,7 +386,10 @@ class Optimizer:
         value = var.value()
         if self._decays(var):
             value = math_ops.multiply(value, convert_to_tensor(1.0 - self.weight_decay * lr, dtype=value._dtype))
-        new = self._compute_update(grad, value, [s.value() for s in slots], lr, step)
+        if type(grad) is IndexedSlices:
+            new = self._compute_sparse_update(grad, value, [s.value() for s in slots], lr, step)
+        else:
+            new = self._compute_update(grad, value, [s.value() for s in slots], lr, step)
         if not isinstance(new, tuple | list):
             new = (new,)
         return [var, *slots], new
@@ -382,6 +402,8 @@ class Optimizer:
         first = variables[0]._value
         dev, dt = first._device, first._dtype
         for v, g in zip(variables, grads):
+            if type(g) is IndexedSlices:
+                return False
             if type(v) is not ResourceVariable or v._value._device is not dev or v._value._dtype is not dt:
                 return False
             if g._dtype is not dt:
@@ -410,6 +432,18 @@ class Optimizer:
             targets, values = self._updates_for(gradient, variable, self._current_lr(), self._step() + 1)
             for t, v in zip(targets, values):
                 _commit(t, v)
+
+    def _compute_sparse_update(self, grad, value, slots, lr, step):
+        """The update for an IndexedSlices ``grad`` (see the module docstring): ``_compute_update`` with the
+        slices summed per row, plus the per-slice terms named in ``_sparse_terms``."""
+        if grad.dtype is not value._dtype:
+            grad = IndexedSlices(math_ops.cast(grad.values, value._dtype), grad.indices, grad.dense_shape)
+        terms = {}
+        if "grad_sq" in self._sparse_terms:
+            terms["grad_sq"] = _dense(IndexedSlices(math_ops.square(grad.values), grad.indices, grad.dense_shape))
+        if "grad_abs" in self._sparse_terms:
+            terms["grad_abs"] = _dense(IndexedSlices(math_ops.abs(grad.values), grad.indices, grad.dense_shape))
+        return self._compute_update(_dense(grad), value, slots, lr, step, **terms)
 
     def _compute_update(self, grad, value, slots, lr, step):
         raise NotImplementedError(f"{type(self).__name__} must implement `update_step(gradient, variable)`.")
@@ -481,8 +515,40 @@ def _initial_value(initializer, shape, dtype):
     raise ValueError(f"Unknown initializer {initializer!r}: use 'zeros', 'ones' or a callable")
 
 
+def flatten_gradients(grads):
+    """``(tensors, rebuild)``: gradients as a flat list of tensors for a traced graph node (an IndexedSlices
+    as its values, indices and dense shape) and the function that rebuilds them from a replay's tensors."""
+    flat, layout = [], []
+    for g in grads:
+        if type(g) is IndexedSlices:
+            layout.append(True)
+            flat.extend((g.values, g.indices, g.dense_shape))
+        else:
+            layout.append(False)
+            flat.append(g)
+
+    def rebuild(tensors):
+        out, i = [], 0
+        for sparse in layout:
+            if sparse:
+                out.append(IndexedSlices(*tensors[i:i + 3]))
+                i += 3
+            else:
+                out.append(tensors[i])
+                i += 1
+        return out
+
+    return flat, rebuild
+
+
+def _dense(g):
+    """A gradient as a dense tensor (an IndexedSlices' repeated rows summed)."""
+    return convert_to_tensor(g) if type(g) is IndexedSlices else g
+
+
 def _sum_squares(g):
-    return reduce_ops.reduce_sum(math_ops.square(g))
+    """Sum of squares of a gradient (of an IndexedSlices' slices, as Keras 3's ``global_norm``)."""
+    return reduce_ops.reduce_sum(math_ops.square(g.values if type(g) is IndexedSlices else g))
 
 
 def clip_by_norm(t, clip_norm):
@@ -501,5 +567,5 @@ def clip_by_global_norm(t_list, clip_norm):
     else:
         scale = clip_norm / max(global_norm, clip_norm)
     if scale == 1.0:
-        return list(t_list)
-    return [math_ops.multiply(t, convert_to_tensor(scale, dtype=t.dtype)) for t in t_list]
+        return [_dense(t) for t in t_list]
+    return [math_ops.multiply(_dense(t), convert_to_tensor(scale, dtype=t.dtype)) for t in t_list]

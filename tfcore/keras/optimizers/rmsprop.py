@@ -1,6 +1,6 @@
 """``tf.keras.optimizers.RMSprop`` (optionally centered, with momentum)."""
 
-from ...ops import training_ops
+from ...ops import math_ops, training_ops
 from .optimizer import Optimizer
 
 
@@ -26,7 +26,11 @@ class RMSprop(Optimizer):
         self._slot_names = (("average_gradient",) if centered else ()) + ("velocity",) + (
             ("momentum",) if momentum > 0 else ())
 
-    def _compute_update(self, grad, value, slots, lr, step):
+    _sparse_terms = ("grad_sq",)
+
+    def _compute_update(self, grad, value, slots, lr, step, grad_sq=None):
+        if grad_sq is not None:
+            return self._sparse_rmsprop(grad, grad_sq, value, slots, lr)
         op = training_ops.CENTERED_RMSPROP if self.centered else training_ops.RMSPROP
         has_momentum = self.momentum > 0
         # without a momentum slot the velocity stands in for it (unused when momentum == 0) and is dropped
@@ -37,3 +41,25 @@ class RMSprop(Optimizer):
 
     def _hyper_config(self):
         return {"rho": self.rho, "momentum": self.momentum, "epsilon": self.epsilon, "centered": self.centered}
+
+    def _sparse_rmsprop(self, grad, grad_sq, value, slots, lr):
+        """Keras 3's update for an IndexedSlices gradient: the velocity takes its slices' squares."""
+        rho, eps = float(self.rho), float(self.epsilon)
+        slots = list(slots)
+        avg = slots.pop(0) if self.centered else None
+        velocity = slots.pop(0)
+        mom = slots.pop(0) if self.momentum > 0 else None
+        velocity = math_ops.add(math_ops.multiply(velocity, rho), math_ops.multiply(grad_sq, 1.0 - rho))
+        new = [velocity]
+        if self.centered:
+            avg = math_ops.add(math_ops.multiply(avg, rho), math_ops.multiply(grad, 1.0 - rho))
+            denom = math_ops.add(math_ops.subtract(velocity, math_ops.square(avg)), eps)
+            new.insert(0, avg)
+        else:
+            denom = math_ops.add(velocity, eps)
+        increment = math_ops.divide(math_ops.multiply(grad, lr), math_ops.sqrt(denom))
+        if mom is not None:
+            mom = math_ops.add(math_ops.multiply(mom, float(self.momentum)), increment)
+            new.append(mom)
+            increment = mom
+        return (math_ops.subtract(value, increment), *new)
