@@ -6,6 +6,10 @@
   busbw = bytes / time * 2 (n - 1) / n.
 - step time of a small data-parallel training step versus replica count on
   logical devices (CPU split by default).
+- step time of Keras ``Model.fit`` under ``MirroredStrategy`` on two replicas
+  (two logical CPUs, or two logical GPUs of an emulated or real GPU), next to
+  the same model's single-device ``fit`` (``--fit-only`` prints just these rows;
+  ``--repeats`` sets how many timed fits give the median step).
 
 Run as a script (``python bench/bench_distribute.py [--gpus]``) in a fresh
 process: it configures logical devices before any tensor exists. Under pytest
@@ -98,6 +102,81 @@ def step_time_vs_replicas(replica_counts, global_batch=256, features=256, classe
             for n in replica_counts if n <= len(available)]
 
 
+def _fit_model(features, classes):
+    import tfcore as tf
+
+    tf.random.set_seed(0)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(256, activation="relu", input_shape=(features,)),
+        tf.keras.layers.Dense(256, activation="relu"),
+        tf.keras.layers.Dense(classes),
+    ])
+    model.compile(tf.keras.optimizers.SGD(0.01, momentum=0.9),
+                  tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    return model
+
+
+def _step_clock():
+    """A callback that records when each training batch begins (tensor logs: it forces no host sync)."""
+    import tfcore as tf
+
+    class StepClock(tf.keras.callbacks.Callback):
+        _supports_tf_logs = True
+
+        def __init__(self):
+            super().__init__()
+            self.starts = []
+
+        def on_train_batch_begin(self, batch, logs=None):
+            self.starts.append(time.perf_counter())
+
+    return StepClock()
+
+
+def fit_step_time(devices, steps=30, repeats=3, global_batch=128, features=128, classes=10):
+    """Median seconds per step of ``Model.fit`` (an MLP, SGD with momentum, accuracy metric), from the
+    begin-to-begin times of the steps of ``repeats`` one-epoch fits of ``steps`` batches (a median: this
+    machine is shared, and a step that waits for a busy core is noise), under ``MirroredStrategy(devices)``
+    (``devices=None``: no strategy, the default device). One untimed fit first builds, traces and warms."""
+    import tfcore as tf
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((global_batch * (steps + 1), features)).astype(np.float32)
+    y = rng.integers(0, classes, global_batch * (steps + 1)).astype(np.int32)
+    if devices is None:
+        model = _fit_model(features, classes)
+    else:
+        strategy = tf.distribute.MirroredStrategy(devices)
+        with strategy.scope():
+            model = _fit_model(features, classes)
+    model.fit(x[: 2 * global_batch], y[: 2 * global_batch], batch_size=global_batch, epochs=1, verbose=0,
+              shuffle=False)
+    deltas = []
+    for _ in range(repeats):
+        clock = _step_clock()
+        model.fit(x, y, batch_size=global_batch, epochs=1, verbose=0, shuffle=False, callbacks=[clock])
+        deltas.extend(np.diff(clock.starts))
+    return float(np.median(deltas))
+
+
+def fit_rows(repeats=3, steps=30):
+    """``(label, seconds per step)`` of fit on one device and under MirroredStrategy on two replicas of each
+    device type with two logical devices."""
+    from tfcore.framework.context import context
+
+    rows = []
+    for kind in ("CPU", "GPU"):
+        devs = context.logical_devices(kind)
+        if len(devs) < 2:
+            continue
+        import tfcore as tf
+
+        with tf.device(devs[0].name):
+            rows.append((f"fit, 1 {kind} (no strategy)", fit_step_time(None, steps, repeats)))
+        rows.append((f"fit, MirroredStrategy 2 {kind}s", fit_step_time([d.name for d in devs[:2]], steps, repeats)))
+    return rows
+
+
 def _configure(n_cpus, gpu_split, gpu_memory_mb):
     import tfcore as tf
 
@@ -116,8 +195,14 @@ def main():
     parser.add_argument("--memory-limit", type=int, default=8192, help="MB per logical GPU")
     parser.add_argument("--max-size-log2", type=int, default=28,
                         help="largest all-reduce bucket: 2**N bytes (default 28; smaller for smoke runs)")
+    parser.add_argument("--fit-only", action="store_true", help="only the Model.fit step times")
+    parser.add_argument("--repeats", type=int, default=3, help="timed fits per row (the median step is reported)")
     args = parser.parse_args()
     _configure(args.cpus, args.gpu_split, args.memory_limit)
+    if args.fit_only:
+        for label, t in fit_rows(args.repeats):
+            print(f"  {label:<34}{t * 1e3:8.2f} ms/step")
+        return
 
     from tfcore.distribute import cross_device_ops as cdo
 
@@ -148,6 +233,9 @@ def main():
     if len(gpus) >= 2:
         for n, t in step_time_vs_replicas([1, 2], device_type="GPU"):
             print(f"  {n} logical GPU replica(s): {t * 1e3:8.2f} ms/step")
+    print("\nModel.fit step time (global batch 128, MLP 128-256-256-10, SGD momentum, accuracy):")
+    for label, t in fit_rows(args.repeats):
+        print(f"  {label:<34}{t * 1e3:8.2f} ms/step")
     del tf
 
 

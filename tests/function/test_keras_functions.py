@@ -56,3 +56,24 @@ def test_run_functions_eagerly_switches_keras_to_eager():
     finally:
         tf.config.run_functions_eagerly(False)
     assert not model.run_eagerly
+
+
+def test_jit_compile_gives_the_keras_steps_fused_plans_with_the_same_training():
+    """compile(jit_compile=True) reaches the step functions: their plans fuse element-wise chains."""
+    x, labels = _data()
+    y = np.stack([labels, 1 - labels], 1).astype(np.float32)  # mean squared error: Sub, Square... fuse
+    results = []
+    for jit in (False, True):
+        model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(6,)),
+                                     tf.keras.layers.Dense(2)])
+        model.set_weights([np.random.default_rng(i).standard_normal(w.shape).astype(np.float32) * 0.3
+                           for i, w in enumerate(model.weights)])
+        model.compile(tf.keras.optimizers.SGD(0.1, momentum=0.9), "mse", jit_compile=jit)
+        h = model.fit(x, y, batch_size=32, epochs=2, shuffle=False, verbose=0)
+        results.append((h.history["loss"], model.get_weights()))
+        fn = model._training_state["functions"]["train_step"][1]
+        plans = [cf._fused_plan for cf in fn._cache.values()]
+        assert all((p is not None and p.stats["fused"] > 0) if jit else p is None for p in plans)
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-6)
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
