@@ -15,7 +15,8 @@ from ..engine import data_adapter
 
 class EpochIterator:
     """Epochs of ``(begin_step, end_step, data)``: ``data`` is one batch, or a tuple of up to
-    ``steps_per_execution`` batches (steps ``begin_step`` to ``end_step``) when grouping."""
+    ``steps_per_execution`` batches (steps ``begin_step`` to ``end_step``) when grouping. The callbacks'
+    ``on_*_batch_begin`` get ``begin_step`` and ``on_*_batch_end`` ``end_step``, as in Keras 3."""
 
     def __init__(self, x=None, y=None, sample_weight=None, batch_size=None, steps_per_epoch=None, shuffle=False,
                  class_weight=None, steps_per_execution=1, initial_epoch=0, epochs=1, worker=None):
@@ -60,5 +61,5 @@ class EpochIterator:
             if len(group) == self.steps_per_execution:
                 yield first, step, tuple(group)
                 group, first = [], None
-        if group:
-            yield first, first + len(group) - 1, tuple(group)
+        if group:  # a last, shorter group: Keras 3 still reports its end as begin + steps_per_execution - 1
+            yield first, first + self.steps_per_execution - 1, tuple(group)
