@@ -156,3 +156,25 @@ def test_each_replica_runs_its_own_fused_plan_on_its_emulated_gpu(devices):
         assert plan is not None and plan.stats["fused"] > 0
     for a, b in zip(single.get_weights(), model.get_weights()):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+
+
+def test_the_merge_updates_each_replicas_copies_with_one_multi_tensor_op(devices, monkeypatch):
+    """Built-in optimizers update every variable of one device in ONE op (``_updates_together``); in the
+    merge, each replica's copies of the mirrored variables get that op too, not one update per variable."""
+    devices(n_cpus=REPLICAS)
+    x, y = _data()
+    calls = {"together": 0, "per_variable": 0}
+    optimizer_cls = tf.keras.optimizers.Optimizer
+    together, per_variable = optimizer_cls._updates_together, optimizer_cls._updates_for
+
+    def counted(name, fn):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(optimizer_cls, "_updates_together", counted("together", together))
+    monkeypatch.setattr(optimizer_cls, "_updates_for", counted("per_variable", per_variable))
+    _, model = _mirrored()
+    model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    assert calls == {"together": 4 * REPLICAS, "per_variable": 0}  # 4 steps, one op per replica's copies

@@ -18,6 +18,13 @@ from ...distribute.reduce_util import ReduceOp
 from ...framework import recording
 
 
+def is_mirrored_copy_update(var):
+    """True for a mirrored (not sync-on-read) variable while the merge updates one replica's copies: its
+    reads and assigns then reach that copy, so the multi-tensor update op may serve it like a plain
+    variable."""
+    return type(var) is values.MirroredVariable and distribute_lib.current_component() is not None
+
+
 def in_multi_replica_context():
     ctx = distribute_lib.get_replica_context()
     return ctx if ctx is not None and ctx.num_replicas_in_sync > 1 else None
