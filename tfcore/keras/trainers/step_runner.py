@@ -6,8 +6,8 @@
 - **tf.function(step)** (the default): the step is traced once per input structure, its batch dimension
   generalised (``reduce_retracing``), and each call runs the compiled plan (pruned, fused, replayed as a
   CUDA graph where the backend allows and graphs are on). ``steps_per_execution=N`` runs N train steps
-  in one function call. ``jit_compile`` is recorded on the function (tfcore has no XLA: its own graph
-  passes fuse either way).
+  in one function call. ``compile(jit_compile=True)`` makes it ``tf.function(jit_compile=True)``: tfcore
+  has no XLA; its plans then fuse element-wise chains (generated kernels on a GPU).
 - **strategy.run(tf.function(step))**: under a distribution strategy (the model compiled in its
   scope) the global batch is split per replica and every replica thread calls the same tf.function;
   tracing is keyed by the replica's device, so each replica runs its own compiled plan on its own
