@@ -6,6 +6,10 @@
   busbw = bytes / time * 2 (n - 1) / n.
 - step time of a small data-parallel training step versus replica count on
   logical devices (CPU split by default).
+- step time of Keras ``Model.fit`` under ``MirroredStrategy`` on two replicas
+  (two logical CPUs, or two logical GPUs of an emulated or real GPU), next to
+  the same model's single-device ``fit`` (``--fit-only`` prints just these rows;
+  ``--repeats`` sets how many timed fits give the median step).
 
 Run as a script (``python bench/bench_distribute.py [--gpus]``) in a fresh
 process: it configures logical devices before any tensor exists. Under pytest
@@ -98,6 +102,91 @@ def step_time_vs_replicas(replica_counts, global_batch=256, features=256, classe
             for n in replica_counts if n <= len(available)]
 
 
+def _fit_model(features, classes, hidden):
+    import tfcore as tf
+
+    tf.random.set_seed(0)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(hidden, activation="relu", input_shape=(features,)),
+        tf.keras.layers.Dense(hidden, activation="relu"),
+        tf.keras.layers.Dense(classes),
+    ])
+    model.compile(tf.keras.optimizers.SGD(0.01, momentum=0.9),
+                  tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    return model
+
+
+def _step_clock():
+    """A callback that records when each training batch begins (tensor logs: it forces no host sync)."""
+    import tfcore as tf
+
+    class StepClock(tf.keras.callbacks.Callback):
+        _supports_tf_logs = True
+
+        def __init__(self):
+            super().__init__()
+            self.starts = []
+
+        def on_train_batch_begin(self, batch, logs=None):
+            self.starts.append(time.perf_counter())
+
+    return StepClock()
+
+
+def fit_step_time(devices, steps=30, repeats=3, global_batch=128, features=128, classes=10, hidden=256):
+    """``(wall, cpu)`` seconds per step of ``Model.fit`` (an MLP, SGD with momentum, accuracy metric) under
+    ``MirroredStrategy(devices)`` (``devices=None``: no strategy, the default device), over ``repeats``
+    one-epoch fits of ``steps`` batches after one untimed fit (build, trace, warm caches). ``wall``: the
+    median begin-to-begin time of the steps (a median: on a shared machine a step that waits for a busy
+    core is noise); ``cpu``: the process's CPU time (every thread) per step, which other jobs on the
+    machine disturb less than the wall clock."""
+    import tfcore as tf
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((global_batch * (steps + 1), features)).astype(np.float32)
+    y = rng.integers(0, classes, global_batch * (steps + 1)).astype(np.int32)
+    if devices is None:
+        model = _fit_model(features, classes, hidden)
+    else:
+        strategy = tf.distribute.MirroredStrategy(devices)
+        with strategy.scope():
+            model = _fit_model(features, classes, hidden)
+    model.fit(x[: 2 * global_batch], y[: 2 * global_batch], batch_size=global_batch, epochs=1, verbose=0,
+              shuffle=False)
+    deltas, cpu = [], 0.0
+    for _ in range(repeats):
+        clock = _step_clock()
+        c0 = time.process_time()
+        model.fit(x, y, batch_size=global_batch, epochs=1, verbose=0, shuffle=False, callbacks=[clock])
+        cpu += time.process_time() - c0
+        deltas.extend(np.diff(clock.starts))
+    return float(np.median(deltas)), cpu / (repeats * steps)
+
+
+# (global batch, features, hidden units, steps per timed fit) per device type: the emulated GPU runs every
+# CUDA thread of every kernel on the CPU, so its model is smaller
+FIT_SIZES = {"CPU": (128, 128, 256, 30), "GPU": (32, 32, 64, 10)}
+
+
+def fit_rows(repeats=3, kinds=("CPU", "GPU")):
+    """``(label, (wall, cpu) seconds per step)`` of fit on one device and under MirroredStrategy on two
+    replicas, for each device type of ``kinds`` with two logical devices (sizes from :data:`FIT_SIZES`)."""
+    import tfcore as tf
+    from tfcore.framework.context import context
+
+    rows = []
+    for kind in kinds:
+        devs = context.logical_devices(kind)
+        if len(devs) < 2:
+            continue
+        batch, features, hidden, steps = FIT_SIZES[kind]
+        size = dict(steps=steps, repeats=repeats, global_batch=batch, features=features, hidden=hidden)
+        with tf.device(devs[0].name):
+            rows.append((f"fit, 1 {kind} (no strategy)", fit_step_time(None, **size)))
+        rows.append((f"fit, MirroredStrategy 2 {kind}s", fit_step_time([d.name for d in devs[:2]], **size)))
+    return rows
+
+
 def _configure(n_cpus, gpu_split, gpu_memory_mb):
     import tfcore as tf
 
@@ -116,8 +205,16 @@ def main():
     parser.add_argument("--memory-limit", type=int, default=8192, help="MB per logical GPU")
     parser.add_argument("--max-size-log2", type=int, default=28,
                         help="largest all-reduce bucket: 2**N bytes (default 28; smaller for smoke runs)")
+    parser.add_argument("--fit-only", action="store_true", help="only the Model.fit step times")
+    parser.add_argument("--fit-devices", default="CPU,GPU", help="device types of the fit rows (CPU, GPU or both)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed fits per row (the median step is reported)")
     args = parser.parse_args()
     _configure(args.cpus, args.gpu_split, args.memory_limit)
+    fit_kinds = tuple(k.strip().upper() for k in args.fit_devices.split(","))
+    if args.fit_only:
+        for label, (wall, cpu) in fit_rows(args.repeats, fit_kinds):
+            print(f"  {label:<34}{wall * 1e3:8.2f} ms/step (median wall){cpu * 1e3:9.2f} ms CPU/step")
+        return
 
     from tfcore.distribute import cross_device_ops as cdo
 
@@ -148,6 +245,9 @@ def main():
     if len(gpus) >= 2:
         for n, t in step_time_vs_replicas([1, 2], device_type="GPU"):
             print(f"  {n} logical GPU replica(s): {t * 1e3:8.2f} ms/step")
+    print("\nModel.fit step time (MLP, SGD momentum, accuracy; sizes in FIT_SIZES):")
+    for label, (wall, cpu) in fit_rows(args.repeats, fit_kinds):
+        print(f"  {label:<34}{wall * 1e3:8.2f} ms/step (median wall){cpu * 1e3:9.2f} ms CPU/step")
     del tf
 
 

@@ -84,6 +84,12 @@ class ReplicaContext:
         return self._strategy.num_replicas_in_sync
 
     @property
+    def sync_group(self):
+        """The rendezvous this replica shares with the other replicas of the same ``run`` call (None for a
+        single replica): ``tf.function`` counts their concurrent traces as one (``replica_state``)."""
+        return self._collective
+
+    @property
     def replica_id_in_sync_group(self):
         return convert_to_tensor(np.int32(self._replica_id))
 

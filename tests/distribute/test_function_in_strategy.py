@@ -22,6 +22,8 @@ def test_run_accepts_a_tf_function_with_all_reduce(devices):
         assert [float(v) for v in s.experimental_local_results(y)] == [2.0 * k] * 2
         assert [float(v) for v in s.experimental_local_results(total)] == [4.0 * k] * 2
         assert [v.device[-5:] for v in y.values] == ["CPU:0", "CPU:1"]
+    # the replicas' concurrent traces of one run count as one trace (TF traces them into one graph)
+    assert step.experimental_get_tracing_count() == 1
 
 
 def test_training_step_as_tf_function_matches_eager(devices):

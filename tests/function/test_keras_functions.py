@@ -56,3 +56,43 @@ def test_run_functions_eagerly_switches_keras_to_eager():
     finally:
         tf.config.run_functions_eagerly(False)
     assert not model.run_eagerly
+
+
+def test_jit_compile_gives_the_keras_steps_fused_plans_with_the_same_training():
+    """compile(jit_compile=True) reaches the step functions: their plans fuse element-wise chains."""
+    x, labels = _data()
+    y = np.stack([labels, 1 - labels], 1).astype(np.float32)  # mean squared error: Sub, Square... fuse
+    results = []
+    for jit in (False, True):
+        model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(6,)),
+                                     tf.keras.layers.Dense(2)])
+        model.set_weights([np.random.default_rng(i).standard_normal(w.shape).astype(np.float32) * 0.3
+                           for i, w in enumerate(model.weights)])
+        model.compile(tf.keras.optimizers.SGD(0.1, momentum=0.9), "mse", jit_compile=jit)
+        h = model.fit(x, y, batch_size=32, epochs=2, shuffle=False, verbose=0)
+        results.append((h.history["loss"], model.get_weights()))
+        fn = model._training_state["functions"]["train_step"][1]
+        plans = [cf._fused_plan for cf in fn._cache.values()]
+        assert all((p is not None and p.stats["fused"] > 0) if jit else p is None for p in plans)
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-6)
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+
+
+def test_steps_per_execution_batch_hooks_get_the_first_and_last_step_of_each_group():
+    """As Keras 3 (TF 2.21 prints [('b', 0), ('e', 3), ('b', 4), ('e', 7), ('b', 8), ('e', 11)] here): the
+    end hook gets begin + steps_per_execution - 1, for the last, shorter group too."""
+    events = []
+
+    class Hooks(tf.keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            events.append(("b", batch))
+
+        def on_train_batch_end(self, batch, logs=None):
+            events.append(("e", batch))
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile("sgd", "mse", steps_per_execution=4)
+    model.fit(np.ones((10, 3), np.float32), np.ones((10, 1), np.float32), batch_size=1, epochs=1, verbose=0,
+              callbacks=[Hooks()])
+    assert events == [("b", 0), ("e", 3), ("b", 4), ("e", 7), ("b", 8), ("e", 11)]

@@ -25,6 +25,13 @@ def num_replicas_in_sync():
     return 1 if source is None else source.num_replicas_in_sync
 
 
+def sync_group():
+    """The synchronisation group of the replica function running on this thread (the rendezvous shared by
+    the replicas of one ``strategy.run`` call; None outside a multi-replica function). ``tf.function``
+    counts the concurrent traces of one group's replicas as one trace, as TF traces them into one graph."""
+    return getattr(_state.source, "sync_group", None)
+
+
 @contextlib.contextmanager
 def replica_count_scope(source):
     """Within the body, :func:`num_replicas_in_sync` is ``source.num_replicas_in_sync`` (read when asked:

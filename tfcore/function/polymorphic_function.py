@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 
 from ..framework import context as _ctx
-from ..framework import dtypes, nest, recording, tracing
+from ..framework import dtypes, nest, recording, replica_state, tracing
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
@@ -457,6 +457,7 @@ class Function:
         self._cache = {}            # key -> ConcreteFunction
         self._relaxed = []          # (general key, ConcreteFunction) from reduce_retracing
         self._tracing_count = 0
+        self._counted_group, self._counted_group_first = None, False  # see _count_trace
         self._recent = []           # traced? flags of the last calls (retracing warning)
         self._warned = False
         self._bound = weakref.WeakKeyDictionary()
@@ -665,7 +666,7 @@ class Function:
         return out
 
     def _trace(self, names, values, instance, keys, count=True):
-        first = self._tracing_count == 0 and count
+        first = self._count_trace(count)
 
         def policy(var):
             if not first:
@@ -673,8 +674,6 @@ class Function:
 
         graph = FuncGraph(self._name, variable_policy=policy)
         fn = self._traced_python_function()
-        if count:
-            self._tracing_count += 1
         with tracing.recording_into(graph):
             ph_values = [_rebuild_composites(_placeholders(graph, v)) for v in values]
             call_args = ([instance] if instance is not None else []) + ph_values
@@ -698,6 +697,25 @@ class Function:
             lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
         graph.release_values()
         return cf, _rebuild_composites(out)
+
+    def _count_trace(self, count):
+        """Count a new trace; True when it is the first one (the only trace that may create variables).
+
+        The replicas of one ``strategy.run`` call trace the function concurrently, one trace per replica
+        device, where TF traces them into one graph: traces in the same synchronisation group (the
+        rendezvous of one ``run``, ``replica_state.sync_group``) count as one trace, and as the first
+        when one of them is (so per-replica state that the first step builds lazily, like metrics, may
+        be created by whichever replica gets there first)."""
+        if not count:
+            return False
+        group = replica_state.sync_group()
+        with self._lock:
+            if group is not None and group is self._counted_group:
+                return self._counted_group_first
+            first = self._tracing_count == 0
+            self._tracing_count += 1
+            self._counted_group, self._counted_group_first = group, first
+        return first
 
     def _key_lock(self, keys):
         with self._lock:

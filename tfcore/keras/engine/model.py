@@ -14,10 +14,10 @@ from ...framework.tensor_shape import TensorShape, as_shape
 from ...framework.tensor_spec import TensorSpec
 from .. import backend
 from ..saving import weights_format
+from ..trainers.trainer import TrainingMixin
 from .base_layer import Layer, _state, bump_structure_version, to_snake_case
 from .functional import GraphNetwork
 from .summary import print_summary
-from .training import TrainingMixin
 
 # Whole-model formats (Keras 3's ``.keras`` files, ``*.weights.h5``, JSON configs) live above the engine in
 # ``keras/saving``, which registers its module here when ``tfcore.keras`` is imported (no import back up).

@@ -396,7 +396,8 @@ class Optimizer:
 
     def _can_update_together(self, grads, variables):
         """True when one multi-tensor update op can serve every variable: a built-in optimizer's
-        element-wise update, no weight decay, plain variables of one dtype on one device."""
+        element-wise update, no weight decay, plain variables (or one replica's copies of mirrored ones, in
+        the distributed merge) of one dtype on one device."""
         if len(variables) < 2 or self.weight_decay or type(self)._compute_update.__module__ not in _BUILTIN_MODULES:
             return False
         first = variables[0]._value
@@ -404,7 +405,9 @@ class Optimizer:
         for v, g in zip(variables, grads):
             if type(g) is IndexedSlices:
                 return False
-            if type(v) is not ResourceVariable or v._value._device is not dev or v._value._dtype is not dt:
+            if type(v) is not ResourceVariable and not distributed.is_mirrored_copy_update(v):
+                return False
+            if v._value._device is not dev or v._value._dtype is not dt:
                 return False
             if g._dtype is not dt:
                 return False  # the per-variable ops report the mismatch

@@ -1,21 +1,24 @@
-"""The Keras training loop, mixed into ``keras.Model``: compile, fit, evaluate, predict and the steps.
+"""The Keras trainer, mixed into ``keras.Model``: compile, fit, evaluate, predict and the steps (Keras 3's
+``trainers/trainer.py``).
 
-Eager and simple: ``fit`` iterates epochs and batches (``data_adapter.DataHandler``), calls
-``train_step(data)`` per batch and hands the returned logs to the callbacks. ``train_step`` is
+``fit`` walks the epochs and steps of an :class:`~.epoch_iterator.EpochIterator` (batches from the data
+adapter, ``steps_per_execution`` groups), runs each through a :class:`~.step_runner.StepRunner` (the one
+place that decides whether a step runs eagerly, as ``tf.function(step)`` or as
+``strategy.run(tf.function(step))``) and hands the returned logs to the callbacks. ``train_step`` is
 Keras's: forward under a ``GradientTape``, ``compute_loss`` (the compiled loss plus ``self.losses``),
 ``optimizer.minimize``, ``compute_metrics``; a subclass may override it (using ``self.compiled_loss``,
 ``self.compiled_metrics``, ``self.optimizer`` or ``self.compute_loss``) and return a dict of results.
 
 ``compile(run_eagerly=False)`` (the default, as in TF) runs ``train_step``/``test_step``/``predict_step``
-as tf.functions (traced once per input structure, shapes generalised); ``run_eagerly=True`` (or
+as tf.functions (traced once per input structure, shapes generalised), under a distribution strategy
+one compiled step per replica device with one synchronisation per step; ``run_eagerly=True`` (or
 ``tf.config.run_functions_eagerly(True)``) calls them directly. ``steps_per_execution=N`` runs N
-train steps per function call. Distributed models keep calling the steps per replica eagerly.
+train steps per function call (one device).
 
 Logs stay tensors during an epoch; they are turned into Python floats only when a callback needs
 them per batch (the progress bar does at ``verbose=1``) and at the end of each epoch.
 """
 
-import itertools
 import numbers
 import warnings
 
@@ -23,10 +26,12 @@ import numpy as np
 
 from ...autodiff.tape import GradientTape
 from ...framework import nest, tracing
-from ...framework.tensor import Tensor, is_tensor
+from ...framework.tensor import Tensor
 from .. import callbacks as callbacks_mod
 from .. import optimizers as optimizers_mod
-from . import compile_utils, data_adapter, distribution
+from ..engine import compile_utils, data_adapter, distribution
+from .epoch_iterator import EpochIterator
+from .step_runner import StepRunner
 
 _unpack = data_adapter.unpack_x_y_sample_weight
 
@@ -125,14 +130,8 @@ def _concat(batches):
     return nest.pack_sequence_as(first, joined)
 
 
-def _numpy_structure(out):
-    if is_tensor(out):
-        return out.numpy()
-    return nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else np.asarray(t), out)
-
-
-class TrainingMixin:
-    """compile/fit/evaluate/predict for ``keras.Model`` (``class Model(TrainingMixin, Layer)``)."""
+class Trainer:
+    """compile/fit/evaluate/predict for ``keras.Model`` (``class Model(Trainer, Layer)``)."""
 
     def _init_training(self):
         self._training_state = {"compiled": False, "run_eagerly": None, "loss": None, "compiled_loss": None,
@@ -173,8 +172,9 @@ class TrainingMixin:
 
     @property
     def jit_compile(self):
-        """The ``jit_compile`` setting from ``compile`` (default False). tfcore records it; it has no XLA, so
-        its steps run as tf.functions (fused by tfcore's own graph passes) either way."""
+        """The ``jit_compile`` setting from ``compile`` (default False). tfcore has no XLA: True gives the
+        step functions ``tf.function(jit_compile=True)``, whose plans fuse element-wise chains
+        (``function/fusion.py``) when no outer tape records."""
         return self._state().get("jit_compile", False)
 
     @jit_compile.setter
@@ -195,12 +195,12 @@ class TrainingMixin:
         current = getattr(self, attr, None)
         if current is not None and not force:
             return current
-        step = self._step_function(kind)
+        runner = StepRunner(self, kind)
 
         def function(iterator):
             """Runs one step on the next batch of ``iterator`` (an iterator, or a single batch)."""
             data = next(iterator) if hasattr(iterator, "__next__") else iterator
-            return self._run_step(step, data)
+            return runner(data)
 
         function.__name__ = attr
         setattr(self, attr, function)
@@ -222,7 +222,7 @@ class TrainingMixin:
     def _state(self):
         state = getattr(self, "_training_state", None)
         if state is None:
-            TrainingMixin._init_training(self)
+            Trainer._init_training(self)
             state = self._training_state
         return state
 
@@ -259,13 +259,6 @@ class TrainingMixin:
 
         return getattr(self, "_distribution_strategy", None) or distribute_lib.get_strategy()
 
-    def _run_step(self, step_fn, batch):
-        """``step_fn(batch)``, or data-parallel over the replicas of the compile-time strategy."""
-        strategy = getattr(self, "_distribution_strategy", None)
-        if strategy is None:
-            return step_fn(batch)
-        return distribution.reduce_logs(self, distribution.run_step(self, strategy, step_fn, batch))
-
     @property
     def _is_compiled(self):
         return self._state()["compiled"]
@@ -274,37 +267,6 @@ class TrainingMixin:
     def run_eagerly(self):
         """True when the steps run as plain Python (compile(run_eagerly=True) or run_functions_eagerly)."""
         return bool(self._state().get("run_eagerly")) or tracing.functions_run_eagerly()
-
-    def _step_function(self, kind):
-        """``train_step``/``test_step``/``predict_step``, as a tf.function unless running eagerly."""
-        step = getattr(self, kind)
-        if self.run_eagerly or getattr(self, "_distribution_strategy", None) is not None:
-            return step
-        functions = self._state().setdefault("functions", {})
-        underlying = getattr(step, "__func__", step)
-        cached = functions.get(kind)
-        if cached is None or cached[0] is not underlying:
-            from ...function import Function
-
-            cached = functions[kind] = (underlying, Function(step, reduce_retracing=True, name=kind))
-        return cached[1]
-
-    def _multi_step_function(self):
-        """``steps_per_execution`` train steps in one tf.function call (logs of the last one)."""
-        functions = self._state().setdefault("functions", {})
-        fn = functions.get("multi_train_step")
-        if fn is None:
-            from ...function import Function
-
-            def multi_train_step(batches):
-                logs = None
-                for b in batches:
-                    logs = self.train_step(b)
-                return logs
-
-            fn = functions["multi_train_step"] = Function(multi_train_step, reduce_retracing=True,
-                                                          name="train_function")
-        return fn
 
     @run_eagerly.setter
     def run_eagerly(self, value):
@@ -424,45 +386,40 @@ class TrainingMixin:
         if validation_data is not None:
             val = (validation_data, None, None) if data_adapter.is_dataset_like(validation_data) else \
                 _unpack(validation_data)
-        handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size,
-                                           steps_per_epoch=steps_per_epoch, initial_epoch=initial_epoch,
-                                           epochs=epochs, shuffle=shuffle, class_weight=class_weight,
-                                           worker=distribution.worker_of(self))
+        runner = StepRunner(self, "train_step")
+        iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps_per_epoch,
+                                 initial_epoch=initial_epoch, epochs=epochs, shuffle=shuffle,
+                                 class_weight=class_weight, steps_per_execution=runner.steps_per_execution,
+                                 worker=distribution.worker_of(self))
         cbs = callbacks if isinstance(callbacks, callbacks_mod.CallbackList) else callbacks_mod.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=epochs,
-            steps=handler.inferred_steps)
+            steps=iterator.num_batches)
         batch_hooks = cbs.needs_batch_hooks("train")
         self.stop_training = False
         cbs.on_train_begin()
         # BackupAndRestore restored a backup: continue from its epoch, past the batches that epoch trained on
-        handler.initial_epoch, skip_batches = self.__dict__.pop("_resume_from", (handler.initial_epoch, 0))
+        if "_resume_from" in self.__dict__:
+            iterator.resume_at(*self.__dict__.pop("_resume_from"))
         training_logs = None
-        train_fn = self._step_function("train_step")
-        per_call = self._state().get("steps_per_execution", 1)
-        for epoch, batches in handler.enumerate_epochs():
+        for epoch, steps in iterator.enumerate_epochs():
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
             logs = None
-            if skip_batches:
-                batches, skip_batches = itertools.islice(batches, skip_batches, None), 0
-            batches = _building_from_spec(self, batches)
-            if per_call > 1 and train_fn is not self.train_step:
-                batches = _grouped(batches, per_call, self._multi_step_function())
-            for step, batch in batches:
+            for begin_step, end_step, data in _building_from_spec(self, steps, runner.steps_per_execution > 1):
                 if batch_hooks:
-                    cbs.on_train_batch_begin(step)
-                logs = batch() if callable(batch) else self._run_step(train_fn, batch)
+                    cbs.on_train_batch_begin(begin_step)
+                logs = runner.run_group(data)
                 if batch_hooks:
-                    cbs.on_train_batch_end(step, logs)
+                    cbs.on_train_batch_end(end_step, logs)
                 if self.stop_training:
                     break
             if logs is None:
-                if handler.exhausted:
+                if iterator.exhausted:
                     break
                 raise ValueError("Unexpected result of `train_function` (Empty logs): the training data "
                                  "produced no batches. Check `x`, `batch_size` and `steps_per_epoch`.")
-            if handler.inferred_steps is not None and cbs.params.get("steps") is None:
-                cbs.params["steps"] = handler.inferred_steps
+            if iterator.num_batches is not None and cbs.params.get("steps") is None:
+                cbs.params["steps"] = iterator.num_batches
             epoch_logs = _to_python(dict(logs))
             if val is not None and _should_eval(epoch, validation_freq):
                 val_batch = None if data_adapter.is_dataset_like(val[0]) else validation_batch_size or batch_size
@@ -487,23 +444,23 @@ class TrainingMixin:
         self._assert_compile_was_called()
         batch_size = _check_batch_size(batch_size, x, "evaluate")
         verbose = _get_verbosity(verbose)
-        handler = data_adapter.DataHandler(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps,
-                                           worker=distribution.worker_of(self))
+        iterator = EpochIterator(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps,
+                                 worker=distribution.worker_of(self))
         if isinstance(callbacks, callbacks_mod.CallbackList):
             cbs = callbacks
         else:
             cbs = callbacks_mod.CallbackList(callbacks, add_progbar=verbose != 0, model=self, verbose=verbose,
-                                             epochs=1, steps=handler.inferred_steps)
+                                             epochs=1, steps=iterator.num_batches)
         batch_hooks = cbs.needs_batch_hooks("test")
-        test_fn = self._step_function("test_step")
+        runner = StepRunner(self, "test_step")
         self.reset_metrics()
         cbs.on_test_begin()
         logs = None
-        for _, batches in handler.enumerate_epochs():
-            for step, batch in _building_from_spec(self, batches):
+        for _, steps in iterator.enumerate_epochs():
+            for step, _, data in _building_from_spec(self, steps):
                 if batch_hooks:
                     cbs.on_test_batch_begin(step)
-                logs = self._run_step(test_fn, batch)
+                logs = runner(data)
                 if batch_hooks:
                     cbs.on_test_batch_end(step, logs)
         if logs is None:
@@ -519,18 +476,19 @@ class TrainingMixin:
         """The model's outputs for all of ``x`` as NumPy arrays (batched; ``y`` in datasets is ignored)."""
         batch_size = _check_batch_size(batch_size, x, "predict")
         verbose = _get_verbosity(verbose)
-        handler = data_adapter.DataHandler(x, batch_size=batch_size, steps_per_epoch=steps)
+        iterator = EpochIterator(x, batch_size=batch_size, steps_per_epoch=steps)
         cbs = callbacks if isinstance(callbacks, callbacks_mod.CallbackList) else callbacks_mod.CallbackList(
             callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1,
-            steps=handler.inferred_steps)
+            steps=iterator.num_batches)
         batch_hooks = cbs.needs_batch_hooks("predict")
+        runner = StepRunner(self, "predict_step")
         cbs.on_predict_begin()
         outputs = []
-        for _, batches in handler.enumerate_epochs():
-            for step, batch in batches:
+        for _, steps in iterator.enumerate_epochs():
+            for step, _, data in steps:
                 if batch_hooks:
                     cbs.on_predict_batch_begin(step)
-                out = self._predict_batch(batch)
+                out = runner.predict(data)
                 outputs.append(out)
                 if batch_hooks:
                     cbs.on_predict_batch_end(step, {"outputs": out})
@@ -546,16 +504,15 @@ class TrainingMixin:
                        return_dict=False):
         """One ``train_step`` on this batch; metrics reset afterwards unless ``reset_metrics=False``."""
         self._assert_compile_was_called()
-        logs = _to_python(dict(self._run_step(self._step_function("train_step"),
-                                              data_adapter.single_batch(x, y, sample_weight, class_weight))))
+        logs = _to_python(dict(StepRunner(self, "train_step")(
+            data_adapter.single_batch(x, y, sample_weight, class_weight))))
         return self._finish_batch(logs, reset_metrics, return_dict)
 
     def _finish_batch(self, logs, reset_metrics, return_dict):
         """Reset the metrics (if asked) and order the logs: one walk over the metrics for both when
         ``reset_metrics``/``metrics_names`` are not overridden."""
         cls = type(self)
-        if cls.reset_metrics is not TrainingMixin.reset_metrics or \
-                cls.metrics_names is not TrainingMixin.metrics_names:
+        if cls.reset_metrics is not Trainer.reset_metrics or cls.metrics_names is not Trainer.metrics_names:
             if reset_metrics:
                 self.reset_metrics()
             return logs if return_dict else _flatten_metrics_in_order(logs, self.metrics_names)
@@ -570,19 +527,15 @@ class TrainingMixin:
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
         """One ``test_step`` on this batch; metrics reset afterwards unless ``reset_metrics=False``."""
         self._assert_compile_was_called()
-        logs = _to_python(dict(self._run_step(self._step_function("test_step"),
-                                              data_adapter.single_batch(x, y, sample_weight))))
+        logs = _to_python(dict(StepRunner(self, "test_step")(data_adapter.single_batch(x, y, sample_weight))))
         return self._finish_batch(logs, reset_metrics, return_dict)
 
     def predict_on_batch(self, x):
         """The model's output for this batch as NumPy arrays."""
-        return self._predict_batch(data_adapter.single_batch(x))
+        return StepRunner(self, "predict_step").predict(data_adapter.single_batch(x))
 
-    def _predict_batch(self, batch):
-        strategy = getattr(self, "_distribution_strategy", None)
-        if strategy is None:
-            return _numpy_structure(self._step_function("predict_step")(batch))
-        return distribution.concat_predictions(distribution.run_step(self, strategy, self.predict_step, batch))
+
+TrainingMixin = Trainer  # the name ``keras.Model`` and older code use
 
 
 def _loss_scaled(model, optimizer):
@@ -595,35 +548,22 @@ def _loss_scaled(model, optimizer):
     return optimizer
 
 
-def _building_from_spec(model, batches):
-    """``batches`` as they are; a model that builds from its data (a Sequential without an Input) is first
-    built from the first batch with the batch size unknown, as Keras 3's ``fit``/``evaluate`` trace their
-    step on the dataset's spec: its summary then shows ``(None, 9)``, not the first batch's size."""
+def _building_from_spec(model, steps, grouped=False):
+    """The epoch iterator's ``steps`` as they are; a model that builds from its data (a Sequential without an
+    Input) is first built from the first batch with the batch size unknown, as Keras 3's ``fit``/``evaluate``
+    trace their step on the dataset's spec: its summary then shows ``(None, 9)``, not the first batch's size.
+    ``grouped``: each step's data is a ``steps_per_execution`` group of batches."""
     build = getattr(model, "_build_from_batches", None)
     if model.built or build is None:
-        return batches
-    return _build_then_iterate(model, build, batches)
+        return steps
+    return _build_then_iterate(model, build, steps, grouped)
 
 
-def _build_then_iterate(model, build, batches):
-    for step, batch in batches:
+def _build_then_iterate(model, build, steps, grouped):
+    for begin, end, data in steps:
         if not model.built:
-            build(_unpack(batch)[0])
-        yield step, batch
-
-
-def _grouped(batches, n, multi_step):
-    """(step, thunk) per group of ``n`` batches: each thunk runs the group in one function call."""
-    group, first = [], None
-    for step, batch in batches:
-        if first is None:
-            first = step
-        group.append(batch)
-        if len(group) == n:
-            yield first, (lambda g=tuple(group): multi_step(g))
-            group, first = [], None
-    if group:
-        yield first, (lambda g=tuple(group): multi_step(g))
+            build(_unpack(data[0] if grouped else data)[0])
+        yield begin, end, data
 
 
 def _should_eval(epoch, validation_freq):
