@@ -119,7 +119,7 @@ def test_optimizer_variables_have_keras3_names_and_paths():
                      ("seq_d_bias_velocity", "adam/seq_d_bias_velocity")]
     rms = tf.keras.optimizers.RMSprop()
     rms.build(seq.trainable_variables)
-    assert [v.path for v in rms.variables][1:] == ["rm_sprop/seq_d_kernel_velocity", "rm_sprop/seq_d_bias_velocity"]
+    assert [v.path for v in rms.variables][2:] == ["rm_sprop/seq_d_kernel_velocity", "rm_sprop/seq_d_bias_velocity"]
     sgd = tf.keras.optimizers.SGD(momentum=0.9)
     sgd.build(seq.trainable_variables)
     assert [v.name for v in sgd.variables][1:] == ["seq_d_kernel_momentum", "seq_d_bias_momentum"]
