@@ -556,16 +556,15 @@ _DEPTHWISE_CASES = [  # (n, h, w, c, kh, kw, (sh, sw), (dh, dw), padding): chann
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", _DEPTHWISE_CASES)
 def test_native_depthwise_convolution_and_gradients_match_float64_references(cpu, case, dtype):
-    """The native depthwise kernels (forward, input and filter gradient) against the same convolution done
-    channel by channel in float64 (the dense reference with one input channel), and the call runs natively
-    (the NumPy candidates are switched off by nothing else than ``supports``)."""
+    """The native depthwise candidates (forward, input and filter gradient) against the same convolution done
+    channel by channel in float64, and the ops choose them for these arrays."""
     n, h, w, c, kh, kw, (sh, sw), (dh, dw), padding = case
     x = _rng.standard_normal((n, h, w, c)).astype(dtype)
     wt = _rng.standard_normal((kh, kw, c, 1)).astype(dtype)
     attrs = dict(strides=(1, sh, sw, 1), padding=padding, explicit_paddings=(), data_format="NHWC",
                  dilations=(1, dh, dw, 1))
     oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, kh, kw, attrs["strides"], attrs["dilations"], padding, ())
-    assert conv_ops._native_depthwise(np, 1, x, wt)
+    assert kernel_for("DepthwiseConv2dNative", [x, wt], attrs).name == "depthwise_conv2d_native"
     xpad = np.pad(x.astype(np.float64), ((0, 0), ph, pw, (0, 0)))
     want = np.zeros((n, oh, ow, c))
     taps = {}
@@ -574,7 +573,7 @@ def test_native_depthwise_convolution_and_gradients_match_float64_references(cpu
                       slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
         want += xpad[taps[i, j]] * wt[i, j, :, 0].astype(np.float64)
     tol = 2e-5 if dtype == np.float32 else 1e-12
-    got = conv_ops._depthwise_conv2d(cpu, x, wt, **attrs)
+    got = conv_ops._depthwise_conv2d_native(cpu, x, wt, **attrs)
     assert got.dtype == dtype
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * kh * kw)
     dy = _rng.standard_normal(want.shape).astype(dtype)
@@ -584,20 +583,29 @@ def test_native_depthwise_convolution_and_gradients_match_float64_references(cpu
         dxpad[sl] += dy * wt[i, j, :, 0].astype(np.float64)
         dw_want[i, j, :, 0] = (xpad[sl] * dy).reshape(-1, c).sum(axis=0)
     dx_want = dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]
-    dx = conv_ops._depthwise_backprop_input(cpu, wt, dy, input_sizes=x.shape, **attrs)
+    dx_attrs = dict(attrs, input_sizes=x.shape)
+    assert kernel_for("DepthwiseConv2dNativeBackpropInput", [wt, dy], dx_attrs).name == \
+        "depthwise_backprop_input_native"
+    dx = conv_ops._depthwise_backprop_input_native(cpu, wt, dy, **dx_attrs)
     np.testing.assert_allclose(dx, dx_want, rtol=tol, atol=tol * kh * kw)
-    dwt = conv_ops._depthwise_backprop_filter(cpu, x, dy, filter_sizes=wt.shape, **attrs)
+    dw_attrs = dict(attrs, filter_sizes=wt.shape)
+    assert kernel_for("DepthwiseConv2dNativeBackpropFilter", [x, dy], dw_attrs).name == \
+        "depthwise_backprop_filter_native"
+    dwt = conv_ops._depthwise_backprop_filter_native(cpu, x, dy, **dw_attrs)
     np.testing.assert_allclose(dwt, dw_want, rtol=tol, atol=tol * np.sqrt(n * oh * ow))
 
 
 @needs_native
 def test_depthwise_multipliers_above_one_and_other_dtypes_keep_the_numpy_path():
+    attrs = dict(strides=(1, 1, 1, 1), padding="SAME", explicit_paddings=(), data_format="NHWC",
+                 dilations=(1, 1, 1, 1))
     x = np.ones((1, 4, 4, 2), np.float32)
-    assert not conv_ops._native_depthwise(np, 2, x, np.ones((3, 3, 2, 2), np.float32))
-    assert not conv_ops._native_depthwise(np, 1, x.astype(np.float16), np.ones((3, 3, 2, 1), np.float16))
-    assert conv_ops._native_depthwise(np, 1, x[:, ::2], np.ones((3, 3, 2, 1), np.float32))  # copied contiguous
-
-
+    assert kernel_for("DepthwiseConv2dNative", [x, np.ones((3, 3, 2, 2), np.float32)], attrs).name != \
+        "depthwise_conv2d_native"
+    assert kernel_for("DepthwiseConv2dNative", [x.astype(np.float16), np.ones((3, 3, 2, 1), np.float16)],
+                      attrs).name != "depthwise_conv2d_native"
+    assert kernel_for("DepthwiseConv2dNative", [x[:, ::2], np.ones((3, 3, 2, 1), np.float32)],
+                      attrs).name == "depthwise_conv2d_native"  # copied contiguous
 @needs_native
 @pytest.mark.parametrize("count", [2, 3])
 def test_threaded_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, threads, count):

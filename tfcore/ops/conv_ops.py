@@ -568,9 +568,10 @@ def _conv2d_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, explici
 
 # -- depthwise convolution -------------------------------------------------------------------
 
-def _native_depthwise(xp, m, *arrays):
-    """Whether the native depthwise kernels (multiplier 1, any channel count) take these arrays."""
-    return xp is np and m == 1 and native_cpu.supports(*arrays, contiguous=False)
+def _native_depthwise_applies(a, b, **_):
+    """``supports=`` of the native depthwise candidates: NumPy float32/float64 arrays of one dtype and a
+    channel multiplier of 1 (the filter, or the filter-sized output, is ``[kh, kw, c, 1]``)."""
+    return type(a) is np.ndarray and native_cpu.supports(a, b, contiguous=False)
 
 
 def _depthwise_args(strides, dilations):
@@ -588,14 +589,6 @@ def _depthwise_conv2d(b, x, w, *, strides, padding, explicit_paddings, data_form
     n, _, _, c = x.shape
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    if _native_depthwise(xp, m, x, w):
-        xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
-        w = np.ascontiguousarray(w)
-        out = np.empty((n, oh, ow, c), dtype=x.dtype)
-        native_cpu.library().fn("tfc_depthwise_fwd", x.dtype)(
-            native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(w), kh, kw,
-            *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(out))
-        return out.astype(out_dtype, copy=False)
     xpad = pad_spatial(xp, x, ph, pw)
     if m == 1:  # the common case: 4-D products into one reused buffer (no 5-D broadcast temporaries)
         out = xp.zeros((n, oh, ow, c), dtype=x.dtype)
@@ -612,6 +605,22 @@ def _depthwise_conv2d(b, x, w, *, strides, padding, explicit_paddings, data_form
     return out.reshape(n, oh, ow, c * m).astype(out_dtype, copy=False)
 
 
+@DEPTHWISE_CONV2D.kernel("cpu", supports=lambda x, w, **_: w.shape[3] == 1 and _native_depthwise_applies(x, w),
+                          priority=1, name="depthwise_conv2d_native")
+def _depthwise_conv2d_native(b, x, w, *, strides, padding, explicit_paddings, data_format, dilations):
+    """Multiplier 1 by the native kernel (``kernels/cpu_kernels.cc``: one pass, split over the threads)."""
+    n, _, _, c = x.shape
+    kh, kw = w.shape[:2]
+    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
+    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
+    w = np.ascontiguousarray(w)
+    out = np.empty((n, oh, ow, c), dtype=x.dtype)
+    native_cpu.library().fn("tfc_depthwise_fwd", x.dtype)(
+        native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(w), kh, kw,
+        *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(out))
+    return out
+
+
 DEPTHWISE_CONV2D_BACKPROP_INPUT = Op("DepthwiseConv2dNativeBackpropInput", rule=_backprop_input_rule)
 
 
@@ -623,26 +632,6 @@ def _depthwise_backprop_input(b, w, dy, *, input_sizes, strides, padding, explic
     n, _, _, c = input_sizes
     kh, kw, _, m = w.shape
     oh, ow, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    if _native_depthwise(xp, m, dy, w):
-        dy, w = np.ascontiguousarray(dy), np.ascontiguousarray(w)
-        pads = (kh - 1) * dilations[1] - ph[0], (kh - 1) * dilations[1] - ph[1], \
-            (kw - 1) * dilations[2] - pw[0], (kw - 1) * dilations[2] - pw[1]
-        if strides[1] == strides[2] == 1 and min(pads) >= 0:
-            # stride 1: the forward kernel over dy padded by the kernel extent minus the forward padding,
-            # with the flipped filter (a gather per output, no read-modify-write of dx per tap)
-            dypad = np.ascontiguousarray(pad_spatial(np, dy, pads[:2], pads[2:]))
-            wflip = np.ascontiguousarray(w[::-1, ::-1])
-            dx = np.empty((n, input_sizes[1], input_sizes[2], c), dtype=dy.dtype)
-            native_cpu.library().fn("tfc_depthwise_fwd", dy.dtype)(
-                native_cpu.ptr(dypad), n, dypad.shape[1], dypad.shape[2], c, native_cpu.ptr(wflip), kh, kw,
-                *_depthwise_args(strides, dilations), input_sizes[1], input_sizes[2], native_cpu.ptr(dx))
-            return dx.astype(out_dtype, copy=False)
-        hp, wp = input_sizes[1] + ph[0] + ph[1], input_sizes[2] + pw[0] + pw[1]
-        dxpad = np.empty((n, hp, wp, c), dtype=dy.dtype)
-        native_cpu.library().fn("tfc_depthwise_dgrad", dy.dtype)(
-            native_cpu.ptr(dy), n, oh, ow, c, native_cpu.ptr(w), kh, kw, *_depthwise_args(strides, dilations),
-            hp, wp, native_cpu.ptr(dxpad))
-        return unpad_spatial(np, dxpad, ph, pw).astype(out_dtype, copy=False)
     dxpad = _padded_zeros(xp, input_sizes, ph, pw, dy.dtype)
     if m == 1:  # one multiplier: no sum over it, products into one reused buffer
         tmp = xp.empty_like(dy)
@@ -657,6 +646,37 @@ def _depthwise_backprop_input(b, w, dy, *, input_sizes, strides, padding, explic
     return unpad_spatial(xp, dxpad, ph, pw).astype(out_dtype, copy=False)
 
 
+@DEPTHWISE_CONV2D_BACKPROP_INPUT.kernel("cpu", supports=lambda w, dy, **_: w.shape[3] == 1 and
+                                        _native_depthwise_applies(dy, w), priority=1,
+                                        name="depthwise_backprop_input_native")
+def _depthwise_backprop_input_native(b, w, dy, *, input_sizes, strides, padding, explicit_paddings, data_format,
+                                     dilations):
+    """Multiplier 1 by the native kernels: stride 1 as the forward kernel over padded dy with the flipped
+    filter (a gather per output), other strides as a scatter of each dy into its window."""
+    n, _, _, c = input_sizes
+    kh, kw = w.shape[:2]
+    oh, ow, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
+    dy, w = np.ascontiguousarray(dy), np.ascontiguousarray(w)
+    pads = (kh - 1) * dilations[1] - ph[0], (kh - 1) * dilations[1] - ph[1], \
+        (kw - 1) * dilations[2] - pw[0], (kw - 1) * dilations[2] - pw[1]
+    if strides[1] == strides[2] == 1 and min(pads) >= 0:
+        # stride 1: the forward kernel over dy padded by the kernel extent minus the forward padding,
+        # with the flipped filter (a gather per output, no read-modify-write of dx per tap)
+        dypad = np.ascontiguousarray(pad_spatial(np, dy, pads[:2], pads[2:]))
+        wflip = np.ascontiguousarray(w[::-1, ::-1])
+        dx = np.empty((n, input_sizes[1], input_sizes[2], c), dtype=dy.dtype)
+        native_cpu.library().fn("tfc_depthwise_fwd", dy.dtype)(
+            native_cpu.ptr(dypad), n, dypad.shape[1], dypad.shape[2], c, native_cpu.ptr(wflip), kh, kw,
+            *_depthwise_args(strides, dilations), input_sizes[1], input_sizes[2], native_cpu.ptr(dx))
+        return dx
+    hp, wp = input_sizes[1] + ph[0] + ph[1], input_sizes[2] + pw[0] + pw[1]
+    dxpad = np.empty((n, hp, wp, c), dtype=dy.dtype)
+    native_cpu.library().fn("tfc_depthwise_dgrad", dy.dtype)(
+        native_cpu.ptr(dy), n, oh, ow, c, native_cpu.ptr(w), kh, kw, *_depthwise_args(strides, dilations),
+        hp, wp, native_cpu.ptr(dxpad))
+    return unpad_spatial(np, dxpad, ph, pw)
+
+
 DEPTHWISE_CONV2D_BACKPROP_FILTER = Op("DepthwiseConv2dNativeBackpropFilter", rule=_backprop_filter_rule)
 _set_grads(DEPTHWISE_CONV2D, DEPTHWISE_CONV2D_BACKPROP_INPUT, DEPTHWISE_CONV2D_BACKPROP_FILTER)
 
@@ -669,14 +689,6 @@ def _depthwise_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, expl
     kh, kw, c, m = filter_sizes
     n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    if _native_depthwise(xp, m, x, dy):
-        xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
-        dy = np.ascontiguousarray(dy)
-        dw = np.empty((kh, kw, c, 1), dtype=x.dtype)
-        native_cpu.library().fn("tfc_depthwise_wgrad", x.dtype)(
-            native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(dy), kh, kw,
-            *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(dw))
-        return dw.astype(out_dtype, copy=False)
     xpad = pad_spatial(xp, x, ph, pw)
     dw = xp.empty((kh, kw, c, m), dtype=x.dtype)
     if m == 1:  # per channel a dot product over the pixels: one product buffer, summed over the pixels
@@ -692,6 +704,24 @@ def _depthwise_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, expl
             xs = xpad[tap_slice(i, j, oh, ow, strides, dilations)].reshape(n * oh * ow, c).T  # [C, P]
             dw[i, j] = (xs[:, None, :] @ dy)[:, 0, :]
     return dw.astype(out_dtype, copy=False)
+
+
+@DEPTHWISE_CONV2D_BACKPROP_FILTER.kernel("cpu", supports=lambda x, dy, *, filter_sizes, **_: filter_sizes[3] == 1
+                                         and _native_depthwise_applies(x, dy), priority=1,
+                                         name="depthwise_backprop_filter_native")
+def _depthwise_backprop_filter_native(b, x, dy, *, filter_sizes, strides, padding, explicit_paddings, data_format,
+                                      dilations):
+    """Multiplier 1 by the native kernel (images split over the threads, partial sums added in order)."""
+    kh, kw, c, _ = filter_sizes
+    n = x.shape[0]
+    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
+    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
+    dy = np.ascontiguousarray(dy)
+    dw = np.empty((kh, kw, c, 1), dtype=x.dtype)
+    native_cpu.library().fn("tfc_depthwise_wgrad", x.dtype)(
+        native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(dy), kh, kw,
+        *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(dw))
+    return dw
 
 
 # -- public API ------------------------------------------------------------------------------
