@@ -357,3 +357,15 @@ def test_custom_gradient_of_variables_survives_save_and_load(tmp_path):
     tf.saved_model.save(module, str(tmp_path / "m"))
     loaded = tf.saved_model.load(str(tmp_path / "m"))
     assert grads(loaded, loaded.f) == ([100.0, 100.0], 14.0)
+
+
+def test_saved_without_custom_gradients_differentiating_raises_lookup_error(tmp_path):
+    """SaveOptions(experimental_custom_gradients=False): TF 2.21 loads the model and raises LookupError when
+    it is differentiated (no gradient for the IdentityN); tfcore does the same instead of using another
+    function's gradient registered under the same name in this process."""
+    path = str(tmp_path / "m")
+    tf.saved_model.save(_ClipModule(), path, options=tf.saved_model.SaveOptions(experimental_custom_gradients=False))
+    loaded = tf.saved_model.load(path)
+    assert float(loaded.call_custom_grad(tf.constant(3.0))) == 3.0
+    with pytest.raises(LookupError, match="CustomGradient"):
+        _clip_gradient_of(loaded.call_custom_grad)
