@@ -110,8 +110,10 @@ class ReplicaContext:
         """Reduce ``value`` (a tensor or nested structure of tensors) across replicas."""
         reduce_op = cdo._as_reduce_op(reduce_op)
         leaves = nest.flatten(value)
-        if self._collective is not None and any(type(v) is IndexedSlices for v in leaves):
+        if self._collective is not None and any(type(v) is IndexedSlices for v in leaves) \
+                and self.num_replicas_in_sync == len(self._strategy._devices):
             return nest.pack_sequence_as(value, self._all_reduce_with_slices(reduce_op, leaves))
+        # (across workers, IndexedSlices are made dense and summed: the sum TF gathers, not its slices)
         flat = [convert_to_tensor(v) for v in leaves]
         ops = self._strategy._cross_device_ops
 

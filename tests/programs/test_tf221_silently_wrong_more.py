@@ -151,6 +151,19 @@ def test_clipnorm_keeps_slices_and_clips_by_their_norm():
     np.testing.assert_allclose(clipped.values.numpy(), [[0.6, 0.0], [0.0, 0.8]], rtol=1e-6)
 
 
+def test_tf_clip_functions_keep_indexed_slices_as_tf():
+    """TF 2.21: tf.clip_by_norm and tf.clip_by_global_norm return IndexedSlices for IndexedSlices, with the
+    norm of the slices (a custom loop that clips its gradients keeps them sparse for the optimizer)."""
+    g = tf.IndexedSlices(tf.constant([[3.0, 0.0], [0.0, 4.0]]), tf.constant([0, 0]), tf.constant([2, 2]))
+    clipped = tf.clip_by_norm(g, 1.0)
+    assert isinstance(clipped, tf.IndexedSlices)
+    np.testing.assert_allclose(clipped.values.numpy(), [[0.6, 0.0], [0.0, 0.8]], rtol=1e-6)
+    (sparse, dense), norm = tf.clip_by_global_norm([g, tf.constant([12.0])], 1.0)
+    assert isinstance(sparse, tf.IndexedSlices) and isinstance(dense, tf.Tensor)
+    assert float(norm) == 13.0 and float(tf.linalg.global_norm([g])) == 5.0
+    np.testing.assert_allclose(sparse.values.numpy(), [[3 / 13, 0.0], [0.0, 4 / 13]], rtol=1e-6)
+
+
 _TEXT_X = np.random.default_rng(0).integers(0, 20, size=(64, 10))
 _TEXT_Y = (_TEXT_X.sum(1) % 2).astype("float32")
 
@@ -357,3 +370,15 @@ def test_custom_gradient_of_variables_survives_save_and_load(tmp_path):
     tf.saved_model.save(module, str(tmp_path / "m"))
     loaded = tf.saved_model.load(str(tmp_path / "m"))
     assert grads(loaded, loaded.f) == ([100.0, 100.0], 14.0)
+
+
+def test_saved_without_custom_gradients_differentiating_raises_lookup_error(tmp_path):
+    """SaveOptions(experimental_custom_gradients=False): TF 2.21 loads the model and raises LookupError when
+    it is differentiated (no gradient for the IdentityN); tfcore does the same instead of using another
+    function's gradient registered under the same name in this process."""
+    path = str(tmp_path / "m")
+    tf.saved_model.save(_ClipModule(), path, options=tf.saved_model.SaveOptions(experimental_custom_gradients=False))
+    loaded = tf.saved_model.load(path)
+    assert float(loaded.call_custom_grad(tf.constant(3.0))) == 3.0
+    with pytest.raises(LookupError, match="CustomGradient"):
+        _clip_gradient_of(loaded.call_custom_grad)

@@ -13,6 +13,7 @@ import numpy as np
 from ..backend import xp_compat
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import _cpu_fast
@@ -634,7 +635,11 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``tf.clip_by_norm``: rescale ``t`` so its L2 norm over ``axes`` is at most ``clip_norm``."""
+    """``tf.clip_by_norm``: rescale ``t`` so its L2 norm over ``axes`` is at most ``clip_norm``.
+
+    An IndexedSlices stays one, clipped by the norm of its slices (as TF)."""
+    if type(t) is IndexedSlices:
+        return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     t = as_tensor(t)
     l2sum = reduce_sum(_m.multiply(t, t), axes, keepdims=True)
     pred = _m.greater(l2sum, zeros_like(l2sum))
@@ -646,8 +651,9 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 
 
 def global_norm(t_list, name=None):
-    """``tf.linalg.global_norm``: sqrt of the sum of squared L2 norms (None entries skipped)."""
-    ts = [as_tensor(t) for t in t_list if t is not None]
+    """``tf.linalg.global_norm``: sqrt of the sum of squared L2 norms (None entries skipped; an IndexedSlices
+    counts its slices, as TF)."""
+    ts = [t.values if type(t) is IndexedSlices else as_tensor(t) for t in t_list if t is not None]
     if not ts:
         return _convert(0.0)
     sq = [reduce_sum(_m.square(t)) for t in ts]
@@ -664,5 +670,13 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         _m.scalar_like(clip_norm, gn)
     # scale = clip_norm * min(1/global_norm, 1/clip_norm): no change when already small enough.
     scale = _m.multiply(cn, _m.minimum(_m.reciprocal(gn), _m.reciprocal(cn)))
-    out = [None if t is None else _m.multiply(as_tensor(t), _m.cast(scale, as_tensor(t).dtype)) for t in t_list]
+    out = [None if t is None else _scale(t, scale) for t in t_list]
     return out, gn
+
+
+def _scale(t, scale):
+    """``t * scale``; an IndexedSlices keeps its indices (TF's clip_by_global_norm scales its values)."""
+    if type(t) is IndexedSlices:
+        return IndexedSlices(_m.multiply(t.values, _m.cast(scale, t.values.dtype)), t.indices, t.dense_shape)
+    t = as_tensor(t)
+    return _m.multiply(t, _m.cast(scale, t.dtype))
