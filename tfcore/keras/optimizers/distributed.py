@@ -15,7 +15,10 @@ to apply.
 
 from ...distribute import distribute_lib, values
 from ...distribute.reduce_util import ReduceOp
+from ...framework import context as _ctx
 from ...framework import recording
+from ...framework.indexed_slices import IndexedSlices
+from ...ops import array_ops
 
 
 def is_mirrored_copy_update(var):
@@ -44,7 +47,7 @@ def apply_across_replicas(ctx, grads_and_vars, apply_locally, aggregate=True):
         local = [list(values.select_replica(i, per_replica_grads)) for i in range(n)]
         if aggregate:
             with recording.stop_recording():
-                local = strategy._cross_device_ops.batch_all_reduce(ReduceOp.SUM, local)
+                local = _sum_across_replicas(strategy, local)
         result = None
         with strategy.scope():
             for i, dev in enumerate(strategy._devices):
@@ -53,3 +56,27 @@ def apply_across_replicas(ctx, grads_and_vars, apply_locally, aggregate=True):
         return result
 
     return ctx.merge_call(merge, args=(grads,))
+
+
+def _sum_across_replicas(strategy, local):
+    """``local[replica][k]`` summed over the replicas for every replica: dense gradients in one batched
+    cross-device reduction; IndexedSlices (an Embedding's gradient) gathered instead, as TF's cross-device
+    ops do (every replica's values and indices concatenated in replica order, on each replica's device), so
+    the optimizer still gets slices."""
+    sparse = {k for k, g in enumerate(local[0]) if type(g) is IndexedSlices}
+    if not sparse:
+        return strategy._cross_device_ops.batch_all_reduce(ReduceOp.SUM, local)
+    dense = [k for k in range(len(local[0])) if k not in sparse]
+    out = [list(row) for row in local]
+    if dense:
+        reduced = strategy._cross_device_ops.batch_all_reduce(ReduceOp.SUM, [[row[k] for k in dense] for row in local])
+        for r, row in enumerate(reduced):
+            for j, k in enumerate(dense):
+                out[r][k] = row[j]
+    for k in sorted(sparse):
+        for r, dev in enumerate(strategy._devices):
+            with _ctx.device(dev.name):
+                vals = array_ops.concat([row[k].values._copy_to(dev) for row in local], 0)
+                idx = array_ops.concat([row[k].indices._copy_to(dev) for row in local], 0)
+            out[r][k] = IndexedSlices(vals, idx, local[0][k].dense_shape)
+    return out
