@@ -188,16 +188,27 @@ class ReplicaContext:
         if self._collective is not None and tracing.is_tracing():
             # inside tf.function: one node per replica that joins the merge on every call
             leaves = nest.flatten([list(args), kwargs])
-            where = [i for i, x in enumerate(leaves) if isinstance(x, tracing_tensor_types())]
+            # an IndexedSlices (an Embedding's gradient) enters the node as its values and indices, so each
+            # call's slices reach the merge, not the trace's
+            where = [i for i, x in enumerate(leaves) if isinstance(x, tracing_tensor_types() + (IndexedSlices,))]
+            inputs = []
+            for i in where:
+                x = leaves[i]
+                inputs.extend((x.values, x.indices) if type(x) is IndexedSlices else (x,))
 
             def run(*tensors):
-                vals = list(leaves)
-                for i, t in zip(where, tensors):
-                    vals[i] = t
+                vals, at = list(leaves), 0
+                for i in where:
+                    if type(leaves[i]) is IndexedSlices:
+                        vals[i] = IndexedSlices(tensors[at], tensors[at + 1], leaves[i].dense_shape)
+                        at += 2
+                    else:
+                        vals[i] = tensors[at]
+                        at += 1
                 a, kw = nest.pack_sequence_as([list(args), kwargs], vals)
                 return distribute_lib.get_replica_context().merge_call(merge_fn, args=tuple(a), kwargs=kw)
 
-            return tracing.call_python(run, [leaves[i] for i in where], name="MergeCall")
+            return tracing.call_python(run, inputs, name="MergeCall")
         if self._collective is None:
             with distribute_lib.cross_replica_scope(), _ctx.device(None):
                 return merge_fn(strategy, *args, **kwargs)

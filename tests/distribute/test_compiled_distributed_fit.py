@@ -178,3 +178,28 @@ def test_the_merge_updates_each_replicas_copies_with_one_multi_tensor_op(devices
     _, model = _mirrored()
     model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
     assert calls == {"together": 4 * REPLICAS, "per_variable": 0}  # 4 steps, one op per replica's copies
+
+
+@pytest.mark.parametrize("optimizer", ["Adam", "SGD"])
+def test_compiled_distributed_fit_of_an_embedding_equals_one_device(two_cpus, optimizer):
+    """An Embedding's gradient is an IndexedSlices: the compiled replicas pass each step's slices to the
+    one merge (not the trace's), which gathers them across replicas; the losses and weights equal one
+    device's on the same global batches (the second epoch differed when the merge node kept the trace's
+    slices)."""
+    x = np.random.default_rng(0).integers(0, 10, (32, 4)).astype(np.int32)
+    y = np.ones((32, 1), np.float32)
+
+    def build():
+        tf.keras.utils.set_random_seed(0)
+        model = tf.keras.Sequential([tf.keras.Input((4,), dtype="int32"), tf.keras.layers.Embedding(10, 3),
+                                     tf.keras.layers.Flatten(), tf.keras.layers.Dense(1)])
+        model.compile(getattr(tf.keras.optimizers, optimizer)(0.01), "mse")
+        return model
+
+    one = build()
+    want = one.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False).history["loss"]
+    with tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"]).scope():
+        two = build()
+    got = two.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False).history["loss"]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose(two.get_weights()[0], one.get_weights()[0], rtol=1e-5, atol=1e-6)
