@@ -183,3 +183,17 @@ def test_tensorboard_histograms_are_tagged_by_weight_path(tmp_path):
             tags.update(v.tag for v in event.summary.value)
     assert {"seq/d/kernel/histogram", "seq/d/bias/histogram"} <= tags, sorted(tags)  # TF 2.21's tags
 
+
+def test_model_weights_come_layer_by_layer():
+    seq = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3, name="d"),
+                               tf.keras.layers.BatchNormalization(name="bn"),
+                               tf.keras.layers.Dense(2, name="out")], name="seq")
+    # TF 2.21's order: each layer's own weights in turn, BN's moving statistics before the next layer's
+    assert [w.path for w in seq.weights] == [
+        "seq/d/kernel", "seq/d/bias", "seq/bn/gamma", "seq/bn/beta", "seq/bn/moving_mean",
+        "seq/bn/moving_variance", "seq/out/kernel", "seq/out/bias"]
+    assert [a.shape for a in seq.get_weights()] == [(4, 3), (3,), (3,), (3,), (3,), (3,), (3, 2), (2,)]
+    assert [w.name for w in seq.trainable_weights] == ["kernel", "bias", "gamma", "beta", "kernel", "bias"]
+    values = [np.full(a.shape, i, np.float32) for i, a in enumerate(seq.get_weights())]
+    seq.set_weights(values)
+    np.testing.assert_array_equal(seq.layers[1].moving_mean.numpy(), np.full((3,), 4.0))

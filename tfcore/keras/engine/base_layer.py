@@ -417,9 +417,12 @@ class Layer(Module):
 
     @property
     def weights(self):
-        """Trainable weights first, then non-trainable ones (Keras's order)."""
-        trainable, non_trainable = self._weight_lists()
-        return self._dedup(trainable + non_trainable)
+        """Keras 3's order: this layer's own weights (trainable, then non-trainable), then each sublayer's
+        ``weights`` in turn, so a model's come layer by layer (``get_weights`` lists match TF 2.21's)."""
+        out = self._trainable_weights + self._non_trainable_weights
+        for child in self._sublayers():
+            out.extend(child.weights)
+        return self._dedup(out)
 
     @property
     def variables(self):
