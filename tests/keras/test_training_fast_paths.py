@@ -186,6 +186,6 @@ def test_train_on_batch_still_calls_an_overridden_reset_metrics():
     model.compile("sgd", "mse", metrics=["mae"])
     logs = model.train_on_batch(np.ones((4, 2), np.float32), np.ones((4, 1), np.float32), return_dict=True)
     assert calls and set(logs) == {"loss", "mae"}
-    assert all(float(m.result()) == 0 for m in model.metrics)
+    assert all(float(v.numpy()) == 0 for v in model.metrics_variables)
     names_and_values = model.train_on_batch(np.ones((4, 2), np.float32), np.ones((4, 1), np.float32))
-    assert len(names_and_values) == 2 and model.metrics_names == ["loss", "mae"]
+    assert len(names_and_values) == 2 and model.metrics_names == ["loss", "compile_metrics"]

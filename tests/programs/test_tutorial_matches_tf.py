@@ -234,3 +234,42 @@ def test_f_string_of_a_tensor_is_its_numpy_value_as_tf():
     with pytest.raises(TypeError):
         f"{tf.constant([1.0, 2.0]):10}"
     assert str(tf.constant([1.5, 2.0])) == "tf.Tensor([1.5 2. ], shape=(2,), dtype=float32)"
+
+
+# -- model.metrics (Keras 3's containers) --------------------------------------------------------------------------
+def _compiled(**compile_kwargs):
+    model = tf.keras.Sequential([tf.keras.Input((3,)), L.Dense(2)])
+    model.compile("sgd", "mse", **compile_kwargs)
+    return model
+
+
+def test_model_metrics_are_the_loss_tracker_and_a_compile_metrics_container():
+    """Keras 3: right after ``compile`` and after ``fit``, ``model.metrics`` is ``[Mean 'loss',
+    CompileMetrics 'compile_metrics']`` and ``metrics_names`` ``['loss', 'compile_metrics']``; the container
+    holds the compiled metrics; without compiled metrics only the loss tracker is listed."""
+    from tfcore.keras.engine.compile_utils import CompileMetrics
+
+    model = _compiled(metrics=["mae", tf.keras.metrics.RootMeanSquaredError()])
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    assert isinstance(model.metrics[1], CompileMetrics) and model.metrics[1].metrics == []
+    x, y = np.ones((4, 3), "float32"), np.zeros((4, 2), "float32")
+    model.fit(x, y, verbose=0)
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    container = model.metrics[1]
+    assert [m.name for m in container.metrics] == ["mae", "root_mean_squared_error"]
+    assert set(container.result()) == {"mae", "root_mean_squared_error"}
+    assert len(container.variables) == 4 and len(model.metrics_variables) == 6
+    assert _compiled().fit(x, y, verbose=0).model.metrics_names == ["loss"]
+
+
+def test_evaluate_and_test_on_batch_return_the_flat_values_in_keras_order():
+    """The container does not change what ``evaluate`` returns: ``[loss, mae, rmse]`` (or the dict)."""
+    model = _compiled(metrics=["mae", tf.keras.metrics.RootMeanSquaredError()])
+    x = np.ones((4, 3), "float32")
+    y = np.asarray(model.predict(x, verbose=0)) + 2.0  # every error is exactly 2
+    loss, mae, rmse = model.evaluate(x, y, verbose=0)
+    np.testing.assert_allclose([loss, mae, rmse], [4.0, 2.0, 2.0], rtol=1e-5)
+    assert list(model.evaluate(x, y, verbose=0, return_dict=True)) == ["loss", "mae", "root_mean_squared_error"]
+    np.testing.assert_allclose(model.test_on_batch(x, y), [4.0, 2.0, 2.0], rtol=1e-5)
+    model.reset_metrics()
+    assert all(float(v.numpy()) == 0.0 for v in model.metrics_variables)

@@ -280,8 +280,11 @@ class ProgbarLogger(Callback):
             self._names_known = False
         if not self._names_known and self.model is not None and hasattr(self.model, "metrics"):
             # compiled metrics exist only after the first batch: keep asking until they do (Keras too)
-            names = {m.name for m in self.model.metrics}
-            self._names_known = bool(names)
+            from .engine.compile_utils import flat_metric_names
+
+            metrics = self.model.metrics
+            names = set(flat_metric_names(metrics)) | {m.name for m in metrics}
+            self._names_known = bool(names) and all(getattr(m, "built_metrics", True) for m in metrics)
             self.progbar.stateful_metrics = self.stateful_metrics | names
 
     def on_train_begin(self, logs=None):

@@ -268,6 +268,71 @@ class MetricsContainer:
         for m in self.metrics:
             m.reset_state()
 
+    @property
+    def configured(self):
+        """Whether ``compile`` was given any ``metrics``/``weighted_metrics`` (Keras 3 then lists a
+        ``compile_metrics`` entry in ``model.metrics``)."""
+        return bool(self._user_metrics) or bool(self._user_weighted)
+
+    def as_metric(self):
+        """The :class:`CompileMetrics` entry of ``model.metrics`` for these metrics (one per container)."""
+        entry = self.__dict__.get("_as_metric")
+        if entry is None:
+            entry = self._as_metric = CompileMetrics(self)
+        return entry
+
+
+class CompileMetrics(metrics_mod.Metric):
+    """Keras 3's ``compile_metrics``: the metrics given to ``compile``, as ONE entry of ``model.metrics``
+    (after the ``loss`` tracker), so ``model.metrics_names`` is ``['loss', 'compile_metrics']``. Its
+    ``metrics`` are the built metric objects (empty until the first batch), its ``result()`` a dict of their
+    results, its ``variables`` theirs; ``evaluate`` still returns the flat list ``[loss, mae, ...]``."""
+
+    def __init__(self, container):
+        super().__init__(name="compile_metrics")
+        self._container = container
+
+    @property
+    def metrics(self):
+        return self._container.metrics
+
+    @property
+    def built_metrics(self):
+        """Whether the metric objects exist yet (they are made from the first batch's targets)."""
+        return self._container._built
+
+    @property
+    def variables(self):
+        return [v for m in self.metrics for v in m.variables]
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        self._container.update_state(y_true, y_pred, sample_weight)
+
+    def reset_state(self):
+        self._container.reset_state()
+
+    def result(self):
+        out = {}
+        for m in self.metrics:
+            r = m.result()
+            if isinstance(r, dict):
+                out.update(r)
+            else:
+                out[m.name] = r
+        return out
+
+
+def flat_metric_names(metrics):
+    """The names of ``metrics`` with a :class:`CompileMetrics` entry replaced by its metrics' names (the order
+    ``evaluate`` returns values in, as Keras 3's ``_flatten_metrics_in_order``)."""
+    names = []
+    for m in metrics:
+        if isinstance(m, CompileMetrics):
+            names += [sub.name for sub in m.metrics]
+        else:
+            names.append(m.name)
+    return names
+
 
 def _loss_kind(loss):
     """'binary' / 'sparse' / 'categorical' for cross-entropy losses in any form, else None."""

@@ -47,8 +47,14 @@ def _get_verbosity(verbose):
 
 
 def _to_python(value):
-    if isinstance(value, dict):
-        return {k: _to_python(v) for k, v in value.items()}
+    if isinstance(value, dict):  # Keras 3's pythonify_logs: a dict result (compile_metrics) is flattened in
+        out = {}
+        for k, v in value.items():
+            if isinstance(v, dict):
+                out.update(_to_python(v))
+            else:
+                out[k] = _to_python(v)
+        return out
     if type(value) is Tensor and value._array.ndim == 0:  # a metric result: the host scalar, no copy
         return value._device.backend.to_numpy(value._array).item()
     if hasattr(value, "numpy"):
@@ -280,13 +286,23 @@ class Trainer:
     # -- metrics ---------------------------------------------------------------------------------------
     @property
     def metrics(self):
-        """The loss tracker(s), the compiled metrics, then metrics assigned as model attributes."""
+        """Keras 3's list: after ``compile``, the ``loss`` tracker, a ``compile_metrics`` entry holding the
+        compiled metrics (when ``compile`` was given any), the per-output loss trackers; then metrics assigned
+        as model attributes."""
         out = []
         d = self.__dict__
         state = d.get("_training_state")
         if state is not None and state["compiled"]:
-            out += self.compiled_loss.metrics
-            out += self.compiled_metrics.metrics
+            losses, compiled = self.compiled_loss, self.compiled_metrics
+            tracker = getattr(losses, "_loss_metric", None)
+            if tracker is None or not hasattr(compiled, "as_metric"):  # containers replaced by the user
+                out += losses.metrics
+                out += compiled.metrics
+            else:
+                out.append(tracker)
+                if compiled.configured:
+                    out.append(compiled.as_metric())
+                out += losses.metrics[1:]
         metric_cls = _metric_class()
         seen = None
         for key, value in d.items():  # runs twice per train_on_batch: bookkeeping and plain values skipped
@@ -469,7 +485,7 @@ class Trainer:
         cbs.on_test_end(logs=logs)
         if return_dict:
             return logs
-        return _flatten_metrics_in_order(logs, self.metrics_names)
+        return _flatten_metrics_in_order(logs, compile_utils.flat_metric_names(self.metrics))
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, max_queue_size=10,
                 workers=1, use_multiprocessing=False):
@@ -515,14 +531,15 @@ class Trainer:
         if cls.reset_metrics is not Trainer.reset_metrics or cls.metrics_names is not Trainer.metrics_names:
             if reset_metrics:
                 self.reset_metrics()
-            return logs if return_dict else _flatten_metrics_in_order(logs, self.metrics_names)
+            return logs if return_dict else _flatten_metrics_in_order(
+                logs, compile_utils.flat_metric_names(self.metrics))
         if return_dict and not reset_metrics:
             return logs
         metrics = self.metrics
         if reset_metrics:
             for m in metrics:
                 m.reset_state()
-        return logs if return_dict else _flatten_metrics_in_order(logs, [m.name for m in metrics])
+        return logs if return_dict else _flatten_metrics_in_order(logs, compile_utils.flat_metric_names(metrics))
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
         """One ``test_step`` on this batch; metrics reset afterwards unless ``reset_metrics=False``."""
