@@ -286,7 +286,8 @@ class TrainingMixin:
         if cached is None or cached[0] is not underlying:
             from ...function import Function
 
-            cached = functions[kind] = (underlying, Function(step, reduce_retracing=True, name=kind))
+            cached = functions[kind] = (underlying, Function(step, reduce_retracing=True, name=kind,
+                                                                   trace_checks=False))
         return cached[1]
 
     def _multi_step_function(self):
@@ -303,7 +304,7 @@ class TrainingMixin:
                 return logs
 
             fn = functions["multi_train_step"] = Function(multi_train_step, reduce_retracing=True,
-                                                          name="train_function")
+                                                          name="train_function", trace_checks=False)
         return fn
 
     @run_eagerly.setter

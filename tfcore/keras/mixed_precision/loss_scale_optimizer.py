@@ -173,6 +173,8 @@ class LossScaleOptimizer(Optimizer):
         (the finite check reads the gradients in Python, which a traced graph cannot bake in)."""
         kept = [(g, v) for g, v in pairs if g is not None]
         variables = [v for _, v in kept]
+        if not getattr(self._optimizer, "_built", True):
+            tracing.creating_variables()  # its slots would be created on this trace (TF: first trace only)
         tracing.call_python(lambda *grads: self._apply_eagerly(list(zip(grads, variables))),
                             [g for g, _ in kept], name="LossScaleOptimizerApply")
         return self._optimizer.iterations

@@ -308,6 +308,7 @@ class Optimizer:
             kept = [(g, v) for g, v in pairs if g is not None]
             variables = [v for _, v in kept]
             if not self._built:
+                tracing.creating_variables()  # TF: a second optimizer's slots on a later trace raise ValueError
                 with tracing.suspended():
                     self.build(variables)
             tracing.call_python(lambda *grads: self._apply_gradients_eagerly(list(zip(grads, variables))),
