@@ -57,6 +57,8 @@ def test_leaked_tensor_eagerly_is_symbolic():
         bool(x)
     with pytest.raises(TypeError, match="SymbolicTensor"):
         int(x)
+    with pytest.raises(ValueError, match="could not be lifted out of a `tf.function`"):
+        tf.Variable(x)
     # metadata stays readable, printed in TF's symbolic form
     assert x.shape == () and x.dtype == tf.int32
     assert repr(x) == f"<tf.Tensor '{x.name}' shape=() dtype=int32>"

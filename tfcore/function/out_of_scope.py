@@ -37,6 +37,7 @@ class OutOfScopeTensor(Tensor):
     """A tensor created while tracing a tf.function and kept by Python code after the trace ended."""
 
     __slots__ = ()
+    _out_of_scope = True  # tf.Variable refuses one as its initial value (TF's "could not be lifted" ValueError)
 
     @property
     def _array(self):
