@@ -220,3 +220,25 @@ def test_next_of_a_dataset_iterator_advances_on_every_call():
 
     it2 = iter(tf.data.Dataset.from_tensor_slices(([1, 2], [10, 20])))
     assert [int(pair(it2)), int(pair(it2))] == [11, 22]
+
+
+def test_tensor_leaked_from_a_trace_that_created_variables_is_out_of_scope():
+    """The dry re-trace after a first trace that created variables does not hide that trace's leaks."""
+    leaked = []
+
+    class Scale(tf.Module):
+        def __init__(self):
+            self.v = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tf.Variable(2.0)
+            y = x * self.v
+            leaked.append(y)
+            return y + 1.0
+
+    s = Scale()
+    assert float(s(tf.constant(3.0))) == 7.0
+    with pytest.raises(TypeError, match=OUT_OF_SCOPE):
+        leaked[0] + 1.0

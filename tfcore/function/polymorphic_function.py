@@ -663,6 +663,7 @@ class Function:
             out = self._run_python(graph, fn, names, values, instance)
             if self._trace_checks:  # TF: Python numbers, strings and NumPy values come back as tensors
                 out = _map_leaves(_python_output_as_tensor, out)
+        alone = tracing.traced_alone(starts)  # no concurrent trace (replica threads) may hold this one's tensors
         flat = nest.flatten(out)
         graph.output_structure = out
         graph.output_is_slot = []
@@ -686,7 +687,7 @@ class Function:
             out = _map_leaves(lambda v: Tensor(v._array, v._dtype, v._device)
                               if isinstance(v, Tensor) and id(v) in inner else v, out)
         graph.release_values()
-        if leaked and tracing.traced_alone(starts):  # no concurrent trace (replica threads) may hold them
+        if leaked and alone:
             out_of_scope.expire(leaked, graph)
         return cf, _rebuild_composites(out)
 
