@@ -87,8 +87,7 @@ class Module:
 
         return wrapper
 
-    def __repr__(self):
-        return f"<{type(self).__module__}.{type(self).__name__} object named {self._name!r}>"
+    # no __repr__: tf.Module prints as a plain Python object (``<__main__.Dense object at 0x...>``), as TF's
 
 
 _SKIP_ATTRS = frozenset({"_name", "_scope_name"})

@@ -13,7 +13,7 @@ import enum
 import numpy as np
 
 from ..framework import context as _ctx
-from ..framework import nest, recording
+from ..framework import nest, recording, tracing
 from ..framework.dtypes import DIFFERENTIABLE_DTYPES as _DIFFERENTIABLE
 from ..framework.dtypes import float32 as _F32
 from ..framework.errors import InvalidArgumentError
@@ -380,7 +380,8 @@ def _seed(t):
     key = (t._dtype, t._device)
     one = _SCALAR_ONES.get(key)
     if one is None:
-        one = _SCALAR_ONES[key] = _ops().ones_like(t)
+        with tracing.suspended():  # shared across traces and eager code: never one trace's own tensor
+            one = _SCALAR_ONES[key] = _ops().ones_like(t)
     return one
 
 

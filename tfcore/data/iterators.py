@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, nest, tracing
 from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.tensor import Tensor
 from . import structure
@@ -38,10 +38,12 @@ class OwnedIterator:
     pipeline's internal buffers instead, which also restores a reshuffling pass exactly.
     """
 
-    __slots__ = ("_it", "_dataset", "_consumed", "_position", "__weakref__")
+    __slots__ = ("_it", "_dataset", "_consumed", "_position", "_made_while_tracing", "__weakref__")
 
     def __init__(self, dataset):
         self._dataset = dataset
+        # made inside a trace (a Python loop over a dataset there): its elements unroll into that trace
+        self._made_while_tracing = bool(tracing.ACTIVE[0] and tracing.is_tracing())
         self._it = self._start()
         self._consumed = 0
         self._position = None  # the checkpointed position variable, created when a checkpoint asks
@@ -53,6 +55,34 @@ class OwnedIterator:
         return self
 
     def __next__(self):
+        if tracing.ACTIVE[0] and not self._made_while_tracing and tracing.is_tracing():
+            return self._next_in_graph()
+        return self._next_element()
+
+    def _next_in_graph(self):
+        """``next(iterator)`` while a tf.function traces, on an iterator made outside the trace (an argument):
+        one stateful graph node that takes the next element on every call of the function (TF's
+        IteratorGetNext), not the trace's element baked in as a constant.
+        At the end of the data a call raises ``OutOfRangeError``, as TF's; while tracing, Python's
+        StopIteration still ends a Python loop over the iterator (no node is recorded then)."""
+        state = {"tracing": True, "structure": None}
+
+        def get_next():
+            try:
+                element = self._next_element()
+            except StopIteration:
+                if state["tracing"]:
+                    raise
+                raise OutOfRangeError(None, None, "End of sequence") from None
+            if state["structure"] is None:
+                state["structure"] = element
+            return list(nest.flatten(element))
+
+        flat = tracing.call_python(get_next, [], name="IteratorGetNext")
+        state["tracing"] = False
+        return nest.pack_sequence_as(state["structure"], list(flat))
+
+    def _next_element(self):
         position = self._position
         if position is not None and int(position.numpy()) != self._consumed:
             self._seek(int(position.numpy()))  # a checkpoint restore assigned the position

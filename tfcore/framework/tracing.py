@@ -14,6 +14,7 @@ skip the thread-local lookup entirely (one list index per op).
 import threading
 
 ACTIVE = [0]
+STARTS = [0]  # how many times a thread started tracing (tf.function checks that no other trace overlapped)
 _lock = threading.Lock()
 
 
@@ -59,6 +60,7 @@ class recording_into:  # noqa: N801 - used like a function
         if self._saved is None and self._graph is not None:
             with _lock:
                 ACTIVE[0] += 1
+                STARTS[0] += 1
         elif self._saved is not None and self._graph is None:
             with _lock:
                 ACTIVE[0] -= 1
@@ -109,6 +111,21 @@ def variable_created(var):
     g = _state.graph
     if g is not None:
         g._variable_created(var)
+
+
+def creating_variables():
+    """Code that creates variables with recording suspended (an optimizer's slots) asks the graph being
+    traced first: tf.function refuses new variables on any trace but the first (TF's ValueError)."""
+    g = _state.graph if ACTIVE[0] else None
+    if g is not None:
+        g._creating_variables()
+
+
+def traced_alone(starts):
+    """True when no thread is tracing now and exactly one trace started since ``STARTS[0]`` was
+    ``starts`` (the caller's own): no other trace can still hold the caller's trace-time tensors."""
+    with _lock:
+        return ACTIVE[0] == 0 and STARTS[0] == starts + 1
 
 
 def call_python(fn, inputs, stateful=True, dry_result=None, name="PyCall"):

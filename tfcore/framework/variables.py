@@ -126,6 +126,13 @@ class Variable:
         else:
             dev = _ctx.current_device() or _ctx.default_device()
         value = convert_to_tensor(initial_value, dtype=dtype, device=dev)
+        if getattr(value, "_out_of_scope", False):  # a tensor leaked out of a finished tf.function trace
+            raise ValueError(
+                f"Argument `initial_value` ({value}) could not be lifted out of a `tf.function`. (Tried to create "
+                f"variable with name='{name}'). To avoid this error, when constructing `tf.Variable`s inside of "
+                "`tf.function` you can create the `initial_value` tensor in a `tf.init_scope` or pass a callable "
+                "`initial_value` (e.g., `tf.Variable(lambda : tf.truncated_normal([10, 40]))`). Please file a feature "
+                "request if this restriction inconveniences you.")
         dev = _ctx.placement_for(value._dtype, dev)
         if value._device is not dev:
             value = value._copy_to(dev)

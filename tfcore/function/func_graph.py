@@ -286,6 +286,11 @@ class FuncGraph:
             self._variable_policy(var)
         self.variables_created.append(var)
 
+    def _creating_variables(self):
+        """Variables are about to be created with recording suspended (``tracing.creating_variables``)."""
+        if self._variable_policy is not None:
+            self._variable_policy(None)
+
     def _record_call(self, fn, inputs, stateful, dry_result, name):
         ins = [self.slot_of(x) for x in inputs]
         if self.dry and stateful:  # a pure call (TensorArray update) still runs: later nodes need its value

@@ -30,7 +30,7 @@ from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..framework.type_spec import TypeSpec
 from ..framework.variables import Variable
-from . import cuda_graph, executor
+from . import cuda_graph, executor, out_of_scope
 from .func_graph import FuncGraph
 from .trace_type import tracing_type_of
 
@@ -429,7 +429,12 @@ class Function:
     """The callable ``tf.function(f)`` returns (``tf.types.experimental.PolymorphicFunction``)."""
 
     def __init__(self, python_function, input_signature=None, autograph=True, jit_compile=None,
-                 reduce_retracing=False, experimental_relax_shapes=None, name=None, instance=None):
+                 reduce_retracing=False, experimental_relax_shapes=None, name=None, instance=None,
+                 trace_checks=True):
+        """``trace_checks=False`` (Keras' own train/test/predict step functions) skips TF's checks of a trace:
+        the re-trace after a first trace that created variables, and expiring the tensors a trace leaves
+        behind (:mod:`out_of_scope`). Keras 3 builds a model's and its metrics' variables before it traces
+        its step functions, so TF never re-traces those; tfcore builds them in the first trace."""
         if not callable(python_function):
             raise TypeError(f"tf.function: expected a callable, got {python_function!r}")
         self._python_function = python_function
@@ -438,6 +443,7 @@ class Function:
         self._reduce_retracing = bool(reduce_retracing or experimental_relax_shapes)
         self._name = name or getattr(python_function, "__name__", "function")
         self._instance = instance
+        self._trace_checks = trace_checks
         self._input_signature = None
         if input_signature is not None:
             if not isinstance(input_signature, list | tuple):
@@ -481,6 +487,7 @@ class Function:
             bound = Function(self._python_function, input_signature=self._input_signature,
                              autograph=self._autograph, jit_compile=self._jit_compile,
                              reduce_retracing=self._reduce_retracing, name=self._name,
+                             trace_checks=self._trace_checks,
                              instance=weakref.ref(instance) if _weakrefable(instance) else (lambda: instance))
             try:
                 self._bound[instance] = bound
@@ -674,12 +681,14 @@ class Function:
 
         graph = FuncGraph(self._name, variable_policy=policy)
         fn = self._traced_python_function()
+        # A trace recorded by an outer tape (its ops are the caller's gradient path) keeps its tensors usable.
+        expire = self._trace_checks and not recording.active_tapes()
+        starts = tracing.STARTS[0]
         with tracing.recording_into(graph):
-            ph_values = [_rebuild_composites(_placeholders(graph, v)) for v in values]
-            call_args = ([instance] if instance is not None else []) + ph_values
-            out = _call_with_names(fn, self._signature, names, call_args, instance is not None)
-            out = nest.map_structure(lambda x: x.value() if _is_variable(x) else x, out)
-            out = _expand_composites(out)  # a PerReplica result: its tensors are outputs of the graph
+            out = self._run_python(graph, fn, names, values, instance)
+            if self._trace_checks:  # TF: Python numbers, strings and NumPy values come back as tensors
+                out = _map_leaves(_python_output_as_tensor, out)
+        alone = tracing.traced_alone(starts)  # no concurrent trace (replica threads) may hold this one's tensors
         flat = nest.flatten(out)
         graph.output_structure = out
         graph.output_is_slot = []
@@ -689,13 +698,22 @@ class Function:
                 graph.output_is_slot.append(True)
             else:
                 graph.output_is_slot.append(False)
+        if first and self._trace_checks and _creates_variables(graph):
+            self._retrace_without_variable_creation(fn, names, values, instance)
         cf = ConcreteFunction(graph, self._name, names, keys, None, None)
         cf._jit_compile = bool(self._jit_compile)
         cf._owner = self
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
         graph.output_structure = _map_leaves(
             lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
+        leaked = out_of_scope.produced(graph) if expire else ()
+        if leaked:  # the caller gets the results as fresh tensors; the trace's own ones go out of scope
+            inner = {id(t) for t, _, _ in leaked}
+            out = _map_leaves(lambda v: Tensor(v._array, v._dtype, v._device)
+                              if isinstance(v, Tensor) and id(v) in inner else v, out)
         graph.release_values()
+        if leaked and alone:
+            out_of_scope.expire(leaked, graph)
         return cf, _rebuild_composites(out)
 
     def _count_trace(self, count):
@@ -716,6 +734,49 @@ class Function:
             self._tracing_count += 1
             self._counted_group, self._counted_group_first = group, first
         return first
+
+    def _run_python(self, graph, fn, names, values, instance):
+        """The Python function called on ``graph``'s placeholders (recording into ``graph``)."""
+        ph_values = [_rebuild_composites(_placeholders(graph, v)) for v in values]
+        call_args = ([instance] if instance is not None else []) + ph_values
+        out = _call_with_names(fn, self._signature, names, call_args, instance is not None)
+        out = nest.map_structure(lambda x: x.value() if _is_variable(x) else x, out)
+        return _expand_composites(out)  # a PerReplica result: its tensors are outputs of the graph
+
+    def _retrace_without_variable_creation(self, fn, names, values, instance):
+        """TF's second trace after a first one that created variables: the function is traced again with
+        variable creation refused, so a function that creates a ``tf.Variable`` on every call raises TF's
+        ValueError ("tf.function only supports singleton tf.Variables created on the first call") on its
+        first call, while one that creates them once (``if self.v is None: self.v = tf.Variable(...)``)
+        passes. The re-trace is dry (its variable assignments and Python-call nodes do not run: the first
+        trace already ran the call) and counts as a trace, as in TF; its graph is dropped."""
+        created = []
+
+        def refuse(var):
+            created.append(var)
+            raise ValueError(_VARIABLE_ERROR)
+
+        graph = FuncGraph(self._name, dry=True, variable_policy=refuse)
+        self._tracing_count += 1
+        saved_tapes = recording.active_tapes()
+        recording._state.tapes = []  # outer tapes recorded the first trace; this one is not the call
+        starts = tracing.STARTS[0]
+        try:
+            with tracing.recording_into(graph):
+                self._run_python(graph, fn, names, values, instance)
+        except Exception:
+            if created:
+                raise ValueError(_VARIABLE_ERROR) from None
+            # anything else a dry re-run meets (a skipped Python call's missing result) is not the program's
+            # error: the first trace, which ran, stands
+        finally:
+            recording._state.tapes = saved_tapes
+        if created:  # the program caught the error: TF's trace fails all the same
+            raise ValueError(_VARIABLE_ERROR)
+        leaked = out_of_scope.produced(graph)
+        graph.release_values()
+        if leaked and tracing.traced_alone(starts):
+            out_of_scope.expire(leaked, graph)
 
     def _key_lock(self, keys):
         with self._lock:
@@ -772,6 +833,24 @@ class Function:
 
     def __repr__(self):
         return f"<tfcore.function.Function {self._name}>"
+
+
+_PYTHON_OUTPUTS = (bool, int, float, complex, str, bytes, np.ndarray, np.generic)
+
+
+def _python_output_as_tensor(leaf):
+    """A Python scalar, string or NumPy value a traced function returns, as the constant tensor TF returns."""
+    if isinstance(leaf, _PYTHON_OUTPUTS) and not isinstance(leaf, Tensor):
+        try:
+            return convert_to_tensor(leaf)
+        except (TypeError, ValueError):
+            return leaf
+    return leaf
+
+
+def _creates_variables(graph):
+    """True when ``graph`` (or a branch/loop graph traced inside it) created a variable."""
+    return bool(graph.variables_created) or any(_creates_variables(g) for g in graph.children)
 
 
 def _weakrefable(obj):

@@ -30,7 +30,7 @@ from ...module import Module, attribute_leaves
 from .. import backend
 from ..mixed_precision import autocast_variable as _autocast
 from ..mixed_precision import policy as _policy
-from . import call_errors
+from . import auto_config, call_errors
 from .keras_tensor import KerasTensor, is_symbolic, shape_of
 from .node import Node
 from .variable_paths import path_scope, set_keras_path
@@ -207,6 +207,15 @@ class Layer(Module):
     """Base class of Keras layers (``tf.keras.layers.Layer``)."""
 
     supports_masking = False  # (instances set their own in __init__)
+    # Keras 3: only tensors (or arrays, converted) may be passed positionally; the preprocessing layers
+    # that take Python strings and numbers (TextVectorization, lookups, hashing...) set this to True.
+    _allow_non_tensor_positional_args = False
+
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        if not cls.__module__.startswith(_PACKAGE):  # a user's class: Keras 3 records its simple arguments
+            auto_config.record(obj, cls, args, kwargs)
+        return obj
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         bad = set(kwargs) - _ALLOWED_KWARGS
@@ -664,8 +673,11 @@ class Layer(Module):
                 args = (kwargs.pop(first),)
             else:
                 raise ValueError(f"Layer {self.name}: the first argument (inputs) is required")
-        if (len(args) != 1 or type(args[0]) is not Tensor) and (is_symbolic(args) or is_symbolic(kwargs)):
-            return self._symbolic_call(args, kwargs)
+        if len(args) != 1 or type(args[0]) is not Tensor:
+            if is_symbolic(args) or is_symbolic(kwargs):
+                return self._symbolic_call(args, kwargs)
+            if not self._allow_non_tensor_positional_args:
+                _refuse_python_positional_args(args)
         st = _state
         if st.depth == 0:
             st.gen += 1
@@ -862,8 +874,14 @@ class Layer(Module):
 
     # -- serialisation -------------------------------------------------------------------------------
     def get_config(self):
-        """The constructor arguments that recreate this layer (without weights)."""
-        config = {"name": self.name, "trainable": self.trainable, "dtype": _policy.serialize(self._dtype_policy)}
+        """The constructor arguments that recreate this layer (without weights).
+
+        A user's subclass that does not override it gets Keras 3's automatic config: the simple arguments it
+        was constructed with (:mod:`auto_config`), or Keras' NotImplementedError asking for a get_config."""
+        config = {"name": self.name}
+        if auto_config.uses_default(self, Layer.get_config) and not type(self).__module__.startswith(_PACKAGE):
+            config = auto_config.config(self)
+        config.update({"trainable": self.trainable, "dtype": _policy.serialize(self._dtype_policy)})
         if hasattr(self, "_batch_input_shape"):
             config["batch_input_shape"] = self._batch_input_shape
         return config
@@ -874,6 +892,19 @@ class Layer(Module):
 
     def __repr__(self):
         return f"<{type(self).__module__}.{type(self).__name__} object named {self._name!r}>"
+
+
+_PYTHON_VALUES = (bool, int, float, complex, str, bytes)
+_PACKAGE = __name__.split(".")[0] + "."  # "tfcore.": the library's own layers write their get_config
+
+
+def _refuse_python_positional_args(args):
+    """Keras 3's ValueError for a Python number or string passed positionally to a layer (``layer([[2.0]])``,
+    ``Dropout(0.5)(x, True)``): only tensors and arrays may be positional, everything else is a keyword."""
+    for arg in nest.flatten(list(args)):
+        if isinstance(arg, _PYTHON_VALUES):
+            raise ValueError("Only input tensors may be passed as positional arguments. The following argument value "
+                             f"should be passed as a keyword argument: {arg} (of type {type(arg)})")
 
 
 def _is_spec(t):

@@ -13,8 +13,10 @@ from ...framework import nest
 from ...framework.tensor_shape import TensorShape, as_shape
 from ...framework.tensor_spec import TensorSpec
 from .. import backend
+from ..mixed_precision import policy as _policy
 from ..saving import weights_format
 from ..trainers.trainer import TrainingMixin
+from . import auto_config
 from .base_layer import Layer, _state, bump_structure_version, to_snake_case
 from .functional import GraphNetwork
 from .summary import print_summary
@@ -324,6 +326,11 @@ class Model(TrainingMixin, Layer):
             keras_format = _model_io()
 
             return keras_format.functional_config(self)
+        if auto_config.uses_default(self, Model.get_config) and "_auto_config" in self.__dict__:
+            # a subclassed model without get_config: Keras 3's automatic config (its __init__ defaults)
+            config = auto_config.config(self)
+            config.update({"trainable": self.trainable, "dtype": _policy.serialize(self._dtype_policy)})
+            return config
         raise NotImplementedError(f"Model {type(self).__name__} cannot be serialised to a config by tfcore "
                                   "(only Sequential and functional models can); override get_config() in a subclass.")
 

@@ -275,6 +275,8 @@ def _function_from_config(value, custom_objects, safe, field):
 class TFOpLambda(Layer):
     """A Python operator (``x + y``, ``x[:, 0]``) applied to KerasTensors (TF's TFOpLambda)."""
 
+    _allow_non_tensor_positional_args = True  # ``x * 2.0``: the operator's Python operands are positional
+
     def __init__(self, fn, name=None, **kwargs):
         super().__init__(name=backend.unique_object_name(name) if name else None, **kwargs)
         self._fn = fn
@@ -289,6 +291,8 @@ class TFOpLambda(Layer):
 
 class Rescaling(ShapePreservingLayer):
     """``inputs * scale + offset`` (e.g. ``Rescaling(1./255)`` for images)."""
+
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
 
     _config_keys = ("scale", "offset")
 

@@ -41,6 +41,8 @@ def smart_resize(images, size, interpolation="bilinear"):
 
 
 class _ImageLayer(Layer):
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = data_format or backend.image_data_format()

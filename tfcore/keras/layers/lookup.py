@@ -81,6 +81,8 @@ def encode_categorical(indices, output_mode, depth, dtype="float32", idf_weights
 class IndexLookup(Layer):
     """The machinery of StringLookup/IntegerLookup (Keras's ``IndexLookup``)."""
 
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+
     _string = True
 
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=None, vocabulary=None,

@@ -21,6 +21,8 @@ class Normalization(Layer):
     """``(x - mean) / max(sqrt(variance), epsilon)`` per position of ``axis`` (``invert=True``: the
     inverse); ``mean``/``variance`` are given or learned by ``adapt``."""
 
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
         if axis is None:
@@ -174,6 +176,8 @@ class Discretization(Layer):
     """Bucket values by ``bin_boundaries`` (``[-inf, b0), [b0, b1), ..., [bn, inf)``); ``adapt`` picks
     ``num_bins`` quantile boundaries with Keras's approximate-quantile summaries (tolerance ``epsilon``)."""
 
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int", sparse=False,
                  dtype=None, **kwargs):
         if dtype is None:
@@ -228,6 +232,8 @@ class CategoryEncoding(Layer):
     """Integer categories in ``[0, num_tokens)`` -> ``one_hot``, ``multi_hot`` or ``count`` vectors
     (``count_weights`` weights each occurrence in count mode)."""
 
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
         kwargs.setdefault("autocast", False)
         super().__init__(**kwargs)
@@ -280,6 +286,8 @@ class CategoryEncoding(Layer):
 class Hashing(Layer):
     """Hash strings or integers into ``num_bins`` bins as TF does: FarmHash Fingerprint64 modulo the bins
     (``salt``: keyed SipHash-2-4); with ``mask_value``, that value maps to bin 0 and the rest to 1..num_bins-1."""
+
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
 
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False, **kwargs):
         kwargs.setdefault("autocast", False)

@@ -26,6 +26,8 @@ class TextVectorization(Layer):
     """``tf.keras.layers.TextVectorization``: ``output_mode`` ``"int"`` (padded index sequences, 0 = padding,
     1 = OOV), ``"multi_hot"``, ``"count"`` or ``"tf_idf"``."""
 
+    _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
                  output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
                  idf_weights=None, sparse=False, ragged=False, encoding="utf-8", **kwargs):

@@ -174,6 +174,8 @@ class LossScaleOptimizer(Optimizer):
         (the finite check reads the gradients in Python, which a traced graph cannot bake in)."""
         kept = [(g, v) for g, v in pairs if g is not None]
         variables = [v for _, v in kept]
+        if not getattr(self._optimizer, "_built", True):
+            tracing.creating_variables()  # its slots would be created on this trace (TF: first trace only)
         flat, rebuild = flatten_gradients([g for g, _ in kept])
         tracing.call_python(lambda *flat: self._apply_eagerly(list(zip(rebuild(flat), variables))),
                             flat, name="LossScaleOptimizerApply")

@@ -342,6 +342,7 @@ class Optimizer:
             kept = [(g, v) for g, v in pairs if g is not None]
             variables = [v for _, v in kept]
             if not self._built:
+                tracing.creating_variables()  # TF: a second optimizer's slots on a later trace raise ValueError
                 with tracing.suspended():
                     self.build(variables)
             flat, rebuild = flatten_gradients([g for g, _ in kept])

@@ -43,8 +43,10 @@ def compiled_step(model, kind):
     if cached is None or cached[0] is not underlying or bool(cached[1]._jit_compile) != jit:
         from ...function import Function
 
+        # trace_checks=False: Keras builds its variables before tracing (no re-trace without variable
+        # creation, no out-of-scope marking of the step's tensors)
         cached = functions[kind] = (underlying, Function(step, reduce_retracing=True, name=kind,
-                                                         jit_compile=model.jit_compile or None))
+                                                         jit_compile=model.jit_compile or None, trace_checks=False))
     return cached[1]
 
 
@@ -62,7 +64,8 @@ def compiled_multi_step(model):
             return logs
 
         fn = functions["multi_train_step"] = Function(multi_train_step, reduce_retracing=True,
-                                                      name="train_function", jit_compile=model.jit_compile or None)
+                                                      name="train_function", jit_compile=model.jit_compile or None,
+                                                      trace_checks=False)
     return fn
 
 
