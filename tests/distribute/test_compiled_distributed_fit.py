@@ -32,7 +32,8 @@ class CountingModel(tf.keras.Model):
         self._count_lock = threading.Lock()
 
     def call(self, x, training=False):
-        return self.out(self.hidden(x))
+        # an element-wise chain on the batch's values (Mul, AddV2) that jit_compile fuses on every device
+        return self.out(self.hidden(x) * 0.5 + 0.25)
 
     def train_step(self, data):
         with self._count_lock:

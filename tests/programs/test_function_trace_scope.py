@@ -11,6 +11,7 @@ import pytest
 
 import tfcore as tf
 from tfcore.backend.errors import OperatorNotAllowedInGraphError
+from tfcore.keras.trainers import step_runner
 
 OUT_OF_SCOPE = "is out of scope and cannot be used here. Use return values, explicit Python locals or TensorFlow"
 SINGLETON = "tf.function only supports singleton tf.Variables created on the first call."
@@ -194,7 +195,7 @@ def test_keras_fit_step_functions_build_variables_on_their_first_trace():
     x = np.ones((8, 3), np.float32)
     history = model.fit(x, np.zeros((8, 2), np.float32), epochs=2, batch_size=4, verbose=0)
     assert len(history.history["loss"]) == 2
-    assert model._step_function("train_step").experimental_get_tracing_count() == 1
+    assert step_runner.compiled_step(model, "train_step").experimental_get_tracing_count() == 1
 
 
 def test_next_of_a_dataset_iterator_advances_on_every_call():
