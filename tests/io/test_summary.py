@@ -205,7 +205,7 @@ def test_keras_tensorboard_callback_runs(tmp_path):
                                    rtol=1e-6)
         assert [s for s, _ in series(val, f"evaluation_{name}_vs_iterations")] == [3, 6, 9]
     assert [s for s, _ in series(train, "batch_loss")] == [2, 4, 6, 8]
-    kernel = train.Tensors(model.layers[0].kernel.name.replace(":", "_") + "/histogram")
+    kernel = train.Tensors(model.layers[0].kernel.path + "/histogram")  # Keras 3's tag: sequential/dense/kernel
     assert [e.step for e in kernel] == [0, 1, 2]
     assert tensor_util.make_ndarray(kernel[-1].tensor_proto)[:, 2].sum() == 12  # 3x4 kernel values bucketed
     np.testing.assert_allclose(tensor_util.make_ndarray(kernel[-1].tensor_proto)[[0, -1], [0, 1]],
