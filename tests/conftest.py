@@ -98,3 +98,29 @@ def two_cpus(monkeypatch):
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
     yield
     context.reset_for_tests()
+
+
+class _GradientSpy:
+    """Wraps one op's gradient function and counts its calls."""
+
+    def __init__(self, op):
+        self.calls = 0
+        self._grad = op.grad
+
+    def __call__(self, call, *dys):
+        self.calls += 1
+        return self._grad(call, *dys)
+
+
+@pytest.fixture
+def gradient_spy(monkeypatch):
+    """``gradient_spy(op_name)``: that op's gradient function wrapped to count its calls (restored after)."""
+    from tfcore.ops.registry import REGISTRY
+
+    def spy(name):
+        op = REGISTRY[name]
+        wrapped = _GradientSpy(op)
+        monkeypatch.setattr(op, "grad", wrapped)
+        return wrapped
+
+    return spy

@@ -12,7 +12,6 @@ import pytest
 
 import tfcore as tf
 from tests.conftest import check_gradients
-from tfcore.ops.registry import REGISTRY
 
 _rng = np.random.default_rng(1234)
 
@@ -25,25 +24,6 @@ def r(*shape, lo=None, hi=None):
 
 
 _LABELS = np.array([[0.2, 0.5, 0.3], [1.0, 0.0, 0.0]])
-
-
-class _Spy:
-    """Wraps one op's gradient function and counts its calls."""
-
-    def __init__(self, op):
-        self.calls = 0
-        self._grad = op.grad
-
-    def __call__(self, call, *dys):
-        self.calls += 1
-        return self._grad(call, *dys)
-
-
-def _spy(monkeypatch, name):
-    op = REGISTRY[name]
-    spy = _Spy(op)
-    monkeypatch.setattr(op, "grad", spy)
-    return spy
 
 
 def _ri(c):
@@ -91,8 +71,8 @@ COMPLEX_CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(COMPLEX_CASES))
-def test_complex_gradients_use_conjugates_as_tf(name, monkeypatch):
+def test_complex_gradients_use_conjugates_as_tf(name, gradient_spy):
     fn, inputs = COMPLEX_CASES[name]
-    spy = _spy(monkeypatch, name.split("/")[0])
+    spy = gradient_spy(name.split("/")[0])
     check_gradients(fn, *inputs)
     assert spy.calls > 0

@@ -11,7 +11,6 @@ import pytest
 
 import tfcore as tf
 from tests.conftest import check_gradients
-from tfcore.ops.registry import REGISTRY
 
 from . import table  # noqa: F401  (fills OPS)
 from .core import OPS
@@ -19,29 +18,10 @@ from .core import OPS
 CASES = sorted(name for name, info in OPS.items() if info.grad is not None)
 
 
-class _Spy:
-    """Wraps one op's gradient function and counts its calls."""
-
-    def __init__(self, op):
-        self.calls = 0
-        self._grad = op.grad
-
-    def __call__(self, call, *dys):
-        self.calls += 1
-        return self._grad(call, *dys)
-
-
-def _spy(monkeypatch, name):
-    op = REGISTRY[name]
-    spy = _Spy(op)
-    monkeypatch.setattr(op, "grad", spy)
-    return spy
-
-
 @pytest.mark.parametrize("name", CASES)
-def test_first_order(name, monkeypatch):
+def test_first_order(name, gradient_spy):
     case = OPS[name].grad
-    spy = _spy(monkeypatch, name)
+    spy = gradient_spy(name)
     check_gradients(case.fn, *case.inputs, **case.options)
     assert spy.calls > 0, f"the case for {name} never ran {name}'s gradient"
 
@@ -66,8 +46,8 @@ def _gradient_of(fn):
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_second_order(name, monkeypatch):
+def test_second_order(name, gradient_spy):
     case = OPS[name].grad
-    spy = _spy(monkeypatch, name)
+    spy = gradient_spy(name)
     check_gradients(_gradient_of(case.fn), *case.inputs, **case.options)
     assert spy.calls > 0

@@ -20,19 +20,8 @@ from tfcore.ops.registry import kernel_for
 sys.path.insert(0, os.path.dirname(__file__))
 import cupy_strict  # noqa: E402
 
-
-class _Recording:
-    """The backend's kernel library, remembering the names it launched."""
-
-    def __init__(self, lib):
-        self._lib, self.names = lib, []
-
-    def launch(self, name, grid, block, args, *a, **kw):
-        self.names.append(name)
-        return self._lib.launch(name, grid, block, args, *a, **kw)
-
-    def __getattr__(self, name):
-        return getattr(self._lib, name)
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+from opinfo.core import RecordingKernels as _Recording  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -282,6 +282,19 @@ class MetricsContainer:
         return entry
 
 
+def merged_results(metrics):
+    """``{name: result}`` of ``metrics``; a metric whose result is a dict (a ``CompileMetrics`` container)
+    contributes its items."""
+    out = {}
+    for m in metrics:
+        r = m.result()
+        if isinstance(r, dict):
+            out.update(r)
+        else:
+            out[m.name] = r
+    return out
+
+
 class CompileMetrics(metrics_mod.Metric):
     """Keras 3's ``compile_metrics``: the metrics given to ``compile``, as ONE entry of ``model.metrics``
     (after the ``loss`` tracker), so ``model.metrics_names`` is ``['loss', 'compile_metrics']``. Its
@@ -312,14 +325,7 @@ class CompileMetrics(metrics_mod.Metric):
         self._container.reset_state()
 
     def result(self):
-        out = {}
-        for m in self.metrics:
-            r = m.result()
-            if isinstance(r, dict):
-                out.update(r)
-            else:
-                out[m.name] = r
-        return out
+        return merged_results(self.metrics)
 
 
 def flat_metric_names(metrics):

@@ -335,14 +335,7 @@ class Trainer:
 
     def get_metrics_result(self):
         """``{name: result}`` of every metric (a metric returning a dict contributes its items)."""
-        out = {}
-        for m in self.metrics:
-            r = m.result()
-            if isinstance(r, dict):
-                out.update(r)
-            else:
-                out[m.name] = r
-        return out
+        return compile_utils.merged_results(self.metrics)
 
     # -- steps -------------------------------------------------------------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
