@@ -89,38 +89,22 @@ def custom_gradient(f=None):
             return _traced_call(f, args, kwargs)
         inputs = [convert_to_tensor(a) for a in args]
         tapes = recording.active_tapes()
-        accessed = []
-        spy = _VariableSpy(accessed)
         # As TF eager, the forward pass IS recorded by the active tapes: tensors that grad_fn
         # captures (``e = tf.exp(x)``) stay connected to the inputs, so an outer tape
         # differentiates the gradient (second derivatives through nested tapes).
-        recording.push_tape(spy)
-        try:
-            result, grad_fn = f(*inputs, **kwargs)
-        finally:
-            recording.pop_tape(spy)
-        multi = isinstance(result, list | tuple)
-        outs = [convert_to_tensor(r) for r in (result if multi else [result])]
+        result, grad_fn, outs, variables = _forward(f, inputs, kwargs)
         if tapes:
             # Fresh output tensors (TF: identity) whose only producer is the custom-gradient
             # record: gradients never flow back through the recorded forward ops.
             outs = [Tensor(o._array, o._dtype, o._device) for o in outs]
-        variables = list({id(v): v for v in accessed}.values())
-        if tapes:
             var_values = [v.value() for v in variables]
-            n_in = len(inputs)
+            n_in, n_out = len(inputs), len(outs)
 
             def grad(call, *dys):
-                dys = dys if multi else dys[:1]
-                if variables:
-                    dx, dvars = grad_fn(*dys, variables=variables)
-                else:
-                    dx, dvars = grad_fn(*dys), []
-                dx = list(dx) if isinstance(dx, list | tuple) else [dx]
-                return dx[:n_in] + [None] * (n_in - len(dx)) + list(dvars)
+                return _input_gradients(grad_fn, dys[:n_out], variables, n_in)
 
             recording.record_operation(_CUSTOM, inputs + var_values, tuple(outs), {"grad_fn": grad})
-        return outs if multi and isinstance(result, list) else tuple(outs) if multi else outs[0]
+        return _like_result(result, outs)
 
     # AutoGraph must trace this wrapper as it is: converting it would convert ``f`` (its ``__wrapped__``
     # source) in its place and lose the gradient (the attribute is tf.autograph.experimental.do_not_convert's)
@@ -132,16 +116,7 @@ def _traced_call(f, args, kwargs):
     """``f(*args)`` inside a tf.function trace: the forward ops, then an ``IdentityN`` node over
     ``results + inputs + variable values`` whose registered gradient is ``f``'s (see the module docstring)."""
     inputs = [convert_to_tensor(a) for a in args]
-    accessed = []
-    spy = _VariableSpy(accessed)
-    recording.push_tape(spy)
-    try:
-        result, _ = f(*inputs, **kwargs)
-    finally:
-        recording.pop_tape(spy)
-    multi = isinstance(result, list | tuple)
-    outs = [convert_to_tensor(r) for r in (result if multi else [result])]
-    variables = list({id(v): v for v in accessed}.values())
+    result, _, outs, variables = _forward(f, inputs, kwargs)
     n_out, n_in = len(outs), len(inputs)
     op_type = new_gradient_op_type()
     grad = _recomputing_gradient(f, kwargs, n_out, n_in, variables)
@@ -149,8 +124,7 @@ def _traced_call(f, args, kwargs):
     grad.ranks = [t._array.ndim for t in node_inputs]  # a SavedModel traces the gradient at these ranks
     register_gradient(op_type, grad)
     through = identity_n(node_inputs, op_type)
-    outs = through[:n_out]
-    return list(outs) if multi and isinstance(result, list) else tuple(outs) if multi else outs[0]
+    return _like_result(result, through[:n_out])
 
 
 def _recomputing_gradient(f, kwargs, n_out, n_in, variables):
@@ -162,15 +136,40 @@ def _recomputing_gradient(f, kwargs, n_out, n_in, variables):
         # an output nobody differentiated gets zeros, as TF's loaded gradients do
         result_dys = [d if d is not None else _zeros_like(o) for d, o in zip(dys[:n_out], call.outputs)]
         _, grad_fn = f(*xs, **kwargs)
-        if variables:
-            dx, dvars = grad_fn(*result_dys, variables=variables)
-        else:
-            dx, dvars = grad_fn(*result_dys), []
-        dx = list(dx) if isinstance(dx, list | tuple) else [dx]
-        return [None] * n_out + dx[:n_in] + [None] * (n_in - len(dx)) + list(dvars)
+        return [None] * n_out + _input_gradients(grad_fn, result_dys, variables, n_in)
 
     grad.n_results, grad.n_inputs, grad.function, grad.kwargs, grad.variables = n_out, n_in, f, kwargs, variables
     return grad
+
+
+def _forward(f, inputs, kwargs):
+    """``f(*inputs)`` with the variables it reads noted: ``(result, grad_fn, output tensors, variables)``."""
+    accessed = []
+    spy = _VariableSpy(accessed)
+    recording.push_tape(spy)
+    try:
+        result, grad_fn = f(*inputs, **kwargs)
+    finally:
+        recording.pop_tape(spy)
+    outs = [convert_to_tensor(r) for r in (result if isinstance(result, list | tuple) else [result])]
+    return result, grad_fn, outs, list({id(v): v for v in accessed}.values())
+
+
+def _input_gradients(grad_fn, dys, variables, n_in):
+    """``grad_fn``'s gradients for the ``n_in`` inputs (None for those it leaves out), then the variables'."""
+    if variables:
+        dx, dvars = grad_fn(*dys, variables=variables)
+    else:
+        dx, dvars = grad_fn(*dys), []
+    dx = list(dx) if isinstance(dx, list | tuple) else [dx]
+    return dx[:n_in] + [None] * (n_in - len(dx)) + list(dvars)
+
+
+def _like_result(result, outs):
+    """``outs`` in the structure ``f`` returned its result in (a list, a tuple or one tensor)."""
+    if isinstance(result, list):
+        return list(outs)
+    return tuple(outs) if isinstance(result, tuple) else outs[0]
 
 
 def _zeros_like(t):
