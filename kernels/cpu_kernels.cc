@@ -178,7 +178,9 @@ void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i
 // match is a padding tap sends its gradient nowhere, as the NumPy candidate. `left` holds the gradient
 // each channel has still to place: selected (never multiplied) into dx at the first match and zeroed
 // there, so later equal values (ties) add zero and a non-finite dy lands exactly once. C channels at a
-// time, as max_pool.
+// time, as max_pool. Windows that cannot overlap (strides >= window, MaxPooling2D's default) store each
+// tap's value instead of adding it, and when they also tile the input exactly (no padding, no rows or
+// columns left over) nothing is zeroed first: two passes over dx fewer.
 template <typename T, int C, bool ONE_CHUNK>
 void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ dy, i64 n, i64 h,
                    i64 w, i64 c_dyn, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl, i64 oh, i64 ow,
@@ -191,8 +193,10 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
     // images split over the op's threads (each writes only its own images' outputs); a tap (a load and a
     // compare, memory-bound) weighs as 8 FLOPs in thread_parts' cost
     const i64 threads = thread_parts(n, 8.0 * n * oh * ow * c * kh * kw);
+    const bool disjoint = sh >= kh && sw >= kw;
+    const bool tiles = sh == kh && sw == kw && pt == 0 && pl == 0 && oh * kh == h && ow * kw == w;
     run_chunks(threads, threads > 1 ? std::min(n, threads * CHUNKS_PER_THREAD) : 1, n, [&](i64, i64 b0, i64 b1) {
-        std::memset(dx + b0 * h * w * c, 0, sizeof(T) * (b1 - b0) * h * w * c);
+        if (!tiles) std::memset(dx + b0 * h * w * c, 0, sizeof(T) * (b1 - b0) * h * w * c);
         for (i64 b = b0; b < b1; ++b) {
             const T* xb = x + b * h * w * c;
             T* dxb = dx + b * h * w * c;
@@ -212,7 +216,10 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
                                 }
                                 const i64 at = (yy * w + xx) * c + k;
                                 const auto hit = L::load(xb + at) == yv;
-                                L::store(dxb + at, L::load(dxb + at) + (hit ? left : zero));
+                                if (disjoint)
+                                    L::store(dxb + at, hit ? left : zero);
+                                else
+                                    L::store(dxb + at, L::load(dxb + at) + (hit ? left : zero));
                                 left = hit ? zero : left;
                             }
                         }

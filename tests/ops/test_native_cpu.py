@@ -148,7 +148,9 @@ def _pool_inputs(shape, dtype, specials):
 @pytest.mark.parametrize("shape,k,s,padding", [
     ((2, 28, 28, 8), 2, 2, "SAME"), ((3, 7, 9, 2), 2, 2, "SAME"), ((2, 7, 9, 5), 3, 2, "SAME"),
     ((2, 8, 8, 16), 3, 1, "VALID"), ((1, 6, 6, 1), 3, 3, "SAME"), ((2, 5, 5, 3), 3, 2, "VALID"),
-    ((1, 5, 4, 64), 2, 1, "SAME"), ((1, 4, 4, 7), 1, 1, "VALID")])
+    ((1, 5, 4, 64), 2, 1, "SAME"), ((1, 4, 4, 7), 1, 1, "VALID"),
+    # windows that cannot overlap but leave inputs uncovered (gaps, a last row and column): zeros there
+    ((2, 7, 7, 4), 2, 3, "VALID"), ((1, 5, 5, 16), 2, 2, "VALID")])
 @pytest.mark.parametrize("specials", [False, True])
 def test_native_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, shape, k, s, padding, dtype,
                                                                        specials):

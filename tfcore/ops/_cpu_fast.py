@@ -14,6 +14,7 @@ count and size, keyed by shape and dtype, emptied with the context (``context.on
 
 import numpy as np
 
+from ..backend import blas_threads
 from ..framework import context as _ctx
 
 _BLAS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
@@ -48,7 +49,7 @@ def column_sums(x2):
     if x2.dtype not in _BLAS or not x2.flags.c_contiguous or x2.shape[0] < _BLAS_MIN_ROWS:
         return x2.sum(axis=0, dtype=x2.dtype)
     n = x2.shape[0]
-    return _shared(_ones, (n, x2.dtype), lambda: np.ones(n, x2.dtype)) @ x2
+    return blas_threads.matmul(_shared(_ones, (n, x2.dtype), lambda: np.ones(n, x2.dtype)), x2)
 
 
 def shared_zeros_like(x):

@@ -33,7 +33,7 @@ Use :func:`conv_geometry` to get output sizes and paddings with TF's exact arith
 
 import numpy as np
 
-from ..backend import native_cpu, xp_compat
+from ..backend import blas_threads, native_cpu, xp_compat
 from ..framework.errors import InvalidArgumentError
 from ._common import as_tensor, describe
 from .array_ops import reshape, transpose
@@ -405,13 +405,14 @@ def _conv2d(b, x, w, *, strides, padding, explicit_paddings, data_format, dilati
     chunks = _batch_chunks(n, oh * ow * kh * kw * c)
     if len(chunks) == 1:
         cols = _columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw)
-        out = cols @ wmat
+        out = blas_threads.matmul(cols, wmat)
         if cols.nbytes <= MAX_SAVED_COLUMNS_BYTES:  # the filter gradient needs exactly these columns
             return Residuals(out.reshape(n, oh, ow, co).astype(out_dtype, copy=False), im2col=cols)
     else:
         out = xp.empty((n * oh * ow, co), dtype=x.dtype)
         for s, e in chunks:
-            out[s * oh * ow:e * oh * ow] = _columns(xp, x[s:e], oh, ow, kh, kw, strides, dilations, ph, pw) @ wmat
+            out[s * oh * ow:e * oh * ow] = blas_threads.matmul(
+                _columns(xp, x[s:e], oh, ow, kh, kw, strides, dilations, ph, pw), wmat)
     return out.reshape(n, oh, ow, co).astype(out_dtype, copy=False)
 
 
@@ -461,7 +462,8 @@ def _conv2d_backprop_input(b, w, dy, *, input_sizes, strides, padding, explicit_
     dxpad = _padded_zeros(b.xp, input_sizes, ph, pw, dy.dtype)
     for i in range(kh):
         for j in range(kw):
-            dxpad[tap_slice(i, j, oh, ow, strides, dilations)] += (dy2 @ w[i, j].T).reshape(n, oh, ow, c)
+            tap = blas_threads.matmul(dy2, w[i, j].T).reshape(n, oh, ow, c)
+            dxpad[tap_slice(i, j, oh, ow, strides, dilations)] += tap
     return unpad_spatial(b.xp, dxpad, ph, pw).astype(out_dtype, copy=False)
 
 
@@ -485,11 +487,12 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations):
     wflip = wflip.reshape(kh * kw * co, c)
     chunks = _batch_chunks(n, h * wd * kh * kw * co)
     if len(chunks) == 1:
-        dx = _columns(xp, dy, h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads) @ wflip
+        dx = blas_threads.matmul(_columns(xp, dy, h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads), wflip)
     else:
         dx = xp.empty((n * h * wd, c), dtype=dy.dtype)
         for s, e in chunks:
-            dx[s * h * wd:e * h * wd] = _columns(xp, dy[s:e], h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads) @ wflip
+            dx[s * h * wd:e * h * wd] = blas_threads.matmul(
+                _columns(xp, dy[s:e], h, wd, kh, kw, _UNIT_STRIDES, dilations, *pads), wflip)
     return dx.reshape(n, h, wd, c)
 
 
@@ -554,14 +557,15 @@ def _conv2d_backprop_filter(b, x, dy, *, filter_sizes, strides, padding, explici
     n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     if im2col is not None and im2col.dtype == x.dtype:
-        return (im2col.T @ dy.reshape(n * oh * ow, co)).reshape(kh, kw, c, co).astype(out_dtype, copy=False)
+        dw = blas_threads.matmul(im2col.T, dy.reshape(n * oh * ow, co))
+        return dw.reshape(kh, kw, c, co).astype(out_dtype, copy=False)
     direct = _direct_filter_grad(xp, x, dy, kh, kw, strides, dilations, ph, pw)
     if direct is not None:
         return direct.astype(out_dtype, copy=False)
     dw = None
     for s, e in _batch_chunks(n, oh * ow * kh * kw * c):
         cols = _columns(xp, x[s:e], oh, ow, kh, kw, strides, dilations, ph, pw)
-        part = cols.T @ dy[s:e].reshape((e - s) * oh * ow, co)
+        part = blas_threads.matmul(cols.T, dy[s:e].reshape((e - s) * oh * ow, co))
         dw = part if dw is None else dw + part
     return dw.reshape(kh, kw, c, co).astype(out_dtype, copy=False)
 

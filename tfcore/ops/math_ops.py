@@ -5,7 +5,7 @@ import string
 
 import numpy as np
 
-from ..backend import xp_compat
+from ..backend import blas_threads, xp_compat
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
@@ -855,8 +855,8 @@ def _matmul(b, x, y, *, transpose_a, transpose_b):
         # bfloat16); multiply in float32 and round once, as a GPU's float32 accumulators do
         out_dtype, x, y = in_accumulation_dtype(x, y)
         with np.errstate(over="ignore"):  # overflow gives inf, silently, as on a GPU (loss scaling relies on it)
-            return np.matmul(x, y).astype(out_dtype)
-    return b.xp.matmul(x, y)
+            return blas_threads.matmul(x, y).astype(out_dtype)
+    return blas_threads.matmul(x, y)
 
 
 MATMUL.kernel("cuda")(_matmul)  # replaced by the tiled CUDA kernel where one is registered
