@@ -66,3 +66,47 @@ def test_compiled_summary_counts_the_optimizer_once_built():
     out = []
     model.summary(print_fn=out.append)
     assert " Optimizer params: " in out[0] and " Trainable params: 15 (60.00 B)" in out[0]
+
+
+class _Denoise(tf.keras.Model):
+    """The autoencoder tutorial's model: Sequentials nested in a subclassed model, one with an Input."""
+
+    def __init__(self):
+        super().__init__()
+        L = tf.keras.layers
+        self.encoder = tf.keras.Sequential([L.Input(shape=(8, 8, 1)), L.Conv2D(4, 3, padding="same", strides=2)])
+        self.decoder = tf.keras.Sequential([L.Conv2DTranspose(4, 3, strides=2, padding="same"),
+                                            L.Conv2D(1, 3, padding="same")])
+        self.head = tf.keras.layers.Dense(2)  # never called: unbuilt
+
+    def call(self, x):
+        return self.decoder(self.encoder(x))
+
+
+def _rows(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    return [line for line in "\n".join(lines).splitlines() if line.startswith("│")]
+
+
+def test_layers_a_subclassed_model_builds_in_fit_show_an_unknown_batch_as_keras_3():
+    # TF 2.21 traces fit's step on the dataset's spec, so the nested layers are built with batch None
+    # (the first batch here has 32 rows); printed by TF 2.21 for the same program
+    import numpy as np
+    model = _Denoise()
+    model.compile(optimizer="adam", loss="mse")
+    x = np.random.default_rng(0).random((40, 8, 8, 1)).astype("float32")
+    model.fit(x, x, batch_size=32, epochs=1, verbose=0)
+    decoder = _rows(model.decoder)
+    assert "(None, 8, 8, 4)" in decoder[0] and "(None, 8, 8, 1)" in decoder[2]
+    outer = _rows(model)
+    assert "(None, 4, 4, 4)" in outer[0]  # the encoder: its output shape, not "?"
+    assert "(None, 8, 8, 1)" in outer[1]
+    assert "?" in outer[2] and "0 (unbuilt)" in outer[2]
+
+
+def test_a_layer_first_called_eagerly_keeps_its_batch_size():
+    import numpy as np
+    model = _Denoise()
+    model(np.zeros((3, 8, 8, 1), "float32"))
+    assert "(3, 8, 8, 1)" in _rows(model.decoder)[2]

@@ -25,9 +25,14 @@ What "matches TF" means (the normalisation, :func:`normalise`, applied to both s
   local label of tfcore's ``tf.__version__`` (``2.21.0+tfcore...``) is dropped, and so is a detail that a
   tfcore error message adds after TF's text, marked as such: ``... [Op:Reshape] (tfcore: input shape ...)``.
 * **Structure**: each kept line is split into its text and its numbers; the texts ("skeletons", with
-  every number replaced by ``#``, whitespace runs collapsed, NumPy's width padding after ``[`` and before ``]`` dropped)
-  must be equal line by line, which checks the printed form of
+  every number replaced by ``#``, whitespace runs collapsed, NumPy's width padding after ``[`` and before ``]``
+  and ``,`` dropped) must be equal line by line, which checks the printed form of
   tensors, variables, shapes, dtypes and error messages.
+* **What TF itself varies**: when the structure differs, TF runs the tutorial again (up to four times, until
+  it matches); lines that TF prints differently from its first run (an unseeded shuffle prints other rows
+  each time: ``load_csv``) are compared with their quoted strings masked, or skipped where more than
+  strings vary. Only when the TF runs and tfcore print the same number of lines; the masked lines are
+  listed (``tf_varying_lines``).
 * **Values**: the numbers are compared with ``rtol=1e-3, atol=1e-5``. Values that depend on random
   initialisation or random data differ between the two frameworks (their generators differ even with
   the same seed), so a value mismatch is counted and listed (``values``) but does not fail the
@@ -53,6 +58,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
 RTOL, ATOL = 1e-3, 1e-5
+TF_RERUNS = 4  # extra TF runs of a tutorial that differs, to find the lines TF itself varies
 
 _DROP = [
     re.compile(r"^\s*Epoch \d+/\d+\s*$"),
@@ -75,17 +81,41 @@ _MASKS = [(_TFCORE_DETAIL, ""), (_LOCAL_VERSION, ""), (_FUNCTION_NODE, ""), (_AD
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:nan|inf)\b")
 
 
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_MAX_JOINED = 40
+
+
+def _open_brackets(line: str) -> int:
+    bare = _QUOTED.sub("", line)
+    return bare.count("[") - bare.count("]")
+
+
+def _logical_lines(lines):
+    """Physical lines -> logical ones: an array NumPy wrapped over several lines (its ``[`` not yet closed)
+    is one line, since where NumPy wraps depends on the printed values' widths (at most 40 lines joined)."""
+    held, depth = [], 0
+    for line in lines:
+        held.append(line.strip() if held else line)
+        depth += _open_brackets(line)
+        if depth <= 0 or len(held) >= _MAX_JOINED:
+            yield " ".join(held)
+            held, depth = [], 0
+    if held:
+        yield " ".join(held)
+
+
 def normalise(text: str) -> list[tuple[str, list[float]]]:
     """Stdout -> kept lines as ``(skeleton, numbers)``: progress/timing/log lines dropped, addresses and
-    temp paths masked, whitespace runs collapsed, every number replaced by ``#`` in the skeleton."""
+    temp paths masked, a wrapped array joined into one line, whitespace runs collapsed, every number
+    replaced by ``#`` in the skeleton."""
     out = []
-    for line in text.splitlines():
-        if not line.strip() or any(p.search(line) for p in _DROP):
-            continue
+    kept = [line for line in text.splitlines() if line.strip() and not any(p.search(line) for p in _DROP)]
+    for line in _logical_lines(kept):
         for pattern, placeholder in _MASKS:
             line = pattern.sub(placeholder, line)
         numbers = [float(m) for m in _NUMBER.findall(line)]
-        skeleton = " ".join(_NUMBER.sub("#", line).split()).replace("[ ", "[").replace(" ]", "]")
+        skeleton = (" ".join(_NUMBER.sub("#", line).split()).replace("[ ", "[").replace(" ]", "]")
+                    .replace(" ,", ","))
         out.append((skeleton, numbers))
     return out
 
@@ -96,10 +126,31 @@ def _close(a: float, b: float) -> bool:
     return a == b or abs(a - b) <= ATOL + RTOL * abs(b)
 
 
-def compare_stdout(ours: str, theirs: str) -> dict:
+def _without_strings(skeleton: str) -> str:
+    return _QUOTED.sub("''", skeleton)
+
+
+def tf_varying_lines(first: str, second: str) -> dict[int, bool]:
+    """Lines whose text differs between two TF runs of the same program (an unseeded shuffle, a random
+    sample printed): ``{index: strings_only}``, ``strings_only`` when the lines agree once quoted strings are
+    masked. Empty when the runs print different numbers of lines (nothing can be aligned)."""
+    a, b = normalise(first), normalise(second)
+    if len(a) != len(b):
+        return {}
+    return {i: _without_strings(x) == _without_strings(y) for i, ((x, _), (y, _)) in enumerate(zip(a, b)) if x != y}
+
+
+def compare_stdout(ours: str, theirs: str, varying: dict[int, bool] | None = None) -> dict:
     """Compare two stdouts after :func:`normalise`: ``structure`` (skeletons equal line by line),
-    ``values`` (numbers within tolerance), the line counts and the first differing lines."""
+    ``values`` (numbers within tolerance), the line counts and the first differing lines. ``varying``
+    (:func:`tf_varying_lines`): lines TF itself prints differently from run to run are compared with their
+    quoted strings masked (or not at all where more than strings vary), when both sides print as many lines."""
     a, b = normalise(ours), normalise(theirs)
+    if varying and len(a) == len(b):
+        for i, strings_only in varying.items():
+            theirs_line = _without_strings(b[i][0]) if strings_only else "<varies between TF runs>"
+            ours_line = _without_strings(a[i][0]) if strings_only else "<varies between TF runs>"
+            a[i], b[i] = (ours_line, []), (theirs_line, [])
     sk_a, sk_b = [s for s, _ in a], [s for s, _ in b]
     diff = [d for d in difflib.unified_diff(sk_b, sk_a, "tf", "tfcore", n=0, lineterm="")
             if not d.startswith(("---", "+++", "@@"))]
@@ -159,6 +210,16 @@ def compare_tutorial(script: pathlib.Path, tf_python: str, timeout: float = 300)
         ours["rc"] != 0 and theirs["rc"] != 0 and ours["exception"] == theirs["exception"]
         and ours["line"] == theirs["line"])
     cmp = compare_stdout(ours["stdout"], theirs["stdout"])
+    varying = {}
+    for _ in range(TF_RERUNS if theirs["rc"] == 0 else 0):  # does TF print the same when run again?
+        if cmp["structure"]:
+            break
+        again = tf_varying_lines(theirs["stdout"], run_one([tf_python], script, timeout)["stdout"])
+        for i, strings_only in again.items():
+            varying[i] = varying.get(i, True) and strings_only
+        if varying:
+            cmp = compare_stdout(ours["stdout"], theirs["stdout"], varying)
+    cmp["tf_varying_lines"] = sorted(varying)
     return {"tutorial": script.stem.removeprefix("tutorial_"), "file": str(script.relative_to(ROOT)),
             "runs": ours["rc"] == 0, "tf_runs": theirs["rc"] == 0, "same_exit": same_exit,
             "matches": same_exit and cmp["structure"], "values_match": same_exit and cmp["values"],
@@ -218,6 +279,8 @@ def markdown(results: list[dict], header: dict) -> str:
             first = " / ".join(r["diff"][:2])
         elif r["value_diffs"]:
             first = r["value_diffs"][0]
+        elif r.get("tf_varying_lines"):
+            first = f"{len(r['tf_varying_lines'])} lines vary between two TF runs (masked)"
         first = first.replace("|", "\\|")[:160]
         yes = {True: "yes", False: "**no**"}
         pending = " (pending)" if "/pending/" in r["file"] else ""

@@ -12,6 +12,7 @@ Sublayers and variables are found through attributes (in assignment order, insid
 lists/tuples/dicts too), so subclassed layers and models need no registration.
 """
 
+import contextlib
 import inspect
 import threading
 
@@ -34,6 +35,41 @@ from . import auto_config, call_errors
 from .keras_tensor import KerasTensor, is_symbolic, shape_of
 from .node import Node
 from .variable_paths import path_scope, set_keras_path
+
+
+class _UnknownBatch:
+    """Whether layers built now see the batch size as unknown (see :func:`unknown_batch_size`)."""
+    depth = 0
+
+
+@contextlib.contextmanager
+def unknown_batch_size():
+    """Layers first built inside get their input shapes with the batch dimension None.
+
+    Keras 3 traces ``fit``'s and ``evaluate``'s step on the dataset's spec, so layers a subclassed model
+    builds in its first call see ``(None, ...)`` and ``summary()`` shows ``None``; tfcore traces on the first
+    batch's values, and the trainer wraps that first step in this context to build as Keras 3 does. Process
+    wide (not per thread): a distribution strategy's replicas build on their own threads."""
+    _UnknownBatch.depth += 1
+    try:
+        yield
+    finally:
+        _UnknownBatch.depth -= 1
+
+
+def _unknown_batch(shape):
+    if isinstance(shape, TensorShape) and shape.rank:
+        return TensorShape([None] + shape.as_list()[1:])
+    return shape
+
+
+def _build_shapes(inputs):
+    """The shapes a layer's first call builds from: its inputs' shapes, batch size None in
+    :func:`unknown_batch_size`."""
+    shapes = nest.map_structure(shape_of, inputs)
+    if _UnknownBatch.depth:
+        shapes = nest.map_structure(_unknown_batch, shapes)
+    return shapes
 
 __all__ = ["Layer", "InputSpec", "to_snake_case"]
 
@@ -711,7 +747,7 @@ class Layer(Module):
                 self._check_input_spec(inputs)
             first_call = not self.built
             if first_call:
-                self._maybe_build(nest.map_structure(shape_of, inputs))
+                self._maybe_build(_build_shapes(inputs))
             try:
                 if first_call:
                     with _name_scope(self._scope_name), path_scope(self.name, self):
@@ -780,7 +816,7 @@ class Layer(Module):
         if self._input_spec is not None:
             self._check_input_spec(inputs)
         if not self.built:
-            self._maybe_build(nest.map_structure(shape_of, inputs))
+            self._maybe_build(_build_shapes(inputs))
         if self._has_static_output_shape():
             return self.compute_output_signature(nest.map_structure(
                 lambda t: TensorSpec(t.shape, t.dtype) if _is_spec(t) else t, inputs))

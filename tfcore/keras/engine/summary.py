@@ -23,6 +23,8 @@ def _shape_text(layer):
     if layer._inbound_nodes:
         return str(_shape_value(layer._inbound_nodes[-1]))
     build_shape = getattr(layer, "_build_input_shape", None)
+    if build_shape is None and getattr(layer, "_input_layer", None) is not None:  # a built Sequential
+        build_shape = TensorShape(layer._input_layer._batch_input_shape)
     if build_shape is None:
         return "?"
     try:

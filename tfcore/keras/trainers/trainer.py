@@ -29,7 +29,7 @@ from ...framework import nest, tracing
 from ...framework.tensor import Tensor
 from .. import callbacks as callbacks_mod
 from .. import optimizers as optimizers_mod
-from ..engine import compile_utils, data_adapter, distribution
+from ..engine import base_layer, compile_utils, data_adapter, distribution
 from .epoch_iterator import EpochIterator
 from .step_runner import StepRunner
 
@@ -563,9 +563,11 @@ def _building_from_spec(model, steps, grouped=False):
     Input) is first built from the first batch with the batch size unknown, as Keras 3's ``fit``/``evaluate``
     trace their step on the dataset's spec: its summary then shows ``(None, 9)``, not the first batch's size.
     ``grouped``: each step's data is a ``steps_per_execution`` group of batches."""
-    build = getattr(model, "_build_from_batches", None)
-    if model.built or build is None:
+    if model.built:
         return steps
+    build = getattr(model, "_build_from_batches", None)
+    if build is None:  # a subclassed model: the layers it builds in its first step see (None, ...)
+        return _first_step_with_unknown_batch(steps)
     return _build_then_iterate(model, build, steps, grouped)
 
 
@@ -574,6 +576,17 @@ def _build_then_iterate(model, build, steps, grouped):
         if not model.built:
             build(_unpack(data[0] if grouped else data)[0])
         yield begin, end, data
+
+
+def _first_step_with_unknown_batch(steps):
+    """``steps``, the first one run inside ``unknown_batch_size()`` (the context holds while the caller
+    runs the step, until it asks for the next one)."""
+    steps = iter(steps)
+    for first in steps:
+        with base_layer.unknown_batch_size():
+            yield first
+        break
+    yield from steps
 
 
 def _should_eval(epoch, validation_freq):
