@@ -244,3 +244,18 @@ def test_preprocessing_layers_round_trip_through_their_config():
                   L.RandomContrast(0.2), L.RandomBrightness(0.1), L.RandomCrop(3, 3, seed=4)):
         again = type(layer).from_config(layer.get_config())
         assert again.get_config() == layer.get_config(), type(layer).__name__
+
+
+@pytest.mark.parametrize("make,data,shape", [
+    (lambda L: L.Rescaling(2.0), [[1, 2]], (1, 2)),
+    (lambda L: L.Resizing(2, 2), [[[[1.0]]]], (1, 2, 2, 1)),
+    (lambda L: L.CenterCrop(1, 1), [[[[1.0]]]], (1, 1, 1, 1)),
+    (lambda L: L.RandomFlip(), [[[[1.0]]]], (1, 1, 1, 1)),
+])
+def test_data_layers_take_nested_python_numbers_as_keras_3(make, data, shape):
+    # Keras 3's DataLayer: Python data positionally, as one tensor of the compute dtype (TF 2.21:
+    # Rescaling(2.0)([[1, 2]]) is tf.Tensor([[2. 4.]], shape=(1, 2), dtype=float32))
+    out = make(tf.keras.layers)(data)
+    assert out.shape == shape and out.dtype == tf.float32
+    if shape == (1, 2):
+        np.testing.assert_array_equal(out.numpy(), [[2.0, 4.0]])

@@ -246,6 +246,9 @@ class Layer(Module):
     # Keras 3: only tensors (or arrays, converted) may be passed positionally; the preprocessing layers
     # that take Python strings and numbers (TextVectorization, lookups, hashing...) set this to True.
     _allow_non_tensor_positional_args = False
+    # Keras 3's DataLayer (Rescaling, the image layers): nested Python numbers given positionally become one
+    # tensor of the layer's compute dtype before ``call``
+    _converts_python_inputs = False
 
     def __new__(cls, *args, **kwargs):
         obj = super().__new__(cls)
@@ -714,6 +717,8 @@ class Layer(Module):
                 return self._symbolic_call(args, kwargs)
             if not self._allow_non_tensor_positional_args:
                 _refuse_python_positional_args(args)
+            elif self._converts_python_inputs and isinstance(args[0], list | tuple | int | float):
+                args = (convert_to_tensor(args[0], dtype=self.compute_dtype),) + args[1:]
         st = _state
         if st.depth == 0:
             st.gen += 1

@@ -293,6 +293,7 @@ class Rescaling(ShapePreservingLayer):
     """``inputs * scale + offset`` (e.g. ``Rescaling(1./255)`` for images)."""
 
     _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+    _converts_python_inputs = True
 
     _config_keys = ("scale", "offset")
 

@@ -42,6 +42,7 @@ def smart_resize(images, size, interpolation="bilinear"):
 
 class _ImageLayer(Layer):
     _allow_non_tensor_positional_args = True  # Keras 3: preprocessing layers take Python data positionally
+    _converts_python_inputs = True
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
