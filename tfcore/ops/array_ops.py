@@ -61,7 +61,7 @@ def _CAST_OP():  # noqa: N802 - resolves the Cast op lazily (math_ops registers 
 
 # -- creation ------------------------------------------------------------------
 
-_FILL = Op("Fill")
+_FILL = Op("Fill", tf_attr_inputs=[("shape", "index_type", 0)], tf_input_types=(None, "T"))  # TF: dims, value
 
 
 @_FILL.kernel()
@@ -150,7 +150,7 @@ def _reshape_grad(call, g):
     return [reshape(g, call.inputs[0]._array.shape)]
 
 
-_RESHAPE = Op("Reshape", grad=_reshape_grad)
+_RESHAPE = Op("Reshape", grad=_reshape_grad, tf_attr_inputs=[("shape", "Tshape")])
 
 
 @_RESHAPE.kernel()
@@ -244,7 +244,7 @@ def _broadcast_to_grad(call, g):
     return [_unbroadcast(g, call.inputs[0]._array.shape)]
 
 
-_BROADCAST_TO = Op("BroadcastTo", grad=_broadcast_to_grad)
+_BROADCAST_TO = Op("BroadcastTo", grad=_broadcast_to_grad, tf_attr_inputs=[("shape", "Tidx")])
 
 
 _SMALL_BROADCAST = 1 << 16  # elements; below this a copy is cheaper than NumPy's broadcast_to view
@@ -301,7 +301,7 @@ def _stack_rule(op, ts, attrs):
     return None
 
 
-_STACK = Op("Pack", rule=_stack_rule, grad=_stack_grad)
+_STACK = Op("Pack", rule=_stack_rule, grad=_stack_grad, tf_count_attr="N")
 
 
 @_STACK.kernel()
@@ -336,7 +336,7 @@ def _transpose_grad(call, g):
     return [execute(_TRANSPOSE, (g,), {"perm": inverse})]
 
 
-_TRANSPOSE = Op("Transpose", grad=_transpose_grad, output_arg="y")
+_TRANSPOSE = Op("Transpose", grad=_transpose_grad, output_arg="y", tf_attr_inputs=[("perm", "Tperm")])
 
 
 @_TRANSPOSE.kernel()
@@ -494,7 +494,7 @@ def _concat_grad(call, g):
     return list(execute(_SPLIT, (g,), {"axis": axis, "sizes": sizes}))
 
 
-_CONCAT = Op("ConcatV2", rule=_concat_rule, grad=_concat_grad)
+_CONCAT = Op("ConcatV2", rule=_concat_rule, grad=_concat_grad, tf_attr_inputs=[("axis", "Tidx")], tf_count_attr="N")
 
 
 @_CONCAT.kernel()
@@ -580,7 +580,7 @@ def _tile_grad(call, g):
     return [reshape(summed, shp)]
 
 
-_TILE = Op("Tile", grad=_tile_grad)
+_TILE = Op("Tile", grad=_tile_grad, tf_attr_inputs=[("multiples", "Tmultiples")])
 
 
 @_TILE.kernel()
@@ -715,7 +715,8 @@ def _gather_rule(op, ts, attrs):
     return None
 
 
-_GATHER = Op("GatherV2", rule=_gather_rule, grad=_gather_grad)
+_GATHER = Op("GatherV2", rule=_gather_rule, grad=_gather_grad, tf_attr_inputs=[("axis", "Taxis")],
+             tf_input_types=("Tparams", "Tindices"))
 
 
 @_GATHER.kernel()
@@ -776,7 +777,7 @@ def _gather_nd_grad(call, g):
     return [scatter_nd(idx, g, params._array.shape), None]
 
 
-_GATHER_ND = Op("GatherNd", rule=_gather_rule, grad=_gather_nd_grad)
+_GATHER_ND = Op("GatherNd", rule=_gather_rule, grad=_gather_nd_grad, tf_input_types=("Tparams", "Tindices"))
 
 
 def _nd_index(xp, params_shape, idx, op_name):
@@ -920,7 +921,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
 
 # -- one_hot ----------------------------------------------------------------------------
 
-_ONE_HOT = Op("OneHot")
+_ONE_HOT = Op("OneHot", tf_attr_inputs=[("depth", None, 1)], tf_input_types=("TI", None, "T", "T"))
 
 
 @_ONE_HOT.kernel()
@@ -961,7 +962,8 @@ def is_tensor_like(x):
 # Reverse, sort, unique
 # ==================================================================================
 
-_REVERSE = Op("ReverseV2", grad=lambda call, g: [execute(_REVERSE, (g,), call.attrs)])
+_REVERSE = Op("ReverseV2", grad=lambda call, g: [execute(_REVERSE, (g,), call.attrs)],
+              tf_attr_inputs=[("axis", "Tidx")])
 
 
 @_REVERSE.kernel()
@@ -1036,7 +1038,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
 UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
 UniqueWithCountsOutput = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
 
-_UNIQUE = Op("UniqueWithCounts", multi_output=True)
+_UNIQUE = Op("UniqueWithCounts", multi_output=True, output_arg=("y", "idx", "count"))
 
 
 @_UNIQUE.kernel()

@@ -216,7 +216,7 @@ def _qr_grad(call, dq, dr):
     return (_m.add(grad_a, grad_b),)
 
 
-QR = Op("Qr", rule=_matrix_rule(), grad=_qr_grad, multi_output=True)
+QR = Op("Qr", rule=_matrix_rule(), grad=_qr_grad, multi_output=True, output_arg=("q", "r"))
 
 
 @QR.kernel()

@@ -87,7 +87,8 @@ def _xent_rule(op, ts, attrs):
 
 
 SOFTMAX_CROSS_ENTROPY = Op("SoftmaxCrossEntropyWithLogits", rule=_xent_rule, multi_output=True,
-                           grad=lambda c, gl, gg: _xent_grad(c, gl, gg, True), grad_takes_none=True)
+                           grad=lambda c, gl, gg: _xent_grad(c, gl, gg, True), grad_takes_none=True,
+                           output_arg=("loss", "backprop"))
 
 
 @SOFTMAX_CROSS_ENTROPY.kernel()
@@ -118,7 +119,7 @@ def _sparse_xent_rule(op, ts, attrs):
 
 SPARSE_SOFTMAX_CROSS_ENTROPY = Op("SparseSoftmaxCrossEntropyWithLogits", rule=_sparse_xent_rule,
                                   multi_output=True, grad=lambda c, gl, gg: _xent_grad(c, gl, gg, False),
-                                  grad_takes_none=True)
+                                  grad_takes_none=True, output_arg=("loss", "backprop"))
 
 
 _max_reduce = np.maximum.reduce

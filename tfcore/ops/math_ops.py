@@ -653,7 +653,7 @@ def _cast_grad(call, g):
     return [None]
 
 
-_CAST = Op("Cast", grad=_cast_grad, output_arg="y")
+_CAST = Op("Cast", grad=_cast_grad, output_arg="y", tf_attr_names={"T": "SrcT", "dtype": "DstT"})
 
 
 @_CAST.kernel()
@@ -726,7 +726,7 @@ def _where_grad(call, g):
             _unbroadcast(where(c, zeros, g), y._array.shape) if call.needs_grad(2) else None]
 
 
-_SELECT = Op("SelectV2", rule=_where_rule, grad=_where_grad)
+_SELECT = Op("SelectV2", rule=_where_rule, grad=_where_grad, tf_input_types=(None, "T", "T"))
 
 
 @_SELECT.kernel()
@@ -755,7 +755,8 @@ def where(condition, x=None, y=None, name=None):
     return execute(_SELECT, (condition, x, y))
 
 
-_ADD_N = Op("AddN", rule=same_dtype_rule, grad=lambda call, g: [g] * len(call.inputs), output_arg="sum")
+_ADD_N = Op("AddN", rule=same_dtype_rule, grad=lambda call, g: [g] * len(call.inputs), output_arg="sum",
+            tf_count_attr="N")
 
 
 @_ADD_N.kernel()
@@ -841,7 +842,14 @@ def _matmul_grad_needed(call, g):
     return [ga, gb]
 
 
-MATMUL = Op("BatchMatMulV2", rule=_matmul_rule, grad=_matmul_grad_needed)
+def _matmul_tf_attr_names(input_dtypes):
+    """TF's ``adj_x``/``adj_y`` conjugate as they transpose; tfcore's ``transpose_a``/``b`` only transpose (its
+    ``adjoint_a`` adds a Conj op). The same for real dtypes; complex ones keep tfcore's names, so TF refuses
+    the graph rather than conjugating twice."""
+    return {} if input_dtypes and input_dtypes[0].is_complex else {"transpose_a": "adj_x", "transpose_b": "adj_y"}
+
+
+MATMUL = Op("BatchMatMulV2", rule=_matmul_rule, grad=_matmul_grad_needed, tf_attr_names=_matmul_tf_attr_names)
 
 
 @MATMUL.kernel("cpu")
@@ -988,7 +996,7 @@ def _cumsum_grad(call, g):
     return [cumsum(g, axis=a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])]
 
 
-_CUMSUM = Op("Cumsum", rule=numeric_rule, grad=_cumsum_grad, output_arg="out")
+_CUMSUM = Op("Cumsum", rule=numeric_rule, grad=_cumsum_grad, output_arg="out", tf_attr_inputs=[("axis", "Tidx")])
 
 
 @_CUMSUM.kernel()

@@ -68,7 +68,10 @@ def _grad_to_input_shape(call, g):
 
 
 def _reduction(name, rule, grad):
-    return Op(name, rule=rule, grad=grad)
+    # TF's reductions take the axes as the input ``reduction_indices`` and name the flag ``keep_dims``
+    # (Any and All are boolean only: no T)
+    return Op(name, rule=rule, grad=grad, tf_attr_inputs=[("axis", "Tidx")], tf_attr_names={"keepdims": "keep_dims"},
+              tf_input_types=() if rule is bool_rule else None)
 
 
 def _run(op, input_tensor, axis, keepdims):
@@ -312,8 +315,8 @@ def _arg_rule(op, ts, attrs):
     return attrs["output_type"]
 
 
-_ARGMAX = Op("ArgMax", rule=_arg_rule)
-_ARGMIN = Op("ArgMin", rule=_arg_rule)
+_ARGMAX = Op("ArgMax", rule=_arg_rule, tf_attr_inputs=[("axis", "Tidx")])  # TF's "dimension" input
+_ARGMIN = Op("ArgMin", rule=_arg_rule, tf_attr_inputs=[("axis", "Tidx")])
 
 
 @_ARGMAX.kernel()
@@ -354,7 +357,8 @@ def _cumprod_grad(call, g):
     return [_m.divide_no_nan(out, x)]
 
 
-_CUMPROD = Op("Cumprod", rule=numeric_rule, grad=_cumprod_grad, output_arg="out")
+_CUMPROD = Op("Cumprod", rule=numeric_rule, grad=_cumprod_grad, output_arg="out",
+              tf_attr_inputs=[("axis", "Tidx")])
 
 
 @_CUMPROD.kernel()
@@ -411,7 +415,8 @@ def _segment_rule(op, ts, attrs):
     return None
 
 
-_UNSORTED_SEGMENT_SUM = Op("UnsortedSegmentSum", rule=_segment_rule, grad=_segment_grad)
+_UNSORTED_SEGMENT_SUM = Op("UnsortedSegmentSum", rule=_segment_rule, grad=_segment_grad,
+                           tf_attr_inputs=[("num_segments", "Tnumsegments")], tf_input_types=("T", "Tindices"))
 _SEGMENT_SUM = Op("SegmentSum", rule=_segment_rule, grad=_segment_grad)
 
 
@@ -508,7 +513,8 @@ def _top_k_rule(op, ts, attrs):
     return (x._dtype, dtypes.int32)
 
 
-_TOP_K = Op("TopKV2", rule=_top_k_rule, grad=_top_k_grad, multi_output=True)
+_TOP_K = Op("TopKV2", rule=_top_k_rule, grad=_top_k_grad, multi_output=True, tf_attr_inputs=[("k", "Tk")],
+             output_arg=("values", "indices"))
 
 
 @_TOP_K.kernel()

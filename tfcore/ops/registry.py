@@ -156,7 +156,18 @@ class Op:
       stateful: the op has effects beyond its outputs (TF's ``is_stateful``: writing a summary or a
         file); graphs keep such nodes, in program order, even when nothing reads their outputs.
       output_arg: the name of the op's output in TF's OpDef (``"z"`` for ``AddV2``, ``"product"`` for
-        ``MatMul``); a SavedModel names graph edges ``node:<output_arg>:<i>`` as TF does.
+        ``MatMul``); a SavedModel names graph edges ``node:<output_arg>:<i>`` as TF does. A tuple for an op
+        with several named outputs of one tensor each (``TopKV2``: ``("values", "indices")``).
+      tf_attr_inputs: attributes that TF's OpDef takes as int32 input tensors instead, each
+        ``(attr, type_attr)`` or ``(attr, type_attr, position)`` (``Sum``'s ``axis`` is TF's
+        ``reduction_indices`` input, typed by ``Tidx``; ``Fill``'s ``shape`` is its first input ``dims``;
+        ``type_attr`` None: untyped): a SavedModel writes each as a Const input (after the op's own inputs,
+        or at ``position``), so TF can load the graph.
+      tf_input_types: the type attribute of each of TF's inputs in order (None: none), set from the
+        inputs' dtypes when saving (``GatherV2``: ``("Tparams", "Tindices")``); default: ``T`` from the first.
+      tf_attr_names: tfcore attribute name -> TF's, where they differ (``keepdims`` -> ``keep_dims``; None
+        drops it), or a function of the op's input dtypes returning that mapping.
+      tf_count_attr: TF's attribute counting a list input (``ConcatV2``'s ``N``: the op's inputs).
       cuda_expr: for an element-wise op, its value as a CUDA C expression over ``{0}``, ``{1}`` (the
         inputs) and ``T`` (the element type): ``tf.function`` fuses chains of such ops into one
         generated kernel (``tfcore/function/fusion.py``). None: the op is not fused on GPUs.
@@ -169,10 +180,12 @@ class Op:
     """
 
     __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none",
-                 "saves_residuals", "residual_attrs", "stateful", "output_arg", "cuda_expr")
+                 "saves_residuals", "residual_attrs", "stateful", "output_arg", "cuda_expr", "tf_attr_inputs",
+                 "tf_input_types", "tf_attr_names", "tf_count_attr")
 
     def __init__(self, name, rule=None, grad=None, multi_output=False, grad_takes_none=False,
-                 saves_residuals=False, residual_attrs=(), stateful=False, output_arg="output", cuda_expr=None):
+                 saves_residuals=False, residual_attrs=(), stateful=False, output_arg="output", cuda_expr=None,
+                 tf_attr_inputs=(), tf_input_types=None, tf_attr_names=None, tf_count_attr=None):
         if name in REGISTRY:
             raise ValueError(f"Op {name} is already registered")
         self.name = name
@@ -187,6 +200,10 @@ class Op:
         self.stateful = stateful
         self.output_arg = output_arg
         self.cuda_expr = cuda_expr
+        self.tf_attr_inputs = tuple(tf_attr_inputs)
+        self.tf_input_types = tf_input_types
+        self.tf_attr_names = tf_attr_names if callable(tf_attr_names) else dict(tf_attr_names or {})
+        self.tf_count_attr = tf_count_attr
         REGISTRY[name] = self
 
     def kernel(self, *kinds, dtypes=None, supports=None, priority=None, name=None):

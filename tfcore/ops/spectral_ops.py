@@ -161,7 +161,7 @@ def _c2c_grad(inverse):
 
 
 def _make_c2c(name, rank, inverse):
-    op = Op(name, rule=_fft_rule, grad=_c2c_grad(inverse))
+    op = Op(name, rule=_fft_rule, grad=_c2c_grad(inverse), tf_input_types=("Tcomplex",))
 
     @op.kernel()
     def kernel(b, x, rank):

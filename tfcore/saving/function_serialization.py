@@ -28,9 +28,7 @@ from ..framework.tensor_shape import TensorShape
 from .saved_model_protos import pb
 
 _JSON_ATTRS = "_tfcore_attrs"
-_EXTRA_INPUTS = "_tfcore_attr_inputs"  # trailing inputs that TF reads and tfcore has as attributes
-# tfcore attributes that TF's op takes as an input tensor: op -> [(attribute, TF's type attribute)]
-_ATTR_INPUTS = {"Reshape": [("shape", "Tshape")]}
+_EXTRA_INPUTS = "_tfcore_attr_inputs"  # trailing inputs that TF reads and tfcore has as attributes (Op.tf_attr_inputs)
 
 # -- tensors ---------------------------------------------------------------------------------------------
 def tensor_proto(value):
@@ -263,24 +261,15 @@ def function_def(cf, fname, arg_names, display=False):
             nd.attr[_JSON_ATTRS].s = json.dumps({k: _json_attr(v) for k, v in attrs.items()}).encode()
             if n.op.name == "IdentityN":  # TF's IdentityN types each input: T is a list
                 nd.attr["T"].list.type.extend(g.slot_values[s].dtype.as_datatype_enum for s in n.inputs)
-            elif "T" not in attrs and n.inputs:
-                nd.attr["T"].type = g.slot_values[n.inputs[0]].dtype.as_datatype_enum  # TF's type attr
+            else:
+                _to_tf_node(n.op, nd, attrs, [g.slot_values[s].dtype for s in n.inputs], new_node)
             if n.op.name in ("_FusedMatMul", "_FusedConv2D") and "num_args" not in attrs:
                 nd.attr["num_args"].i = len(n.inputs) - 2  # TF's count of the fused ops' extra inputs
                 if n.op.name == "_FusedConv2D":
                     nd.attr["TArgs"].list.type.extend([nd.attr["T"].type] * (len(n.inputs) - 2))
-            for attr_name, type_attr in _ATTR_INPUTS.get(n.op.name, ()):
-                if attr_name in attrs:  # TF takes this attribute as an int32 input tensor
-                    const = new_node("Const")
-                    const.attr["value"].tensor.CopyFrom(tensor_proto(np.asarray(attrs[attr_name], np.int32)))
-                    const.attr["dtype"].type = dtypes.int32.as_datatype_enum
-                    nd.input.insert(len(n.inputs), f"{const.name}:output:0")
-                    nd.attr[type_attr].type = dtypes.int32.as_datatype_enum
-                    del nd.attr[attr_name]
-                    nd.attr[_EXTRA_INPUTS].i = nd.attr[_EXTRA_INPUTS].i + 1
             out_arg = n.op.output_arg
-            for i, s in enumerate(n.outputs):
-                refs[s] = f"{nd.name}:{out_arg}:{i}"
+            for i, s in enumerate(n.outputs):  # several named outputs (TopKV2's values, indices): one each
+                refs[s] = f"{nd.name}:{out_arg[i]}:0" if isinstance(out_arg, tuple) else f"{nd.name}:{out_arg}:{i}"
             if n.stateful:
                 if last_stateful:
                     nd.input.append("^" + last_stateful)
@@ -345,6 +334,46 @@ def function_def(cf, fname, arg_names, display=False):
     return fdef, captures
 
 
+def _to_tf_node(op, nd, attrs, input_dtypes, new_node):
+    """Make ``nd`` (tfcore's op ``op`` with ``attrs``) the node TF's OpDef describes, so TF can load the graph:
+    attributes TF takes as inputs become Const inputs (``Op.tf_attr_inputs``), type attributes are set from the
+    inputs' dtypes (``Op.tf_input_types``; default ``T`` from the first), attributes renamed or dropped
+    (``Op.tf_attr_names``). tfcore's loader reads ``_tfcore_attrs`` and drops the added inputs."""
+    dtypes_in = list(input_dtypes)
+    added = []
+    for entry in op.tf_attr_inputs:
+        attr_name, type_attr = entry[0], entry[1]
+        if attr_name not in attrs:
+            continue
+        position = entry[2] if len(entry) > 2 else len(nd.input)
+        const = new_node("Const")
+        const.attr["value"].tensor.CopyFrom(tensor_proto(np.asarray(attrs[attr_name], np.int32)))
+        const.attr["dtype"].type = dtypes.int32.as_datatype_enum
+        nd.input.insert(position, f"{const.name}:output:0")
+        dtypes_in.insert(position, dtypes.int32)
+        added = [a + (a >= position) for a in added] + [position]
+        if type_attr:
+            nd.attr[type_attr].type = dtypes.int32.as_datatype_enum
+        del nd.attr[attr_name]
+    if added:
+        nd.attr[_EXTRA_INPUTS].list.i.extend(sorted(added))
+    if op.tf_input_types is None:
+        if "T" not in attrs and input_dtypes:
+            nd.attr["T"].type = input_dtypes[0].as_datatype_enum  # TF's type attr
+    else:
+        for type_attr, dtype in zip(op.tf_input_types, dtypes_in):
+            if type_attr and type_attr not in attrs:
+                nd.attr[type_attr].type = dtype.as_datatype_enum
+    if op.tf_count_attr:
+        nd.attr[op.tf_count_attr].i = len(input_dtypes)
+    names = op.tf_attr_names(input_dtypes) if callable(op.tf_attr_names) else op.tf_attr_names
+    for name, tf_name in names.items():
+        if name in nd.attr:
+            if tf_name:
+                nd.attr[tf_name].CopyFrom(nd.attr[name])
+            del nd.attr[name]
+
+
 # -- loading ----------------------------------------------------------------------------------------------
 def _attr_value(attr):
     kind = attr.WhichOneof("value")
@@ -388,10 +417,15 @@ class GraphFunction:
         self.arg_dtypes = [dtypes.as_dtype(a.type) for a in fdef.signature.input_arg[:n_args]]
         self.captures = dict(zip([a.name for a in fdef.signature.input_arg[n_args:]], variables))
         self.steps = []
+        self.named_outputs = {}  # node -> its op's output names, for ops with several (Op.output_arg a tuple)
         for nd in fdef.node_def:
             inputs = [i for i in nd.input if not i.startswith("^")]
-            if _EXTRA_INPUTS in nd.attr:
-                inputs = inputs[: len(inputs) - nd.attr[_EXTRA_INPUTS].i]
+            if _EXTRA_INPUTS in nd.attr:  # positions of the inputs TF reads and tfcore has as attributes
+                extra = nd.attr[_EXTRA_INPUTS]
+                if extra.WhichOneof("value") == "list":
+                    inputs = [x for k, x in enumerate(inputs) if k not in set(extra.list.i)]
+                else:  # SavedModels written before 2026-11-27: a count of trailing inputs
+                    inputs = inputs[: len(inputs) - extra.i]
             if nd.op in _BUILTIN_NODES:
                 op = None
             else:
@@ -413,6 +447,8 @@ class GraphFunction:
                 attrs["_gradient_op_type"] = gradient_op_types[attrs["_gradient_op_type"]]
             const = tensor_from_proto(nd.attr["value"].tensor) if nd.op == "Const" else None
             self.steps.append((nd.name, nd.op, op, inputs, attrs, const))
+            if op is not None and isinstance(op.output_arg, tuple):
+                self.named_outputs[nd.name] = op.output_arg
         self.ret = [fdef.ret[a.name] for a in fdef.signature.output_arg]
 
     def __call__(self, flat, bound=None):
@@ -432,8 +468,10 @@ class GraphFunction:
             if r in env:
                 return env[r]
             node, _, idx = r.rpartition(":")
-            base = node.rsplit(":", 1)[0]
-            out = env[base]
+            base, _, arg = node.rpartition(":")
+            out = env[base or node]
+            if base in self.named_outputs:  # "TopKV2:indices:0": the op's second output
+                return out[self.named_outputs[base].index(arg) + int(idx)]
             return out[int(idx)] if isinstance(out, tuple | list) else out
 
         for name, kind, op, inputs, attrs, const in self.steps:

@@ -10,18 +10,32 @@ per output. Nodes that run Python code (control flow, ``tf.py_function``) appear
 
 import types
 
+from ..ops.registry import REGISTRY
 from .function_serialization import function_def
 from .saved_model_protos import pb
 
 
-def _tensor_name(fdef_ref, input_names):
-    """``'node:out_arg:i'`` (FunctionDef) as ``'node'`` / ``'node:i'`` (GraphDef); inputs keep their name."""
+def _tensor_name(fdef_ref, input_names, named_outputs=None):
+    """``'node:out_arg:i'`` (FunctionDef) as ``'node'`` / ``'node:i'`` (GraphDef); inputs keep their name.
+    ``named_outputs``: node -> its op's output names, where it has several (``TopKV2:indices:0`` is ``:1``)."""
     if fdef_ref.startswith("^") or fdef_ref in input_names:
         return fdef_ref
     parts = fdef_ref.split(":")
     if len(parts) == 3:
-        return parts[0] if parts[2] == "0" else f"{parts[0]}:{parts[2]}"
+        i = int(parts[2])
+        if named_outputs and parts[0] in named_outputs:
+            i += named_outputs[parts[0]].index(parts[1])
+        return parts[0] if i == 0 else f"{parts[0]}:{i}"
     return fdef_ref
+
+
+def _named_outputs(fdef):
+    found = {}
+    for nd in fdef.node_def:
+        op = REGISTRY.get(nd.op)
+        if op is not None and isinstance(op.output_arg, tuple):
+            found[nd.name] = op.output_arg
+    return found
 
 
 def graph_def(graph):
@@ -46,11 +60,12 @@ def graph_def(graph):
                 nd.attr["shape"].shape.dim.add(size=-1 if d is None else d)
         elif shape is not None:
             nd.attr["shape"].shape.unknown_rank = True
+    named = _named_outputs(fdef)
     for src in fdef.node_def:
         nd = gd.node.add()
         nd.CopyFrom(src)
         del nd.input[:]
-        nd.input.extend(_tensor_name(i, input_names) for i in src.input)
+        nd.input.extend(_tensor_name(i, input_names, named) for i in src.input)
     used = {nd.name for nd in gd.node}
     k = 0
     for out in fdef.signature.output_arg:
@@ -58,6 +73,6 @@ def graph_def(graph):
             k += 1
         used.add(name)
         nd = gd.node.add(name=name, op="Identity")
-        nd.input.append(_tensor_name(fdef.ret[out.name], input_names))
+        nd.input.append(_tensor_name(fdef.ret[out.name], input_names, named))
         nd.attr["T"].type = out.type
     return gd
