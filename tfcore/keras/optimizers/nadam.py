@@ -12,6 +12,8 @@ class Nadam(Optimizer):
         w -= lr * m_hat / (sqrt(v / (1 - beta_2**t)) + epsilon)
     """
 
+    _keras3_slot_lists = ((("m", "_momentums"), ("v", "_velocities")),)
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07, weight_decay=None,
                  clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, jit_compile=True, name="Nadam", **kwargs):
