@@ -93,6 +93,23 @@ def test_slot_lists_name_the_slots_of_each_model_variable():
     assert int(opt.iterations.numpy()) == 1 and int(objects["step"].numpy()) == 7
 
 
+def test_nadam_writes_keras3_u_product(tmp_path):
+    """Keras 3's Nadam keeps prod(u_t) in a variable that TF 2.21 restores: tfcore writes its value, last in
+    ``_variables``, and keeps it after restoring."""
+    _, opt, train, objects = _program("dense_nadam")
+    train()
+    path = tf.train.Checkpoint(**objects).write(str(tmp_path / "ck"))
+    ours = tf.train.load_checkpoint(path)
+    theirs = tf.train.load_checkpoint(_fixture("dense_nadam"))
+    key = "optimizer/_u_product/.ATTRIBUTES/VARIABLE_VALUE"
+    np.testing.assert_allclose(ours.get_tensor(key), theirs.get_tensor(key), rtol=1e-6)
+    np.testing.assert_allclose(ours.get_tensor(key), 0.9 * (1 - 0.5 * 0.96), rtol=1e-6)
+    assert opt.variables[-1] is opt._u_product and len(opt.variables) == 2 + 2 * 2 + 1
+    train()  # the second step's product
+    np.testing.assert_allclose(float(opt._u_product.numpy()), 0.9 * (1 - 0.5 * 0.96) * 0.9 * (1 - 0.5 * 0.96 ** 2),
+                               rtol=1e-6)
+
+
 @pytest.mark.parametrize("built", [False, True], ids=["deferred", "built"])
 def test_keras2_layout_still_restores(built):
     """tf_keras (legacy Adam) and tfcore before the Keras 3 layout: ``layer_with_weights-0/kernel``, ``iter``,

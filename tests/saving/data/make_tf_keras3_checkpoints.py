@@ -38,6 +38,11 @@ def dense_adam(tf, keras, adam=None):
     return model, opt, lambda: _step(tf, model, opt, x, x[:, :2]), dict(model=model, optimizer=opt)
 
 
+def dense_nadam(tf, keras):
+    """As ``dense_adam`` with Nadam, whose ``_u_product`` variable follows the slots in ``optimizer/_variables``."""
+    return dense_adam(tf, keras, keras.optimizers.Nadam)
+
+
 def cnn_sgd_momentum(tf, keras):
     """Conv2D, BatchNormalization, Flatten, Dense; SGD with momentum after one (training) step."""
     model = keras.Sequential([keras.Input((5, 5, 1)), keras.layers.Conv2D(2, 3), keras.layers.BatchNormalization(),
@@ -87,7 +92,8 @@ def functional_fit(tf, keras):
     return model, model.optimizer, lambda: model.fit(x, x[:, :2], batch_size=4, epochs=1, verbose=0), dict(model=model)
 
 
-PROGRAMS = {f.__name__: f for f in (dense_adam, cnn_sgd_momentum, rnn_rmsprop, guide_subclassed, functional_fit)}
+PROGRAMS = {f.__name__: f for f in (dense_adam, dense_nadam, cnn_sgd_momentum, rnn_rmsprop, guide_subclassed,
+                                    functional_fit)}
 
 
 def main():
