@@ -139,3 +139,23 @@ def test_keras2_layout_still_restores(built):
                                       stored(f"{prefix}bias/.OPTIMIZER_SLOT/optimizer/{slot}"))
     assert int(opt.iterations.numpy()) == int(stored("optimizer/iter"))
     np.testing.assert_allclose(float(opt.learning_rate.numpy()), float(stored("optimizer/learning_rate")))
+
+
+def test_keras_2_11_optimizer_layout_restores_through_its_slot_lists():
+    """tf_keras's (Keras 2.11-2.15) optimizer lists ``_variables`` without the learning rate (``_variables/1`` is
+    the first momentum): its slots restore by the ``_momentums``/``_velocities`` lists into a built optimizer."""
+    path = os.path.join(DATA, "tf_keras2", "dense_adam_v2")
+    reader = tf.train.load_checkpoint(path)
+    model, opt, train, objects = _program("dense_adam")
+    train()
+    tf.train.Checkpoint(**objects).restore(path).assert_consumed()
+    dense = model.layers[0]
+
+    def stored(key):
+        return reader.get_tensor(key + "/.ATTRIBUTES/VARIABLE_VALUE")
+
+    np.testing.assert_array_equal(dense.kernel.numpy(), stored("model/layer_with_weights-0/kernel"))
+    np.testing.assert_array_equal(opt.get_slot(dense.kernel, "m").numpy(), stored("optimizer/_variables/1"))
+    np.testing.assert_array_equal(opt.get_slot(dense.kernel, "v").numpy(), stored("optimizer/_variables/2"))
+    np.testing.assert_array_equal(opt.get_slot(dense.bias, "v").numpy(), stored("optimizer/_variables/4"))
+    assert int(opt.iterations.numpy()) == 1

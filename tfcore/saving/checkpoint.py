@@ -301,6 +301,10 @@ class CheckpointLoadStatus:
             live = {}
             for name, child in graph.children(obj) + graph.restore_aliases(obj):
                 live.setdefault(name, child)
+            if graph.is_optimizer(obj) and not any(r.local_name == "_trainable_variables" for r in nodes[nid].children):
+                # Keras 2.11-2.15's optimizer (tf_keras): its _variables list has no learning rate, so the
+                # positions differ; its slots restore through the slot lists (_momentums/<j>) instead
+                live.pop("_variables", None)
             for ref in nodes[nid].children:
                 if ref.node_id in self._matched:
                     continue

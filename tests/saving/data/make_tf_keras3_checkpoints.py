@@ -8,7 +8,8 @@ Keras 3 (Keras 3's object graph: ``model/_functional/_operations/<i>/_kernel``, 
 ``optimizer/_trainable_variables/<i>``, one list per slot kind). ``tf_keras2/dense_adam``: the first
 program written by tf_keras with its legacy Adam (Keras 2's graph: ``model/layer_with_weights-0/kernel``,
 ``optimizer/iter``, slots under ``.OPTIMIZER_SLOT``), as TF <= 2.15 and tfcore before the Keras 3 layout
-wrote it.
+wrote it; ``tf_keras2/dense_adam_v2``: the same with tf_keras's Keras 2.11+ Adam (``optimizer/_variables/<i>``
+without the learning rate, ``_momentums``/``_velocities`` lists, no ``_trainable_variables``).
 
 The test file builds the same programs in tfcore (``PROGRAMS`` is imported there with ``tf`` and ``keras``
 set to tfcore's), so each program is written once. Each trains one step so that every slot exists.
@@ -114,6 +115,9 @@ def main():
     _, _, train, objects = dense_adam(tf, tf_keras, tf_keras.optimizers.legacy.Adam)
     train()
     tf.train.Checkpoint(**objects).write(os.path.join(out2, "dense_adam"))
+    _, _, train, objects = dense_adam(tf, tf_keras)  # Keras 2.11+'s optimizer: _variables without the learning rate
+    train()
+    tf.train.Checkpoint(**objects).write(os.path.join(out2, "dense_adam_v2"))
     print("TensorFlow", tf.__version__, "Keras", keras.__version__, "tf_keras", tf_keras.__version__, file=sys.stderr)
 
 
