@@ -93,8 +93,29 @@ def functional_fit(tf, keras):
     return model, model.optimizer, lambda: model.fit(x, x[:, :2], batch_size=4, epochs=1, verbose=0), dict(model=model)
 
 
+def layer_zoo(tf, keras):
+    """A two-input functional model of layers whose Keras 3 attribute names differ from their weight names or
+    nest (Conv2DTranspose's ``kernel``, DepthwiseConv2D's ``kernel``, EinsumDense's ``_kernel``, MultiHeadAttention's
+    ``_query_dense``, Bidirectional's ``forward_layer/cell``) after one AdamW step: ``Checkpoint(model=)``."""
+    L = keras.layers
+    image, tokens = keras.Input((5, 5, 2)), keras.Input((4,), dtype="int32")
+    a = L.Conv2DTranspose(2, 3)(image)
+    a = L.DepthwiseConv2D(3)(a)
+    a = L.SeparableConv2D(3, 3)(a)
+    a = L.GlobalAveragePooling2D()(a)
+    e = L.Embedding(10, 4)(tokens)
+    e = L.LayerNormalization()(L.MultiHeadAttention(2, 2)(e, e))
+    e = L.Bidirectional(L.GRU(2))(e)
+    e = L.EinsumDense("ab,bc->ac", output_shape=3, bias_axes="c")(e)
+    model = keras.Model([image, tokens], L.Dense(1)(L.concatenate([a, e])))
+    opt = keras.optimizers.AdamW(0.01)
+    x = [np.linspace(0, 1, 100, dtype="float32").reshape(2, 5, 5, 2), np.array([[1, 2, 3, 4], [4, 3, 2, 1]], "int32")]
+    # the model alone: with the optimizer beside it, trainable weights would be keyed optimizer/_trainable_variables/<i>
+    return model, opt, lambda: _step(tf, model, opt, x, np.ones((2, 1), "float32")), dict(model=model)
+
+
 PROGRAMS = {f.__name__: f for f in (dense_adam, dense_nadam, cnn_sgd_momentum, rnn_rmsprop, guide_subclassed,
-                                    functional_fit)}
+                                    functional_fit, layer_zoo)}
 
 
 def main():
