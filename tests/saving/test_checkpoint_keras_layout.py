@@ -159,3 +159,39 @@ def test_keras_2_11_optimizer_layout_restores_through_its_slot_lists():
     np.testing.assert_array_equal(opt.get_slot(dense.kernel, "v").numpy(), stored("optimizer/_variables/2"))
     np.testing.assert_array_equal(opt.get_slot(dense.bias, "v").numpy(), stored("optimizer/_variables/4"))
     assert int(opt.iterations.numpy()) == 1
+
+
+def test_layers_held_in_lists_are_saved_unlike_tf221(tmp_path):
+    """A deliberate difference: Keras 3 on TF 2.21 drops layers held in a list or dict (and the layer holding
+    them) from checkpoints, losing their weights; tfcore saves and restores them by index and key."""
+
+    class Block(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.parts = [tf.keras.layers.Dense(2), tf.keras.layers.Dense(2)]
+            self.named = {"a": tf.keras.layers.Dense(2)}
+
+        def call(self, x):
+            return self.named["a"](self.parts[1](self.parts[0](x)))
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [tf.keras.layers.Dense(2)]
+            self.blk = Block()
+
+        def call(self, x):
+            return self.blk(self.blocks[0](x))
+
+    x = np.ones((1, 3), "float32")
+    a = Net()
+    a(x)
+    path = tf.train.Checkpoint(model=a).write(str(tmp_path / "ck"))
+    keys = dict(tf.train.list_variables(path))
+    assert keys["model/blocks/0/_kernel/.ATTRIBUTES/VARIABLE_VALUE"] == [3, 2]
+    assert keys["model/blk/parts/1/_kernel/.ATTRIBUTES/VARIABLE_VALUE"] == [2, 2]
+    assert keys["model/blk/named/a/bias/.ATTRIBUTES/VARIABLE_VALUE"] == [2]
+    b = Net()
+    b(x)
+    tf.train.Checkpoint(model=b).restore(path).assert_consumed()
+    np.testing.assert_array_equal(b(x).numpy(), a(x).numpy())
