@@ -93,7 +93,9 @@ dtype_from_key = reader.get_variable_to_dtype_map()
 
 sorted(shape_from_key.keys())
 
-key = 'net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE'
+# EDIT(tfcore): the guide reads Keras 2's key 'net/l1/kernel/...'; TF 2.21 (Keras 3) stops here with KeyError:
+# Keras 3's Dense keeps its kernel in the attribute `_kernel`, which names it in checkpoints
+key = 'net/l1/_kernel/.ATTRIBUTES/VARIABLE_VALUE'
 
 print("Shape:", shape_from_key[key])
 print("Dtype:", dtype_from_key[key].name)

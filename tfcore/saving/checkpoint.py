@@ -184,7 +184,7 @@ def _object_graph_proto(g, options):
         for name, cid in g.edges[nid]:
             node.children.add(node_id=cid, local_name=name)
         if nid in g.keys:
-            full = obj.name[:-2] if obj.name.endswith(":0") else obj.name
+            full = getattr(obj, "_keras_path", None) or (obj.name[:-2] if obj.name.endswith(":0") else obj.name)
             node.attributes.add(name=graph.VALUE, full_name=full, checkpoint_key=g.keys[nid])
         if nid in g.tensor_attrs:
             name, key = g.tensor_attrs[nid]
@@ -293,11 +293,18 @@ class CheckpointLoadStatus:
                 stored = [a.checkpoint_key for a in nodes[nid].attributes if a.name == obj._tfc_checkpoint_attribute]
                 if stored:
                     tables.append((obj, stored[0]))
-            if graph.is_optimizer(obj) and nodes[nid].slot_variables:
-                optimizers.append((nid, obj))
+            if graph.is_optimizer(obj):
+                refs = [(r.original_variable_node_id, r.slot_name, r.slot_variable_node_id)
+                        for r in nodes[nid].slot_variables] + self._keras3_slot_refs(nid, obj)
+                if refs:
+                    optimizers.append((obj, refs))
             live = {}
             for name, child in graph.children(obj) + graph.restore_aliases(obj):
                 live.setdefault(name, child)
+            if graph.is_optimizer(obj) and not any(r.local_name == "_trainable_variables" for r in nodes[nid].children):
+                # Keras 2.11-2.15's optimizer (tf_keras): its _variables list has no learning rate, so the
+                # positions differ; its slots restore through the slot lists (_momentums/<j>) instead
+                live.pop("_variables", None)
             for ref in nodes[nid].children:
                 if ref.node_id in self._matched:
                     continue
@@ -308,10 +315,9 @@ class CheckpointLoadStatus:
                 self._matched[ref.node_id] = child
                 queue.append((ref.node_id, child))
         # slots whose model variable and slot both exist are restored now; others wait
-        for oid, opt in optimizers:
-            for s in nodes[oid].slot_variables:
-                self._waiting_slots.setdefault(s.original_variable_node_id, []).append(
-                    (opt, s.slot_name, s.slot_variable_node_id))
+        for opt, refs in optimizers:
+            for orig, slot_name, sid in refs:
+                self._waiting_slots.setdefault(orig, []).append((opt, slot_name, sid))
         for orig, waits in list(self._waiting_slots.items()):
             var = self._matched.get(orig)
             if var is None or not graph.is_variable(var):
@@ -345,8 +351,28 @@ class CheckpointLoadStatus:
                 if isinstance(owner, list | tuple | dict) and not isinstance(owner, ListWrapper):
                     continue  # plain containers gain no variables later; a ListWrapper's append announces them
                 deferred.expect(owner, name, self._deferred_callback(nid))
-                if name.startswith("_") and graph.is_layer(owner):  # Keras 3's "_kernel" is add_weight's "kernel"
-                    deferred.expect(owner, name[1:], self._deferred_callback(nid))
+                if graph.is_layer(owner) and graph.weight_attribute(owner, name) != name:
+                    # Keras 3's "_kernel" is the layer's "kernel" (announced by add_weight and the attribute)
+                    deferred.expect(owner, graph.weight_attribute(owner, name), self._deferred_callback(nid))
+
+    def _keras3_slot_refs(self, nid, opt):
+        """Keras 3's slot lists of the optimizer at node ``nid`` as slot references ``(model variable node,
+        slot name, slot node)``: element ``j`` of ``_momentums`` belongs to ``_trainable_variables[j]``.
+        They restore as TF 2's slot references do, into slots created later too."""
+        nodes = self._proto.nodes
+        named = {ref.local_name: ref.node_id for ref in nodes[nid].children}
+        if "_trainable_variables" not in named:
+            return []
+        originals = {ref.local_name: ref.node_id for ref in nodes[named["_trainable_variables"]].children}
+        refs = []
+        for attr, slot_name in graph.slot_lists(opt):
+            if attr not in named:
+                continue
+            for ref in nodes[named[attr]].children:
+                orig = originals.get(ref.local_name)
+                if orig is not None and self._value(ref.node_id) is not None:
+                    refs.append((orig, slot_name, ref.node_id))
+        return refs
 
     def _deferred_subtree_callback(self, nid):
         ref = weakref.ref(self)
@@ -415,8 +441,8 @@ class CheckpointLoadStatus:
         matched = {id(o) for o in self._matched.values()}
         out = []
         for nid, obj in enumerate(live.nodes):
-            if isinstance(obj, list | tuple | dict):
-                continue
+            if not (graph.is_variable(obj) or hasattr(obj, "_tfc_checkpoint_tensors")):
+                continue  # as TF: only objects that hold values (layers, lists, optimizers are structure)
             if id(obj) not in matched:
                 out.append(live.describe(nid) if live.paths[nid] is not None else repr(obj))
         return out

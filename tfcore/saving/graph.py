@@ -3,17 +3,27 @@
 A checkpoint stores the graph of "trackable" objects reachable from its root: variables
 (leaves holding one value), ``tf.Module``\\ s (their attributes, in assignment order), Keras layers
 and models, Keras optimizers, and the lists/tuples/dicts holding them (nodes whose children are
-named ``"0"``, ``"1"``, ... or by key). Names follow TF 2 (Keras 2) checkpoints:
+named ``"0"``, ``"1"``, ... or by key). Keras objects are named as TF 2.16+ (Keras 3) writes them,
+so that TF 2.21 restores tfcore's checkpoints and the other way round:
 
-- a layer's own weights by their ``add_weight`` names (``kernel``, ``moving_mean``);
-- a Sequential or functional model's layers as ``layer_with_weights-<i>`` (layers owning weights)
-  and ``layer-<i>`` (every layer), then its other attributes (``optimizer`` once compiled);
-- an optimizer's step counter as ``iter``, its learning rate as ``learning_rate``, and its
-  slot variables (``m``, ``v``, ...) as *slot* references to the model variable they belong to,
-  stored under ``<variable path>/.OPTIMIZER_SLOT/<optimizer path>/<slot>``.
+- a layer's own weights by the attribute Keras 3 keeps them in (``_kernel`` for Dense, Conv and
+  EinsumDense, ``_embeddings``, ``gamma``; a layer class lists its renames in
+  ``_keras3_weight_attributes``), its sublayers and variables by attribute;
+- a Sequential model's layers as ``_functional/_operations/<i>`` (``0`` is the input layer), a
+  functional model's as ``_operations/<i>``, after its other attributes (``optimizer`` once compiled);
+- an optimizer's ``_variables`` list (iterations, learning rate, then the slots in Keras 3's creation
+  order), ``_trainable_variables`` (the model variables it built slots for), ``_iterations``,
+  ``_learning_rate`` and one list per slot kind (``_momentums``, ``_velocities``: the optimizer
+  class's ``_keras3_slot_lists``). Keras 3 writes no slot references (``.OPTIMIZER_SLOT``).
+
+Checkpoints in the Keras 2 layout (tfcore before this layout, TF <= 2.15, tf_keras:
+``layer_with_weights-<i>``, ``kernel``, ``iter``, slots under ``.OPTIMIZER_SLOT``) are still read:
+``restore_aliases`` gives those names. Plain ``tf.Module``/``tf.Variable`` checkpoints are as TF writes them.
 
 Each object's checkpoint key is its first path in breadth-first order from the root, as TF's.
 """
+
+import weakref
 
 from ..framework.tensor import Tensor
 from ..framework.variables import Variable
@@ -80,10 +90,22 @@ def _attribute_children(obj, skip):
     return out
 
 
-def _layer_children(layer):
+def _is_model_with_layers(layer):
+    return getattr(layer, "_seq_layers", None) is not None or getattr(layer, "_graph", None) is not None
+
+
+def own_weights(layer):
+    """``[(Keras 3 name, variable)]`` of a layer's own weights: the attribute holding it, renamed as
+    Keras 3 names it (``kernel`` -> ``_kernel``), else its ``add_weight`` name; unique per layer."""
+    renames = getattr(layer, "_keras3_weight_attributes", {})
+    attribute = {}
+    for key, value in vars(layer).items():
+        if is_variable(value):
+            attribute.setdefault(id(value), key)
     out, names = [], {}
     for v in list(layer._trainable_weights) + list(layer._non_trainable_weights):
-        name = short_name(v)
+        name = attribute.get(id(v)) or short_name(v)
+        name = renames.get(name, name)
         if name in names and names[name] is not v:
             n = 1
             while f"{name}_{n}" in names:
@@ -91,31 +113,78 @@ def _layer_children(layer):
             name = f"{name}_{n}"
         names[name] = v
         out.append((name, v))
-    if getattr(layer, "_seq_layers", None) is not None or getattr(layer, "_graph", None) is not None:
-        layers = list(layer.layers)
-        with_weights = [sub for sub in layers if sub.weights]
-        out += [(f"layer_with_weights-{i}", sub) for i, sub in enumerate(with_weights)]
-        out += [(f"layer-{i}", sub) for i, sub in enumerate(layers)]
-    skip = _LAYER_SKIP | getattr(layer, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
-    out += _attribute_children(layer, skip)
     return out
+
+
+def _layer_children(layer):
+    out = own_weights(layer)
+    if getattr(layer, "_graph", None) is not None and getattr(layer, "_seq_layers", None) is None:
+        out.append(("_operations", list(layer.layers)))  # a functional model's, set before compile adds an optimizer
+    seen = {id(v) for _, v in out}
+    skip = _LAYER_SKIP | getattr(layer, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
+    out += [(k, v) for k, v in _attribute_children(layer, skip) if id(v) not in seen]
+    if getattr(layer, "_seq_layers", None) is not None:
+        out.append(("_functional", functional_node(layer)))  # a Sequential's, made when it is built
+    return out
+
+
+def slot_lists(opt):
+    """``[(Keras 3 attribute, tfcore slot name)]`` of an optimizer's slot kinds, in Keras 3's creation order
+    (a slot kind the class does not map keeps its own name)."""
+    names = tuple(opt._slot_names)
+    out, listed = [], set()
+    for group in getattr(opt, "_keras3_slot_lists", ()):
+        for slot, attr in group:
+            if slot in names:
+                out.append((attr, slot))
+                listed.add(slot)
+    out += [(slot, slot) for slot in names if slot not in listed]
+    return out
+
+
+def _slot_order(opt):
+    """The slot variables in Keras 3's creation order: per ``add_optimizer_variables`` call, interleaved
+    per model variable."""
+    names = list(opt._slot_names)
+    groups = [[s for s, _ in g if s in names] for g in getattr(opt, "_keras3_slot_lists", ())]
+    listed = {s for g in groups for s in g}
+    groups = [g for g in groups if g] + ([[s for s in names if s not in listed]] if len(listed) < len(names) else [])
+    keys = list(opt._slots)
+    return [opt._slots[k][names.index(s)] for g in groups for k in keys for s in g]
 
 
 def _optimizer_children(opt):
-    out = [("iter", opt._iterations)]
+    it = opt._iterations
     lr = getattr(opt, "_learning_rate", None)
-    if is_variable(lr):
-        out.append(("learning_rate", lr))
-    clr = getattr(opt, "_current_learning_rate", None)
-    if is_variable(clr):
-        out.append(("current_learning_rate", clr))
-    known = {id(v) for _, v in out}
-    known.update(id(s) for slots in opt._slots.values() for s in slots)
-    known.update(id(v) for v in getattr(opt, "_ema", {}).values())
-    for v in getattr(opt, "_variables", ()):  # variables a subclass made with add_variable(_from_reference)
-        if id(v) not in known:
-            out.append((v.name[:-2] if v.name.endswith(":0") else v.name, v))
+    lr = lr if is_variable(lr) else None
+    keys = list(opt._slots)
+    ema = getattr(opt, "_ema", {})
+    averages = [ema[k] for k in keys if k in ema]
+    slots = _slot_order(opt)
+    known = {id(v) for v in [it, lr, *averages, *slots] if v is not None}
+    # variables a subclass made with add_variable(_from_reference) keep their place after these
+    extra = [v for v in getattr(opt, "_variables", ()) if id(v) not in known]
+    variables = [it] + ([lr] if lr is not None else []) + averages + slots + extra
+    out = [("_variables", variables), ("_trainable_variables", list(getattr(opt, "_trainable_variables", ()))),
+           ("_iterations", it)]
+    if lr is not None:
+        out.append(("_learning_rate", lr))
+    if averages:
+        out.append(("_model_variables_moving_average", averages))
+    names = list(opt._slot_names)
+    for attr, slot in slot_lists(opt):
+        out.append((attr, [opt._slots[k][names.index(slot)] for k in keys]))
+    named = {id(v) for _, v in out if is_variable(v)}
+    for key, value in vars(opt).items():  # a subclass's own variables and nested optimizers, by attribute
+        if key in _OPTIMIZER_SKIP or id(value) in named or value is opt:
+            continue
+        if is_variable(value) or is_optimizer(value):
+            out.append((key, value))
     return out
+
+
+_OPTIMIZER_SKIP = frozenset({"_iterations", "_learning_rate", "_current_learning_rate", "_variables",
+                             "_trainable_variables", "_slots", "_ema"})
 
 
 class _Placeholder:
@@ -123,41 +192,62 @@ class _Placeholder:
 
 
 class _Functional:
-    """Keras 3's ``model._functional`` node: ``_operations`` lists the input layer(s), then the layers."""
+    """Keras 3's ``model._functional`` node of a Sequential: ``_operations`` lists the input layer, then the layers.
+
+    One per model (``functional_node``), so that a restore's matches stay the live graph's nodes."""
 
     def __init__(self, model):
-        if getattr(model, "_seq_layers", None) is not None:
-            first = model._input_layer if model._input_layer is not None else _Placeholder()
-            self.operations = [first] + list(model._seq_layers)
-        else:
-            self.operations = list(model.layers)
+        self._model = weakref.ref(model)
 
     def _tfc_checkpoint_children(self):
-        return [("_operations", self.operations)]
+        model = self._model()
+        if model is None:
+            return []
+        first = model._input_layer if model._input_layer is not None else _Placeholder()
+        return [("_operations", [first] + list(model._seq_layers))]
+
+
+_functional_nodes = weakref.WeakKeyDictionary()
+
+
+def functional_node(model):
+    node = _functional_nodes.get(model)
+    if node is None:
+        node = _functional_nodes[model] = _Functional(model)
+    return node
 
 
 def restore_aliases(obj):
-    """Extra names under which Keras 3 (TF 2.16+) checkpoints hold an object's children, for reading them.
+    """Other names under which checkpoints hold an object's children, matched only when restoring.
 
-    Keras 3 writes ``model/_functional/_operations/<i>/_kernel``, ``optimizer/_iterations`` and
-    ``optimizer/_variables/<i>`` (iterations, learning rate, then each variable's slots in build order).
-    These names are only matched when restoring; tfcore writes TF 2 / Keras 2 names.
+    The Keras 2 layout (tfcore before Keras 3's, TF <= 2.15, tf_keras): a layer's weights by their
+    ``add_weight`` names (``kernel``), a model's layers as ``layer_with_weights-<i>`` and ``layer-<i>``, an
+    optimizer's ``iter``/``learning_rate`` (its slots are the checkpoint's slot references).
     """
     out = []
     if is_layer(obj):
-        for name, child in _layer_children(obj):
-            if is_variable(child) and not name.startswith("_"):
-                out.append(("_" + name, child))
-        if getattr(obj, "_seq_layers", None) is not None or getattr(obj, "_graph", None) is not None:
-            out.append(("_functional", _Functional(obj)))
+        for name, child in own_weights(obj):
+            if short_name(child) != name:
+                out.append((short_name(child), child))
+        if _is_model_with_layers(obj):
+            layers = list(obj.layers)
+            with_weights = [sub for sub in layers if sub.weights]
+            out += [(f"layer_with_weights-{i}", sub) for i, sub in enumerate(with_weights)]
+            out += [(f"layer-{i}", sub) for i, sub in enumerate(layers)]
     elif is_optimizer(obj):
-        out.append(("_iterations", obj._iterations))
-        lr = getattr(obj, "_learning_rate", None)
-        if is_variable(lr):
-            out.append(("_learning_rate", lr))
-            variables = [obj._iterations, lr] + [v for slots in obj._slots.values() for v in slots]
-            out.append(("_variables", variables))
+        out.append(("iter", obj._iterations))
+        for attr, name in (("_learning_rate", "learning_rate"), ("_current_learning_rate", "current_learning_rate")):
+            if is_variable(getattr(obj, attr, None)):
+                out.append((name, getattr(obj, attr)))
     return out
+
+
+def weight_attribute(layer, checkpoint_name):
+    """The name a layer announces (``deferred.created``) for the weight a checkpoint names ``checkpoint_name``."""
+    for attr, renamed in getattr(layer, "_keras3_weight_attributes", {}).items():
+        if renamed == checkpoint_name:
+            return attr
+    return checkpoint_name[1:] if checkpoint_name.startswith("_") else checkpoint_name
 
 
 def children(obj):
@@ -218,32 +308,7 @@ class ObjectGraph:
             elif hasattr(obj, "_tfc_checkpoint_tensors"):
                 name = obj._tfc_checkpoint_attribute
                 self.tensor_attrs[nid] = (name, "/".join(escape(n) for n in self.paths[nid]) + "/.ATTRIBUTES/" + name)
-        self.slots = {}  # optimizer node id -> [(original node id, slot name, slot node id)]
-        var_nodes = {var_key(obj): nid for nid, obj in enumerate(self.nodes) if is_variable(obj)}
-        for oid, obj in enumerate(list(self.nodes)):
-            if not is_optimizer(obj):
-                continue
-            opt_path = "/".join(escape(n) for n in self.paths[oid])
-            refs = []
-            pairs = [(k, list(zip(obj._slot_names, slots))) for k, slots in obj._slots.items()]
-            pairs += [(k, [("average", v)]) for k, v in getattr(obj, "_ema", {}).items()]
-            for owner_key, named in pairs:
-                orig = var_nodes.get(owner_key)
-                if orig is None:
-                    continue  # the model variable is not part of this checkpoint
-                for slot_name, slot in named:
-                    sid = self.ids.get(id(slot))
-                    if sid is None:
-                        sid = len(self.nodes)
-                        self.ids[id(slot)] = sid
-                        self.nodes.append(slot)
-                        self.paths.append(None)
-                        self.edges.append([])
-                        var_path = self.keys[orig][: -len("/.ATTRIBUTES/" + VALUE)]
-                        self.keys[sid] = (f"{var_path}/.OPTIMIZER_SLOT/{opt_path}/{escape(slot_name)}"
-                                          f"/.ATTRIBUTES/{VALUE}")
-                    refs.append((orig, slot_name, sid))
-            self.slots[oid] = refs
+        self.slots = {}  # optimizer node id -> slot references; Keras 3's optimizers list their slots as children
 
     def describe(self, nid):
         path = self.paths[nid]

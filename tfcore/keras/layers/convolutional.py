@@ -93,6 +93,9 @@ class _Conv(Layer):
 
     rank = 2
 
+    # the attribute Keras 3 keeps a weight in, which names it in checkpoints (saving/graph.py)
+    _keras3_weight_attributes = {"kernel": "_kernel"}
+
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
@@ -226,6 +229,8 @@ class Conv1D(_Conv):
 class Conv2DTranspose(Conv2D):
     """Transposed ("de"-)convolution; kernel ``kernel_size + (filters, in_channels)``."""
 
+    _keras3_weight_attributes = {}
+
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None,
                  data_format=None, dilation_rate=(1, 1), **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
@@ -267,6 +272,8 @@ class Conv2DTranspose(Conv2D):
 class DepthwiseConv2D(Conv2D):
     """Per-channel convolution: ``depth_multiplier`` output channels per input channel."""
 
+    _keras3_weight_attributes = {"depthwise_kernel": "kernel"}
+
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
                  dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
                  bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None,
@@ -304,6 +311,8 @@ class DepthwiseConv2D(Conv2D):
 
 class SeparableConv2D(Conv2D):
     """Depthwise convolution followed by a 1x1 pointwise convolution to ``filters`` channels."""
+
+    _keras3_weight_attributes = {}
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,

@@ -45,6 +45,8 @@ class Conv3D(_Conv):
 
 
 class _ConvTranspose(_Conv):
+    _keras3_weight_attributes = {}
+
     def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None, data_format=None,
                  dilation_rate=1, **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
@@ -97,6 +99,8 @@ class Conv3DTranspose(_ConvTranspose):
 class DepthwiseConv1D(Conv1D):
     """Per-channel 1-D convolution: ``depth_multiplier`` outputs per input channel."""
 
+    _keras3_weight_attributes = {"depthwise_kernel": "kernel"}
+
     def __init__(self, kernel_size, strides=1, padding="valid", depth_multiplier=1, data_format=None,
                  dilation_rate=1, activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
                  bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None,
@@ -143,6 +147,8 @@ class DepthwiseConv1D(Conv1D):
 
 class SeparableConv1D(DepthwiseConv1D):
     """Depthwise 1-D convolution followed by a pointwise (kernel size 1) convolution to ``filters``."""
+
+    _keras3_weight_attributes = {}
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  depth_multiplier=1, activation=None, use_bias=True, depthwise_initializer="glorot_uniform",

@@ -18,6 +18,9 @@ from .activation import ShapePreservingLayer
 class Dense(Layer):
     """``activation(inputs @ kernel + bias)`` on the last axis; kernel (in, units), bias (units,)."""
 
+    # the attribute Keras 3 keeps a weight in, which names it in checkpoints (saving/graph.py)
+    _keras3_weight_attributes = {"kernel": "_kernel"}
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):

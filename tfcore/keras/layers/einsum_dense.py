@@ -81,6 +81,9 @@ def _analyze_split_string(split, bias_axes, input_shape, output_shape, left_elid
 class EinsumDense(Layer):
     """``activation(einsum(equation, inputs, kernel) + bias)`` (``tf.keras.layers.EinsumDense``)."""
 
+    # the attribute Keras 3 keeps a weight in, which names it in checkpoints (saving/graph.py)
+    _keras3_weight_attributes = {"kernel": "_kernel"}
+
     def __init__(self, equation, output_shape, activation=None, bias_axes=None, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):

@@ -11,6 +11,9 @@ from ._weights import add_role_weight, set_weight_args
 class Embedding(Layer):
     """Look up ``embeddings[ids]``; output shape ``ids.shape + (output_dim,)``."""
 
+    # the attribute Keras 3 keeps a weight in, which names it in checkpoints (saving/graph.py)
+    _keras3_weight_attributes = {"embeddings": "_embeddings"}
+
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
                  activity_regularizer=None, embeddings_constraint=None, mask_zero=False, input_length=None,
                  **kwargs):

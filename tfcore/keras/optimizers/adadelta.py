@@ -12,6 +12,9 @@ class Adadelta(Optimizer):
         acc_delta = rho * acc_delta + (1 - rho) * delta*delta;  w += lr * delta
     """
 
+    _keras3_slot_lists = ((("accumulated_grad", "_accumulated_grads"),
+                           ("accumulated_delta_var", "_accumulated_delta_vars")),)
+
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-07, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, jit_compile=True, name="Adadelta", **kwargs):

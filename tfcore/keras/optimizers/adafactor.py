@@ -19,6 +19,8 @@ class Adafactor(Optimizer):
     column (``c``) means; ``beta_2_t = 1 - t ** beta_2_decay``; step ``max(epsilon_2, rms(w)) * rho_t`` with
     ``rho_t = min(lr, 1 / sqrt(t))`` (``relative_step``) and the update clipped to rms ``clip_threshold``."""
 
+    _keras3_slot_lists = ((("r", "_r"), ("c", "_c"), ("v", "_v")),)
+
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3, clip_threshold=1.0,
                  relative_step=True, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name="adafactor",

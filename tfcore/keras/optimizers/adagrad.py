@@ -9,6 +9,8 @@ from .optimizer import Optimizer
 class Adagrad(Optimizer):
     """``acc += g*g; w -= lr * g / sqrt(acc + epsilon)``, accumulators start at ``initial_accumulator_value``."""
 
+    _keras3_slot_lists = ((("accumulator", "_accumulators"),),)
+
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-07, weight_decay=None,
                  clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, jit_compile=True, name="Adagrad", **kwargs):

@@ -14,6 +14,8 @@ class Adam(Optimizer):
         w -= alpha * m / (sqrt(v) + epsilon)        # v -> max(v_hat, v) with amsgrad
     """
 
+    _keras3_slot_lists = ((("m", "_momentums"), ("v", "_velocities")), (("vhat", "_velocity_hats"),))
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07, amsgrad=False,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
                  ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name="Adam", **kwargs):

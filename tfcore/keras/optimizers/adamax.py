@@ -11,6 +11,8 @@ class Adamax(Optimizer):
         w -= lr / (1 - beta_1**t) * m / (u + epsilon)
     """
 
+    _keras3_slot_lists = ((("m", "_m"), ("u", "_u")),)
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07, weight_decay=None,
                  clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, jit_compile=True, name="Adamax", **kwargs):

@@ -14,6 +14,8 @@ class Ftrl(Optimizer):
         w = (clip(z, -l1, l1) - z) / (n'**-p / lr + 2 * (l2 + beta / (2 * lr)));  n = n'
     """
 
+    _keras3_slot_lists = ((("accumulator", "_accumulators"), ("linear", "_linears")),)
+
     def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  l2_shrinkage_regularization_strength=0.0, beta=0.0, weight_decay=None, clipnorm=None,

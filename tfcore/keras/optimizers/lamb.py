@@ -7,6 +7,8 @@ from .optimizer import Optimizer
 class Lamb(Optimizer):
     """``r = m_hat / (sqrt(v_hat) + epsilon)``; ``w -= lr * (||w|| / ||r||) * r`` (ratio 1 when a norm is 0)."""
 
+    _keras3_slot_lists = ((("momentum", "_momentums"), ("velocity", "_velocities")),)
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07, weight_decay=None,
                  clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, jit_compile=True, name="lamb", **kwargs):

@@ -7,6 +7,8 @@ from .optimizer import Optimizer
 class Lion(Optimizer):
     """``w -= lr * sign(beta_1 * m + (1 - beta_1) * g)``, then ``m = beta_2 * m + (1 - beta_2) * g``."""
 
+    _keras3_slot_lists = ((("momentum", "_momentums"),),)
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, jit_compile=True, name="Lion", **kwargs):

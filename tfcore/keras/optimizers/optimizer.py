@@ -89,6 +89,11 @@ class Optimizer:
     """
 
     _slot_names = ()
+    # Keras 3's attributes holding the slot variables, as its ``build`` creates them: one tuple of
+    # ``(slot name, attribute)`` per ``add_optimizer_variables`` call, which interleaves its slots per
+    # model variable. Checkpoints name the slot lists so (``optimizer/_momentums/0``) and list the slots
+    # in this order in ``optimizer/_variables``, as TF 2.16+ writes them (saving/graph.py).
+    _keras3_slot_lists = ()
     # Per-slice terms of an IndexedSlices gradient that ``_compute_update`` takes as keyword arguments
     # ('grad_sq': per-row sums of the slices' squares; 'grad_abs': of their absolute values).
     _sparse_terms = ()
@@ -121,6 +126,7 @@ class Optimizer:
         self._one = convert_to_tensor(np.int64(1), device=self._cpu)  # the per-step increment
         self._variables = _VariableList([self._iterations])
         self._slots = {}            # var key -> list of slot variables (in _slot_names order)
+        self._trainable_variables = []  # the model variables built, in build order (Keras 3's list)
         self._ema = {}              # var key -> EMA variable
         self._built = False
         self._excluded_from_decay = (set(), ())
@@ -257,6 +263,7 @@ class Optimizer:
         slots = [self.add_variable_from_reference(var, n, initial_value=self._slot_initial_value(n, var))
                  for n in self._slot_names]
         self._slots[key] = slots
+        self._trainable_variables.append(var)
         if self.use_ema:
             self._ema[key] = self.add_variable_from_reference(var, "average", initial_value=var.numpy())
         for n, slot in zip(self._slot_names, slots):  # checkpoint values restored before the slots existed

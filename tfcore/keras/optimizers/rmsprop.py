@@ -12,6 +12,9 @@ class RMSprop(Optimizer):
         mom = momentum * mom + inc; w -= mom       (momentum == 0: w -= inc)
     """
 
+    _keras3_slot_lists = ((("velocity", "_velocities"),), (("momentum", "_momentums"),),
+                          (("average_gradient", "_average_gradients"),))
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-07, centered=False,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
                  ema_momentum=0.99, ema_overwrite_frequency=100, jit_compile=True, name="RMSprop", **kwargs):

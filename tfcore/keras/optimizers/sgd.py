@@ -8,6 +8,8 @@ class SGD(Optimizer):
     """``velocity = momentum * velocity - lr * g``; ``w += velocity`` (Nesterov: ``w += momentum * velocity
     - lr * g``); plain ``w -= lr * g`` when ``momentum == 0`` (TF's formulas)."""
 
+    _keras3_slot_lists = ((("m", "momentums"),),)
+
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, jit_compile=True, name="SGD", **kwargs):
