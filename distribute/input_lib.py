@@ -3,6 +3,8 @@
 import numpy as np
 
 from tfcore.framework import context as _ctx
+from tfcore.framework import nest, tracing
+from tfcore.framework.errors import OutOfRangeError
 from tfcore.framework.tensor import Tensor
 
 from .values import PerReplica
@@ -184,12 +186,42 @@ class DistributedIterator:
     def __init__(self, elements, element_spec=None):
         self._elements = elements
         self._element_spec = element_spec
+        # made inside a trace (a Python loop over the dataset there): its elements unroll into that trace
+        self._made_while_tracing = bool(tracing.ACTIVE[0] and tracing.is_tracing())
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        if tracing.ACTIVE[0] and not self._made_while_tracing and tracing.is_tracing():
+            return self._next_in_graph()
         return next(self._elements)
+
+    def _next_in_graph(self):
+        """``next(iterator)`` while a tf.function traces, on an iterator made outside it: one stateful graph
+        node that takes the next element on every call (TF's ``IteratorGetNext`` on each worker), not the
+        trace's element kept as a constant. Its outputs are the replicas' tensors of every leaf, packed back
+        into ``PerReplica`` values. At the end a call raises ``OutOfRangeError``, as TF's."""
+        state = {"tracing": True, "structure": None}
+
+        def get_next():
+            try:
+                element = next(self._elements)
+            except StopIteration:
+                if state["tracing"]:
+                    raise
+                raise OutOfRangeError(None, None, "End of sequence") from None
+            leaves = nest.flatten(element)
+            if state["structure"] is None:
+                state["structure"] = (element, [len(x.values) if isinstance(x, PerReplica) else None
+                                                for x in leaves])
+            return [t for x in leaves for t in (x.values if isinstance(x, PerReplica) else (x,))]
+
+        flat = iter(tracing.call_python(get_next, [], name="IteratorGetNext"))
+        state["tracing"] = False
+        element, counts = state["structure"]
+        leaves = [next(flat) if n is None else PerReplica(tuple(next(flat) for _ in range(n))) for n in counts]
+        return nest.pack_sequence_as(element, leaves)
 
     def get_next(self):
         """The next element; raises ``tf.errors.OutOfRangeError`` at the end."""

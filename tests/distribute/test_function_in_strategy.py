@@ -1,6 +1,7 @@
 """``strategy.run`` with tf.functions: per-replica traces, collectives and optimizer updates as graph nodes."""
 
 import numpy as np
+import pytest
 
 import tfcore as tf
 
@@ -77,3 +78,23 @@ def test_cross_device_assign_inside_a_function_uses_each_call_value(devices):
     assert accumulate.experimental_get_tracing_count() == 1
     assert float(total.numpy()) == 12.0
     assert total.device.endswith("CPU:1")
+
+
+def test_next_of_a_distributed_iterator_inside_a_function_advances_every_call(devices):
+    # TF's custom-loop pattern: train_step(iterator) with strategy.run(step_fn, args=(next(iterator),)).
+    # TF 2.21 gives the batches [0 1], [2 3], [4 5] per call; tfcore replayed the first one every time.
+    devices(n_cpus=2)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    dataset = tf.data.Dataset.range(12).map(lambda x: (x, 10 * x)).batch(4)
+    iterator = iter(strategy.experimental_distribute_dataset(dataset))
+
+    @tf.function
+    def step(iterator):
+        a, b = next(iterator)
+        per_replica = strategy.run(lambda a, b: tf.reduce_sum(a + b), args=(a, b))
+        return strategy.reduce("SUM", per_replica, axis=None)
+
+    got = [int(step(iterator)) for _ in range(3)]
+    assert got == [11 * sum(range(k, k + 4)) for k in (0, 4, 8)]
+    with pytest.raises(tf.errors.OutOfRangeError):
+        step(iterator)

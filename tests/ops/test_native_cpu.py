@@ -209,7 +209,10 @@ _CONV_CASES = [  # (n, h, w, c, kh, kw, co, stride, dilation, padding)
     # rows that end in a short block (13 = 8 + 4 + an overlapping 4)
     (2, 6, 13, 32, 3, 3, 64, 1, 1, "SAME"), (1, 5, 13, 64, 3, 3, 32, 1, 1, "SAME"),
     (1, 6, 7, 40, 3, 3, 96, 1, 1, "VALID"), (1, 5, 9, 20, 5, 5, 128, 2, 1, "SAME"),
-    (2, 5, 6, 24, 3, 3, 32, 1, 2, "SAME")]
+    (2, 5, 6, 24, 3, 3, 32, 1, 2, "SAME"),
+    # output channels the kernels do not take (not 4 or a multiple of 8): zero filters pad them to 4 or 8k
+    (2, 9, 9, 16, 3, 3, 1, 1, 1, "SAME"), (2, 8, 7, 4, 3, 3, 3, 2, 1, "SAME"), (1, 9, 9, 8, 5, 5, 5, 1, 2, "VALID"),
+    (2, 6, 6, 32, 3, 3, 12, 1, 1, "SAME")]
 
 
 def _geometry(case):
@@ -233,7 +236,9 @@ def test_direct_convolution_and_its_filter_gradient_match_float64_references(cpu
     attrs = _conv_attrs(stride, dilation, padding)
     wide = native_cpu.library().wide_direct_channels(dtype)
     long_sum = co > 16 and kh * kw * c > conv_ops._DIRECT_MAX_TERMS
-    assert conv_ops._direct_ready(np, co, kh * kw * c, x, wt) is (not long_sum or (wide > 0 and co % wide == 0))
+    run_co = conv_ops._kernel_channels(co)
+    assert conv_ops._direct_ready(np, run_co, kh * kw * c, x, wt) is (
+        not long_sum or (wide > 0 and run_co % wide == 0))
     got = conv_ops._conv2d(cpu, x, wt, **attrs)
     assert type(got) is np.ndarray and got.dtype == dtype  # the direct kernel saves no columns
     tol = 2e-5 if dtype == np.float32 else 1e-12
@@ -265,13 +270,16 @@ def test_direct_kernels_take_the_channel_counts_and_sizes_they_are_fast_for():
         w = np.ones((3, 3, 64, co), np.float32)
         assert conv_ops._direct_ready(np, co, 9 * 64, x, w) is (wide > 0), co
     assert not conv_ops._direct_ready(np, 8, 9, x.astype(np.float16), np.ones((3, 3, 8, 8), np.float16))
+    # other counts run as the next one the kernels take, with zero filters
+    assert [conv_ops._kernel_channels(co) for co in (1, 3, 4, 5, 8, 12, 24, 100)] == [4, 4, 4, 8, 8, 16, 24, 104]
 
 
 @needs_native
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("c,co,k,dilation,padding", [(8, 16, 4, 1, "SAME"), (4, 3, 3, 1, "SAME"),
                                                      (16, 5, 3, 2, "VALID"), (4, 8, 2, 1, "SAME"),
-                                                     (64, 32, 3, 1, "SAME")])  # 64 outputs of 288 terms: wide
+                                                     (64, 32, 3, 1, "SAME"),  # 64 outputs of 288 terms: wide
+                                                     (1, 16, 3, 1, "SAME"), (3, 8, 3, 2, "VALID")])  # 1, 3: padded
 def test_direct_stride1_input_gradient_matches_the_numpy_path(cpu, monkeypatch, c, co, k, dilation, padding,
                                                               dtype):
     """The input gradient's direct kernel has ``c`` (the forward's input channels) outputs."""

@@ -519,7 +519,13 @@ def _split_grad(call, *gs):
     return [execute(_CONCAT, gs, {"axis": call.attrs["axis"]}) if len(gs) > 1 else gs[0]]
 
 
-_SPLIT = Op("SplitV", grad=_split_grad, multi_output=True)
+def _split_tf(attrs, input_dtypes):
+    """TF's SplitV takes the sizes and the axis as inputs and counts its outputs in ``num_split``."""
+    return ([(None, np.asarray(attrs["sizes"], np.int32), "Tlen"), (None, np.int32(attrs["axis"]), None)],
+            {"num_split": len(attrs["sizes"])}, ["sizes", "axis"])
+
+
+_SPLIT = Op("SplitV", grad=_split_grad, multi_output=True, tf_lowering=_split_tf)
 
 
 @_SPLIT.kernel()
@@ -608,8 +614,19 @@ def _pad_grad(call, g):
     return [execute(_MIRROR_PAD_GRAD, (g,), {"paddings": pads, "mode": call.attrs["mode"]})]
 
 
-_PAD = Op("PadV2", grad=_pad_grad)
-_MIRROR_PAD = Op("MirrorPad", grad=_pad_grad)
+def _pad_tf(attrs, input_dtypes):
+    """TF's PadV2 takes the paddings and the constant (of the input's dtype) as inputs; MirrorPad the
+    paddings, with the mode in capitals."""
+    inputs = [(None, np.asarray(attrs["paddings"], np.int32), "Tpaddings")]
+    if "constant_values" in attrs:
+        dtype = input_dtypes[0].as_numpy_dtype
+        return inputs + [(None, np.asarray(attrs["constant_values"], dtype), None)], {}, ["paddings", "mode",
+                                                                                         "constant_values"]
+    return inputs, {"mode": attrs["mode"].upper()}, ["paddings"]
+
+
+_PAD = Op("PadV2", grad=_pad_grad, tf_lowering=_pad_tf)
+_MIRROR_PAD = Op("MirrorPad", grad=_pad_grad, tf_lowering=_pad_tf)
 
 
 @_PAD.kernel()
@@ -1106,7 +1123,15 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
     return execute(_EYE, (), {"rows": rows, "cols": cols, "batch_shape": bs, "dtype": dtypes.as_dtype(dtype)})
 
 
-_RANGE = Op("Range")
+def _range_tf(attrs, input_dtypes):
+    """TF's Range takes start, limit and delta as inputs typed ``Tidx``."""
+    dtype = attrs["dtype"].as_numpy_dtype
+    inputs = [(None, np.asarray(attrs[k], dtype), "Tidx" if k == "start" else None)
+              for k in ("start", "limit", "delta")]
+    return inputs, {}, ["start", "limit", "delta", "dtype"]
+
+
+_RANGE = Op("Range", tf_lowering=_range_tf)
 
 
 @_RANGE.kernel()
@@ -1178,8 +1203,39 @@ def _strided_slice_grad_grad(call, gg):
     return [execute(_STRIDED_SLICE, (gg,), {"index": call.attrs["index"]})]
 
 
-_STRIDED_SLICE = Op("StridedSlice", grad=_strided_slice_grad)
-_SLICE = Op("Slice", grad=_strided_slice_grad)
+def _strided_slice_tf(attrs, input_dtypes):
+    """tfcore's index (ints, slices, None, Ellipsis) as TF's StridedSlice: begin, end and strides inputs and
+    the five masks, bit ``j`` for index entry ``j`` (as TF's ``_slice_helper`` builds them)."""
+    begin, end, strides = [], [], []
+    masks = dict.fromkeys(("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0)
+    for j, k in enumerate(attrs["index"]):
+        bit = 1 << j
+        if k is Ellipsis or k is None:
+            masks["ellipsis_mask" if k is Ellipsis else "new_axis_mask"] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(k, builtins.slice):
+            if k.start is None:
+                masks["begin_mask"] |= bit
+            if k.stop is None:
+                masks["end_mask"] |= bit
+            begin.append(k.start or 0), end.append(k.stop or 0), strides.append(k.step or 1)
+        else:
+            masks["shrink_axis_mask"] |= bit
+            begin.append(k), end.append(k + 1), strides.append(1)
+    arrays = [np.asarray(v, np.int32).reshape(-1) for v in (begin, end, strides)]
+    return [(None, arrays[0], "Index"), (None, arrays[1], None), (None, arrays[2], None)], masks, ["index"]
+
+
+def _slice_tf(attrs, input_dtypes):
+    """tf.slice's index (one slice per dimension) as TF's Slice: begin and size inputs (-1: to the end)."""
+    index = attrs["index"]
+    begin = [k.start or 0 for k in index]
+    size = [-1 if k.stop is None else k.stop - (k.start or 0) for k in index]
+    return [(None, np.asarray(begin, np.int32), "Index"), (None, np.asarray(size, np.int32), None)], {}, ["index"]
+
+
+_STRIDED_SLICE = Op("StridedSlice", grad=_strided_slice_grad, tf_lowering=_strided_slice_tf)
+_SLICE = Op("Slice", grad=_strided_slice_grad, tf_lowering=_slice_tf)
 _STRIDED_SLICE_GRAD = Op("StridedSliceGrad", grad=_strided_slice_grad_grad)
 
 

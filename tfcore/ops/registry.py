@@ -168,6 +168,10 @@ class Op:
       tf_attr_names: tfcore attribute name -> TF's, where they differ (``keepdims`` -> ``keep_dims``; None
         drops it), or a function of the op's input dtypes returning that mapping.
       tf_count_attr: TF's attribute counting a list input (``ConcatV2``'s ``N``: the op's inputs).
+      tf_lowering: for what the fields above cannot say, a function ``(attrs, input_dtypes)`` returning
+        ``(inputs, tf_attrs, dropped)``: Const inputs to insert as ``(position or None, numpy array,
+        type attr or None)``, TF attributes to set, tfcore attributes to drop (``StridedSlice``'s index
+        becomes TF's begin/end/strides inputs and masks).
       cuda_expr: for an element-wise op, its value as a CUDA C expression over ``{0}``, ``{1}`` (the
         inputs) and ``T`` (the element type): ``tf.function`` fuses chains of such ops into one
         generated kernel (``tfcore/function/fusion.py``). None: the op is not fused on GPUs.
@@ -181,11 +185,12 @@ class Op:
 
     __slots__ = ("name", "rule", "candidates", "_direct", "grad", "multi_output", "grad_takes_none",
                  "saves_residuals", "residual_attrs", "stateful", "output_arg", "cuda_expr", "tf_attr_inputs",
-                 "tf_input_types", "tf_attr_names", "tf_count_attr")
+                 "tf_input_types", "tf_attr_names", "tf_count_attr", "tf_lowering")
 
     def __init__(self, name, rule=None, grad=None, multi_output=False, grad_takes_none=False,
                  saves_residuals=False, residual_attrs=(), stateful=False, output_arg="output", cuda_expr=None,
-                 tf_attr_inputs=(), tf_input_types=None, tf_attr_names=None, tf_count_attr=None):
+                 tf_attr_inputs=(), tf_input_types=None, tf_attr_names=None, tf_count_attr=None,
+                 tf_lowering=None):
         if name in REGISTRY:
             raise ValueError(f"Op {name} is already registered")
         self.name = name
@@ -204,6 +209,7 @@ class Op:
         self.tf_input_types = tf_input_types
         self.tf_attr_names = tf_attr_names if callable(tf_attr_names) else dict(tf_attr_names or {})
         self.tf_count_attr = tf_count_attr
+        self.tf_lowering = tf_lowering
         REGISTRY[name] = self
 
     def kernel(self, *kinds, dtypes=None, supports=None, priority=None, name=None):

@@ -341,20 +341,34 @@ def _to_tf_node(op, nd, attrs, input_dtypes, new_node):
     (``Op.tf_attr_names``). tfcore's loader reads ``_tfcore_attrs`` and drops the added inputs."""
     dtypes_in = list(input_dtypes)
     added = []
-    for entry in op.tf_attr_inputs:
-        attr_name, type_attr = entry[0], entry[1]
-        if attr_name not in attrs:
-            continue
-        position = entry[2] if len(entry) > 2 else len(nd.input)
+
+    def insert(position, value, type_attr):
+        nonlocal added
+        value = np.asarray(value)
+        dtype = dtypes.as_dtype(value.dtype)
+        position = len(nd.input) if position is None else position
         const = new_node("Const")
-        const.attr["value"].tensor.CopyFrom(tensor_proto(np.asarray(attrs[attr_name], np.int32)))
-        const.attr["dtype"].type = dtypes.int32.as_datatype_enum
+        const.attr["value"].tensor.CopyFrom(tensor_proto(convert_to_tensor(value, dtype=dtype)))
+        const.attr["dtype"].type = dtype.as_datatype_enum
         nd.input.insert(position, f"{const.name}:output:0")
-        dtypes_in.insert(position, dtypes.int32)
+        dtypes_in.insert(position, dtype)
         added = [a + (a >= position) for a in added] + [position]
         if type_attr:
-            nd.attr[type_attr].type = dtypes.int32.as_datatype_enum
-        del nd.attr[attr_name]
+            nd.attr[type_attr].type = dtype.as_datatype_enum
+
+    for entry in op.tf_attr_inputs:
+        if entry[0] in attrs:
+            insert(entry[2] if len(entry) > 2 else None, np.asarray(attrs[entry[0]], np.int32), entry[1])
+            del nd.attr[entry[0]]
+    if op.tf_lowering is not None:
+        inputs, tf_attrs, dropped = op.tf_lowering(attrs, input_dtypes)
+        for position, value, type_attr in inputs:
+            insert(position, value, type_attr)
+        for name in dropped:
+            if name in nd.attr:
+                del nd.attr[name]
+        for name, value in tf_attrs.items():
+            _set_attr(nd.attr[name], value)
     if added:
         nd.attr[_EXTRA_INPUTS].list.i.extend(sorted(added))
     if op.tf_input_types is None:
