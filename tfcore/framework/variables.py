@@ -357,6 +357,8 @@ class Variable:
     def __repr__(self):
         if self._keras_path is not None:
             return keras_variable_repr(self)
+        if tracing.is_tracing():  # TF prints a variable without its value inside a tf.function's trace
+            return f"<tf.Variable '{self._name}' shape={self._value.shape} dtype={self.dtype.name}>"
         return (f"<tf.Variable '{self._name}' shape={self._value.shape} dtype={self.dtype.name}, "
                 f"numpy={self._value.__repr__().split('numpy=', 1)[1][:-1]}>")
 

@@ -52,6 +52,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {t} "
                             f"(converted from {value!r}) has {t._array.size} elements, but got `shape` "
                             f"{shp} with {int(np.prod(shp))} elements).")
+    if _TRACING[0]:  # a Const op of the graph being traced (how TF prints it there: Tensor("Const:0", ...))
+        _tracing.constant_created(t)
     return t
 
 
