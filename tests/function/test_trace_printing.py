@@ -212,3 +212,31 @@ def test_graph_def_nodes_are_named_as_tf_names_them():
     graph = double.get_concrete_function(tf.constant("a")).graph
     assert [(list(n.input), n.name) for n in graph.as_graph_def().node] == [
         ([], "a"), (["a", "a"], "add"), (["add"], "Identity")]
+
+
+def test_python_structures_in_signatures_print_as_tf_trace_types():
+    @tf.function
+    def f(x, t, ts):
+        return ts
+
+    cf = f.get_concrete_function([1, -1], (2, "a"), [tf.constant(1.0), (tf.constant(2),)])
+    ts = ("List[TensorSpec(shape=(), dtype=tf.float32, name=None), "
+          "Tuple[TensorSpec(shape=(), dtype=tf.int32, name=None)]]")
+    assert str(cf) == (
+        "ConcreteFunction Input Parameters:\n"
+        "  x (POSITIONAL_OR_KEYWORD): List[Literal[1], Literal[-1]]\n"
+        "  t (POSITIONAL_OR_KEYWORD): Tuple[Literal[2], Literal['a']]\n"
+        f"  ts (POSITIONAL_OR_KEYWORD): {ts}\n"
+        "Output Type:\n"
+        f"  {ts}\n"
+        "Captures:\n"
+        "  None")
+    assert repr(cf).startswith(
+        f"<ConcreteFunction (x: List[Literal[1], Literal[-1]], t: Tuple[Literal[2], Literal['a']], ts: {ts}) "
+        f"-> {ts} at")
+
+    @tf.function
+    def g():
+        return None
+
+    assert repr(g.get_concrete_function()).startswith("<ConcreteFunction () -> Literal[None] at 0x")

@@ -183,11 +183,11 @@ def _matches(general, key):
 def _key_str(k):
     if k[0] == "T":
         return f"TensorSpec(shape={TensorShape(None if k[2] is None else list(k[2]))}, dtype={k[1]!r}, name=None)"
-    if k[0] in ("list", "tuple"):
+    if k[0] in ("list", "tuple"):  # TF's trace types: List[...], Tuple[...], Dict[[key, type], ...]
         inner = ", ".join(_key_str(v) for v in k[1])
-        return f"[{inner}]" if k[0] == "list" else f"({inner})"
+        return f"List[{inner}]" if k[0] == "list" else f"Tuple[{inner}]"
     if k[0] == "dict":
-        return "{" + ", ".join(f"{a!r}: {_key_str(b)}" for a, b in k[1]) + "}"
+        return "Dict[" + ", ".join(f"[{a!r}, {_key_str(b)}]" for a, b in k[1]) + "]"
     if k[0] == "V":
         return "Variable(handle)"
     if k[0] in ("O", "id"):
@@ -259,9 +259,12 @@ class ConcreteFunction:
 
         args, _ = self.structured_input_signature
         params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                    annotation=spec if k[0] in _SPEC_KEYS else _Literal(spec))
+                                    annotation=spec if k[0] in ("T", "C") else _TraceTypeText(_key_str(k)))
                   for name, spec, k in zip(self._param_names, args, self._arg_keys)]
-        return inspect.Signature(params, return_annotation=self.structured_outputs)
+        out = self.structured_outputs
+        if not isinstance(out, TensorSpec):  # a structure or a Python value: TF's trace-type text
+            out = _TraceTypeText(_output_str(self.graph.output_structure))
+        return inspect.Signature(params, return_annotation=out)
 
     def _run_flat(self, flat_tensors):
         if self._jit_compile and not recording.active_tapes():  # fused steps: no tape may need the ops
@@ -378,14 +381,15 @@ class ConcreteFunction:
 _SPEC_KEYS = ("T", "V", "C", "list", "tuple", "dict")  # keys of tensor arguments (specs), not of Python values
 
 
-class _Literal:
-    """A Python argument's annotation in ``function_type``: prints as TF's ``Literal[2]``."""
+class _TraceTypeText:
+    """A parameter's annotation in ``function_type`` where TF's is a trace type, printed as TF prints it
+    (``Literal[2]``, ``List[Literal[1], Literal[-1]]``, ``Tuple[TensorSpec(...)]``)."""
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, text):
+        self.text = text
 
     def __repr__(self):
-        return f"Literal[{self.value!r}]"
+        return self.text
 
 
 def _key_spec(k):
@@ -415,12 +419,12 @@ def _flat_tensor_specs(structure):
 
 def _output_str(structure):
     if structure is None:
-        return "NoneTensorSpec()"
+        return "Literal[None]"  # TF 2.21 (a function returning None)
     if isinstance(structure, Tensor | TensorSpec):
         return f"TensorSpec(shape={structure.shape}, dtype={structure.dtype!r}, name=None)"
     if isinstance(structure, list | tuple):
         inner = ", ".join(_output_str(v) for v in structure)
-        return f"[{inner}]" if isinstance(structure, list) else f"Tuple[{inner}]"
+        return f"List[{inner}]" if isinstance(structure, list) else f"Tuple[{inner}]"
     if isinstance(structure, dict):
         return "Dict[" + ", ".join(f"[{k!r}, {_output_str(v)}]" for k, v in structure.items()) + "]"
     return f"Literal[{structure!r}]"
