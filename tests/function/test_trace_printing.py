@@ -240,3 +240,21 @@ def test_python_structures_in_signatures_print_as_tf_trace_types():
         return None
 
     assert repr(g.get_concrete_function()).startswith("<ConcreteFunction () -> Literal[None] at 0x")
+
+
+def test_reduce_retracing_relaxes_a_new_rank_to_an_unknown_rank(capsys):
+    @tf.function(reduce_retracing=True)
+    def k(x):
+        print(x, x + 1)
+        return x + 1
+
+    assert k(tf.constant([1, 2])).numpy().tolist() == [2, 3]
+    assert k(tf.constant([1, 2, 3])).numpy().tolist() == [2, 3, 4]
+    assert k(tf.constant([[1]])).numpy().tolist() == [[2]]
+    assert k(tf.constant(5)).numpy() == 6  # served by the unknown-rank trace
+    assert k.experimental_get_tracing_count() == 3
+    assert capsys.readouterr().out.splitlines() == [  # TF 2.21's lines
+        'Tensor("x:0", shape=(2,), dtype=int32) Tensor("add:0", shape=(2,), dtype=int32)',
+        'Tensor("x:0", shape=(None,), dtype=int32) Tensor("add:0", shape=(None,), dtype=int32)',
+        'Tensor("x:0", dtype=int32) Tensor("add:0", dtype=int32)',
+    ]

@@ -141,10 +141,8 @@ def _relax(key, other):
     if key[0] == "T" and other[0] == "T":
         if key[1] is not other[1]:
             return None
-        if key[2] is None or other[2] is None:  # an unknown rank (TensorSpec(None)) accepts every shape
-            return ("T", key[1], None)
-        if len(key[2]) != len(other[2]):
-            return None
+        if key[2] is None or other[2] is None or len(key[2]) != len(other[2]):
+            return ("T", key[1], None)  # an unknown rank (TF's relaxation of different ranks) accepts every shape
         return ("T", key[1], tuple(a if a == b else None for a, b in zip(key[2], other[2])))
     if key[0] == other[0] and key[0] in ("list", "tuple", "dict") and len(key[1]) == len(other[1]):
         parts = []
