@@ -161,6 +161,21 @@ def test_eager_and_captured_tensors_and_variables_print_as_in_tf():
     assert repr(v) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"
 
 
+def test_keras_variable_prints_without_its_value_inside_a_trace():
+    layer = tf.keras.layers.Dense(2, name="probe")
+    layer.build((None, 3))
+    seen = []
+
+    @tf.function
+    def f(x):
+        seen.append(repr(layer.kernel))
+        return layer(x)
+
+    f(tf.zeros([4, 3]))
+    assert seen == ["<Variable path=probe/kernel, shape=(3, 2), dtype=float32>"]  # TF 2.21's text
+    assert repr(layer.kernel).startswith("<Variable path=probe/kernel, shape=(3, 2), dtype=float32, value=[[")
+
+
 def test_dataset_map_function_prints_its_args_placeholder(capsys):
     ds = tf.data.Dataset.range(3).map(lambda x: (print("map", x), x * 2)[1])
     assert list(ds.as_numpy_iterator()) == [0, 2, 4]
