@@ -112,6 +112,22 @@ def test_op_outputs_are_named_as_tf_names_them():
     ]
 
 
+def test_a_format_spec_on_a_trace_tensor_raises_tf_type_error():
+    seen = []
+
+    @tf.function
+    def f(x):
+        seen.append(f"{x}|{x!r}|{x:}")
+        with pytest.raises(TypeError, match="unsupported format string passed to SymbolicTensor.__format__"):
+            f"{x:.3f}"
+        return x
+
+    f(tf.constant(1.5))
+    assert seen == ['Tensor("x:0", shape=(), dtype=float32)|<tf.Tensor \'x:0\' shape=() dtype=float32>|'
+                    'Tensor("x:0", shape=(), dtype=float32)']  # TF 2.21's texts
+    assert f"{tf.constant(1.5):.3f}" == "1.500"  # an eager tensor formats its value
+
+
 def test_unique_names_ignore_case_as_tf_graph_unique_name():
     used = {}
     assert [graph_names.unique(used, n) for n in ("add", "add", "Add", "mul", "Mul", "add")] == [

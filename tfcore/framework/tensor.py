@@ -157,8 +157,10 @@ class Tensor:
         a tensor of the trace formats as TF's symbolic tensor, ``Tensor("a:0", shape=(), dtype=int32)``."""
         if _TRACING[0]:
             text = tracing.graph_form(self, False)
-            if text is not None:
-                return format(text, spec)
+            if text is not None:  # object.__format__ of TF's SymbolicTensor: no format spec
+                if spec:
+                    raise TypeError("unsupported format string passed to SymbolicTensor.__format__")
+                return text
         if self._array.ndim == 0:
             return format(self._scalar(), spec)
         return format(self.numpy(), spec)
