@@ -289,3 +289,19 @@ def test_reduce_retracing_relaxes_a_new_rank_to_an_unknown_rank(capsys):
         'Tensor("x:0", shape=(None,), dtype=int32) Tensor("add:0", shape=(None,), dtype=int32)',
         'Tensor("x:0", dtype=int32) Tensor("add:0", dtype=int32)',
     ]
+
+
+def test_static_shapes_follow_tf_shape_functions_for_shape_and_matmul():
+    seen = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def f(x):
+        seen.extend(str(t) for t in (tf.shape(x), tf.reduce_sum(x, axis=1), tf.matmul(x, x, transpose_a=True),
+                                     tf.nn.relu(x), x * tf.ones([3])))
+        return x
+
+    f(tf.zeros([2, 3]))
+    assert seen == [  # TF 2.21's static shapes
+        'Tensor("Shape:0", shape=(2,), dtype=int32)', 'Tensor("Sum:0", shape=(None,), dtype=float32)',
+        'Tensor("MatMul:0", shape=(3, 3), dtype=float32)', 'Tensor("Relu:0", shape=(None, 3), dtype=float32)',
+        'Tensor("mul:0", shape=(None, 3), dtype=float32)']

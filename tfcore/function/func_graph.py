@@ -275,7 +275,8 @@ class FuncGraph:
             values = [_value_shape(self.slot_values[s]) for s in node.inputs]
             ins = [shapes.get(s, v) for s, v in zip(node.inputs, values)]
             for s in node.outputs:
-                shapes[s] = graph_names.output_shape(ins, values, _value_shape(self.slot_values[s]))
+                shapes[s] = graph_names.output_shape(ins, values, _value_shape(self.slot_values[s]), node.type,
+                                                     node.attrs)
         return shapes
 
     def graph_form(self, value, as_repr):

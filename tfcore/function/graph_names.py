@@ -60,13 +60,38 @@ def _broadcast(shapes):
     return TensorShape(dims)
 
 
-def output_shape(input_shapes, input_values, value_shape):
+def _shape_rule(ins, attrs, value_shape):
+    return TensorShape([ins[0].rank])  # tf.shape(x): one element per dimension
+
+
+def _matmul_rule(ins, attrs, value_shape):
+    if len(ins) != 2 or ins[0].rank < 2 or ins[1].rank < 2:
+        return None
+    a, b = ins[0].as_list(), ins[1].as_list()
+    rows = a[-1] if attrs.get("transpose_a") or attrs.get("adjoint_a") else a[-2]
+    cols = b[-2] if attrs.get("transpose_b") or attrs.get("adjoint_b") else b[-1]
+    batch = value_shape.as_list()[:-2]
+    if a[:-2] or b[:-2]:
+        batch = _broadcast([TensorShape(a[:-2]), TensorShape(b[:-2])]).as_list()
+    return TensorShape(batch + [rows, cols])
+
+
+# Ops whose output shape TF's shape functions know from the inputs' static shapes beyond broadcasting.
+_SHAPE_RULES = {"Shape": _shape_rule, "BatchMatMulV2": _matmul_rule, "MatMul": _matmul_rule}
+
+
+def output_shape(input_shapes, input_values, value_shape, op_type=None, attrs=None):
     """The static shape of an op output whose trace value has ``value_shape``, given its inputs' static
     shapes and their trace values' shapes (see :meth:`FuncGraph.static_shapes`)."""
     if value_shape.rank is None or all(s.is_fully_defined() for s in input_shapes):
         return value_shape
     if any(s.rank is None for s in input_shapes):
         return TensorShape(None)
+    rule = _SHAPE_RULES.get(op_type)
+    if rule is not None:
+        shape = rule(input_shapes, attrs or {}, value_shape)
+        if shape is not None and shape.rank == value_shape.rank and shape.is_compatible_with(value_shape):
+            return shape
     if all(v.rank is not None for v in input_values) and \
             _broadcast(input_values).as_list() == value_shape.as_list():  # element-wise on these inputs
         b = _broadcast(input_shapes)
