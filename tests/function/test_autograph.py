@@ -92,14 +92,16 @@ def test_for_over_tensor_rows_and_print(capsys):
         acc = tf.zeros([3])
         for row in m:
             acc += row
-        print("acc", acc)      # a tensor argument: tf.print, on every call
-        print("traced")        # Python values only: Python print, while tracing
+        print("acc", acc)      # Python print, while tracing: the loop's symbolic result (TF 2.21's AutoGraph
+        print("traced")        # leaves print alone; tf.print prints on every call)
         return acc
 
     np.testing.assert_allclose(total(tf.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))).numpy(), [3, 5, 7])
     np.testing.assert_allclose(total(tf.constant(np.ones((2, 3), np.float32))).numpy(), [2, 2, 2])
     out = capsys.readouterr().out
-    assert out.count("traced") == 1 and out.count("acc [") == 2
+    # TF 2.21 prints: acc Tensor("while:3", shape=(3,), dtype=float32) (its loop has more outputs than tfcore's)
+    assert out.count("traced") == 1 and out.count("acc Tensor(\"while:") == 1
+    assert 'shape=(3,), dtype=float32)' in out
 
 
 def test_python_conditions_keep_python_semantics(capsys):

@@ -103,6 +103,13 @@ def test_gather_axis_and_batch_dims():
 def test_gather_out_of_range_raises_tf_message():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in \[0, 3\)"):
         tf.gather(tf.constant([1, 2, 3]), [0, 5])
+    # TF 2.21's texts (guide/intro_to_graphs prints one): the position, then [Op:GatherV2]
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        tf.gather(tf.constant([1, 2]), [[0, 5]])
+    assert e.value.message == "indices[0,1] = 5 is not in [0, 2) [Op:GatherV2]"
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        tf.gather(tf.constant([1]), 1)
+    assert e.value.message == "indices = 1 is not in [0, 1) [Op:GatherV2]"
 
 
 def test_gather_gradient_is_indexed_slices_on_axis_0_and_dense_elsewhere():

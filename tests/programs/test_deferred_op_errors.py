@@ -30,7 +30,8 @@ def test_a_used_gather_out_of_range_raises_its_error_as_an_output_or_an_input():
         return tf.gather(x, [1]) * 2.0
 
     for f in (as_output, as_input):
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"GatherV2: indices\[0\] = 1 is not in \[0, 1\)"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^indices\[0\] = 1 is not in \[0, 1\) \[Op:GatherV2\]$"):  # TF 2.21's text
             f(tf.constant([0.0]))
     assert as_input(tf.constant([0.0, 4.0])).numpy().tolist() == [8.0]  # a valid input traces and runs
 

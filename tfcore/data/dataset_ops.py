@@ -90,8 +90,16 @@ class DatasetV2:
             raise TypeError("The dataset length is unknown.")
         return n
 
+    _tf_class_name = None  # the name of TF's class for this dataset where it is not "_" + ours
+
     def __repr__(self):
-        return f"<{type(self).__name__} element_spec={self.element_spec!r}>"
+        """TF 2.21's repr: its dataset classes are private (``<_MapDataset element_spec=...>``); a subclass a
+        program defines keeps its own name."""
+        cls = type(self)
+        name = cls.__name__
+        if cls.__module__.startswith(__package__ + "."):
+            name = cls._tf_class_name or (name if name.startswith("_") else "_" + name)
+        return f"<{name} element_spec={self.element_spec!r}>"
 
     def as_numpy_iterator(self):
         """An iterator of NumPy values: arrays, NumPy scalars, ``bytes`` for strings."""

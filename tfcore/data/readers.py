@@ -113,6 +113,8 @@ class _FileDataset(DatasetV2):
 class TextLineDataset(_FileDataset):
     """``tf.data.TextLineDataset``: the lines of text files as scalar string tensors (no line ending)."""
 
+    _tf_class_name = "TextLineDatasetV2"  # its repr names TF's class
+
     def _read(self, path):
         with _open(path, self._compression) as f:
             for line in f:
@@ -127,6 +129,8 @@ class TFRecordDataset(_FileDataset):
     The records of TFRecord files as scalar string tensors. ``compression_type`` is None/'',
     'ZLIB' or 'GZIP'; a damaged record raises ``tf.errors.DataLossError`` naming the file.
     """
+
+    _tf_class_name = "TFRecordDatasetV2"  # its repr names TF's class
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
         tf_record.compression_name(compression_type)

@@ -259,6 +259,8 @@ class _RangeIterator:
 class GeneratorDataset(DatasetV2):
     """``Dataset.from_generator``: elements from a Python generator, checked against a signature."""
 
+    _tf_class_name = "_FlatMapDataset"  # TF builds from_generator as a flat_map over a counter
+
     def __init__(self, generator, output_types=None, output_shapes=None, args=None, output_signature=None):
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")

@@ -188,6 +188,8 @@ class ConcatenateDataset(DatasetV2):
 class EnumerateDataset(UnaryDataset):
     """``enumerate(start)``: ``(int64 index, element)`` pairs."""
 
+    _tf_class_name = "_ZipDataset"  # its repr names TF's class
+
     def __init__(self, input_dataset, start):
         super().__init__(input_dataset)
         self._start = check_scalar_int(start, "start")

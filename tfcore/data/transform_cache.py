@@ -22,6 +22,8 @@ from .threads import close_iterator
 
 
 class CacheDataset(UnaryUnchangedStructureDataset):
+    _tf_class_name = "CacheDataset"  # TF's class of the same name is public: no underscore in its repr
+
     def __init__(self, input_dataset, filename=""):
         super().__init__(input_dataset)
         if isinstance(filename, Tensor):

@@ -25,6 +25,8 @@ class RaggedBatchDataset(UnaryDataset):
     (TF keeps a component dense when its static shape is fully known; tfcore's element specs come
     from the first element, so their shapes cannot tell, and every non-scalar component is ragged.)"""
 
+    _tf_class_name = "_BatchDataset"  # its repr names TF's class
+
     def __init__(self, input_dataset, batch_size, drop_remainder=False):
         super().__init__(input_dataset)
         self._batch_size = check_scalar_int(batch_size, "batch_size")

@@ -148,6 +148,8 @@ def _check_datasets(datasets):
 class SampleFromDatasets(DatasetV2):
     """``Dataset.sample_from_datasets``: each element from a dataset picked with probability ``weights``."""
 
+    _tf_class_name = "_DirectedInterleaveDataset"  # its repr names TF's class
+
     def __init__(self, datasets, weights, seed, stop_on_empty_dataset):
         self._datasets, self._spec = _check_datasets(datasets)
         self._inputs_list = tuple(self._datasets)

@@ -153,17 +153,34 @@ class Tensor:
 
     def __format__(self, spec):
         """TF's ``EagerTensor.__format__``: the NumPy value's format (``f"{t}"`` prints ``[1.5 2. ]``, not
-        ``tf.Tensor(...)``; a format spec on a non-scalar raises NumPy's TypeError)."""
+        ``tf.Tensor(...)``; a format spec on a non-scalar raises NumPy's TypeError). While a tf.function traces,
+        a tensor of the trace formats as TF's symbolic tensor, ``Tensor("a:0", shape=(), dtype=int32)``."""
+        if _TRACING[0]:
+            text = tracing.graph_form(self, False)
+            if text is not None:  # object.__format__ of TF's SymbolicTensor: no format spec
+                if spec:
+                    raise TypeError("unsupported format string passed to SymbolicTensor.__format__")
+                return text
         if self._array.ndim == 0:
             return format(self._scalar(), spec)
         return format(self.numpy(), spec)
 
     __hash__ = None
 
+    # While a tf.function traces, a tensor of the trace prints as TF's symbolic graph tensor (TF traces on
+    # symbolic tensors; tfcore's trace-time tensors hold values): ``Tensor("add:0", shape=(None,), dtype=int32)``.
     def __repr__(self):
+        if _TRACING[0]:
+            text = tracing.graph_form(self, True)
+            if text is not None:
+                return text
         return f"<tf.Tensor: shape={_shape_str(self)}, dtype={self._dtype.name}, numpy={_np_str(self, repr)}>"
 
     def __str__(self):
+        if _TRACING[0]:
+            text = tracing.graph_form(self, False)
+            if text is not None:
+                return text
         body = _np_str(self, str)
         if "\n" in body:
             body = "\n" + body

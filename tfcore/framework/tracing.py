@@ -83,6 +83,22 @@ def suspended():
     return recording_into(None)
 
 
+def graph_form(tensor, as_repr):
+    """TF's text for ``tensor`` when it is a symbolic tensor of the trace running on this thread
+    (``Tensor("a:0", shape=(), dtype=int32)``), else None (called only when ACTIVE[0])."""
+    g = _state.graph
+    if g is None:
+        return None
+    return g.graph_form(tensor, as_repr)
+
+
+def constant_created(t):
+    """``tf.constant`` made ``t`` (called only when ACTIVE[0]): the graph being traced names it ``Const``."""
+    g = _state.graph
+    if g is not None:
+        g._constant_created(t)
+
+
 def record_op(op, inputs, outputs, attrs, saved=None):
     """``execute`` ran ``op``: add a node to the current graph (called only when ACTIVE[0]). ``saved``: the
     arrays the kernel kept for the gradient (``Residuals``), or None."""

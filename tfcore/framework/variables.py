@@ -357,6 +357,8 @@ class Variable:
     def __repr__(self):
         if self._keras_path is not None:
             return keras_variable_repr(self)
+        if tracing.is_tracing():  # TF prints a variable without its value inside a tf.function's trace
+            return f"<tf.Variable '{self._name}' shape={self._value.shape} dtype={self.dtype.name}>"
         return (f"<tf.Variable '{self._name}' shape={self._value.shape} dtype={self.dtype.name}, "
                 f"numpy={self._value.__repr__().split('numpy=', 1)[1][:-1]}>")
 
@@ -403,7 +405,10 @@ def keras_dtype_name(dtype):
 
 
 def keras_variable_repr(var):
-    """Keras 3's repr: ``<Variable path=dense/kernel, shape=(2, 3), dtype=float32, value=[...]>``."""
+    """Keras 3's repr: ``<Variable path=dense/kernel, shape=(2, 3), dtype=float32, value=[...]>``; inside a
+    tf.function's trace without the value (Keras 3 cannot read a symbolic value there)."""
+    if tracing.is_tracing():
+        return f"<Variable path={var.path}, shape={var.shape}, dtype={var.dtype}>"
     try:
         value = f", value={var.numpy()}"
     except Exception:  # noqa: BLE001 - as Keras 3: a value that cannot be read is left out

@@ -35,6 +35,7 @@ from ..framework.errors import InvalidArgumentError, OperatorNotAllowedInGraphEr
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.registry import DeferredErrorTensor
+from . import graph_names
 
 _uid = itertools.count()
 
@@ -158,6 +159,13 @@ class FuncGraph:
         self._overlay = {} if self.dry else None   # dry graphs: Variable -> value assigned here
         self.uid = next(_uid)
         self.children = []              # branch and loop-body graphs traced inside this one
+        self._placeholder_names = {}    # input slot -> the argument's name (TF's placeholder op name)
+        self._created_constants = {}    # id(tensor) -> (order, tensor): tf.constant values made while tracing
+        self.input_names = None         # placeholder names an input_signature's TensorSpecs give (or None)
+        self.input_shapes = None        # static shapes of the placeholders (None dims where the signature relaxes)
+        # True for a re-run of a signature already traced (a graph specialised to other static shapes or
+        # Python-read values): TF traced the Python function once, so Python ``print`` stays silent here.
+        self.repeats_trace = outer is not None and outer.repeats_trace
         if outer is not None:
             outer.children.append(self)
 
@@ -172,6 +180,7 @@ class FuncGraph:
         self._residual_ids = {}
         self._aliases = []
         self._overlay = None
+        self._created_constants = {}
         for g in self.children:
             g.release_values()
 
@@ -213,10 +222,83 @@ class FuncGraph:
         self._ids[id(copy)] = self.slot_of(original)
         self._aliases.append(copy)
 
-    def add_placeholder(self, value):
+    def add_placeholder(self, value, name=None):
+        """A function input; ``name`` (the argument's name) names it as TF names its placeholder op."""
         s = self._new_slot(value)
         self.placeholders.append(s)
+        if name is not None:
+            self._placeholder_names[s] = name
         return s
+
+    # -- TF's graph form of a trace-time tensor ------------------------------------------------------------
+    def tensor_names(self):
+        """``{slot: 'name:k'}`` for this graph's placeholders and op/call/read outputs, named as TF's graph
+        names them: placeholders after their arguments (``a``, ``xs_1``, ``args_0``), ops after TF's Python-level
+        op names (:data:`graph_names.PYTHON_OP_NAMES`: ``a + b`` is ``add``) or their type, made unique
+        case-insensitively in creation order (``add``, ``add_1``, ``Add_2``), as ``tf.Graph.unique_name``."""
+        return self._names_in_use()[0]
+
+    def _names_in_use(self):
+        used = {}
+        names = {}
+        given = self.input_names or ()
+        for i, s in enumerate(self.placeholders):
+            name = given[i] if i < len(given) and given[i] else self._placeholder_names.get(s, f"args_{i}")
+            names[s] = graph_names.unique(used, name) + ":0"
+        for node in self.nodes:
+            if not node.outputs:
+                continue
+            base = graph_names.unique(used, graph_names.python_op_name(node))
+            for k, s in enumerate(node.outputs):
+                names.setdefault(s, f"{base}:{k}")
+        return names, used
+
+    def _constant_created(self, t):
+        """``tf.constant`` made ``t`` while this graph traced: TF's graph has a ``Const`` op for it."""
+        self._created_constants.setdefault(id(t), (len(self._created_constants), t))
+
+    def static_shapes(self):
+        """``{slot: TensorShape}``: the static shape TF's graph would give each placeholder and op output.
+
+        Placeholders have the trace signature's shapes (None where ``input_signature`` or
+        ``reduce_retracing`` relaxes a dimension); an op's output keeps the trace value's shape when its inputs'
+        shapes are all static, follows broadcasting for an element-wise op, and otherwise has unknown
+        dimensions (of the value's rank; unknown rank when an input's rank is unknown): tfcore runs the trace
+        on values and has no shape functions, so only those rules are known."""
+        shapes = {}
+        given = self.input_shapes
+        for i, s in enumerate(self.placeholders):
+            shapes[s] = given[i] if given is not None and i < len(given) else _value_shape(self.slot_values[s])
+        for node in self.nodes:
+            if not node.outputs:
+                continue
+            values = [_value_shape(self.slot_values[s]) for s in node.inputs]
+            ins = [shapes.get(s, v) for s, v in zip(node.inputs, values)]
+            for s in node.outputs:
+                shapes[s] = graph_names.output_shape(ins, values, _value_shape(self.slot_values[s]), node.type,
+                                                     node.attrs)
+        return shapes
+
+    def graph_form(self, value, as_repr):
+        """TF's text of the symbolic tensor ``value`` stands for here (``Tensor("a:0", shape=(), dtype=int32)``,
+        or ``<tf.Tensor 'a:0' shape=() dtype=int32>`` with ``as_repr``), or None when ``value`` is not a tensor
+        computed in this graph or an enclosing one (a captured eager tensor prints its value, as in TF)."""
+        g = self
+        while g is not None:
+            s = g._ids.get(id(value))
+            if s is not None and s not in g.constants and s not in dict(g.captures).values():
+                name = g.tensor_names().get(s)
+                if name is not None:
+                    return graph_names.tensor_text(name, g.static_shapes()[s], value._dtype, as_repr)
+            made = g._created_constants.get(id(value))
+            if made is not None:  # named after the ops (only other Const names can collide with it)
+                used = g._names_in_use()[1]
+                for _ in range(made[0]):
+                    graph_names.unique(used, "Const")
+                name = graph_names.unique(used, "Const") + ":0"
+                return graph_names.tensor_text(name, _value_shape(value), value._dtype, as_repr)
+            g = g.outer
+        return None
 
     def _slot_tensor(self, s):
         v = self.slot_values[s]
@@ -368,6 +450,16 @@ class FuncGraph:
 
     def __repr__(self):
         return f"<FuncGraph {self.name}: {len(self.nodes)} nodes>"
+
+
+def _value_shape(v):
+    if isinstance(v, Tensor):
+        return TensorShape._from_tuple(v._array.shape)
+    if isinstance(v, _TraceSpec):
+        return v.shape
+    if isinstance(v, np.ndarray | np.generic):
+        return TensorShape._from_tuple(v.shape)
+    return TensorShape(None)  # a Python value or a residual array: no static shape
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

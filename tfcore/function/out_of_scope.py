@@ -129,20 +129,10 @@ tensor_conversion_registry.register_tensor_conversion_function(OutOfScopeTensor,
 
 
 def _op_names(graph):
-    """``{id(tensor): 'Type_N:k'}`` for the outputs of ``graph``'s op and call nodes (names as
-    ``graph.get_operations()`` gives them), for this graph and the branch/loop graphs traced inside it."""
-    names = {}
-    counts = {}
-    for node in graph.nodes:
-        if node.kind not in ("op", "call"):
-            continue
-        t = node.type
-        n = counts.get(t, 0)
-        counts[t] = n + 1
-        op_name = t if n == 0 else f"{t}_{n}"
-        for k, s in enumerate(node.outputs):
-            names[s] = f"{op_name}:{k}"
-    return names
+    """``{slot: 'add:0'}`` for the outputs of ``graph``'s op and call nodes, named as TF's graph names them
+    (:meth:`FuncGraph.tensor_names`: ``a + 1`` is ``add:0``)."""
+    names = graph.tensor_names()
+    return {s: names[s] for node in graph.nodes if node.kind in ("op", "call") for s in node.outputs}
 
 
 def _kept(graph, kept):

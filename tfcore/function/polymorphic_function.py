@@ -139,8 +139,10 @@ def _key(x, relaxed=None):
 def _relax(key, other):
     """The key that accepts both ``key`` and ``other`` (shapes generalised), or None."""
     if key[0] == "T" and other[0] == "T":
-        if key[1] is not other[1] or len(key[2]) != len(other[2]):
+        if key[1] is not other[1]:
             return None
+        if key[2] is None or other[2] is None or len(key[2]) != len(other[2]):
+            return ("T", key[1], None)  # an unknown rank (TF's relaxation of different ranks) accepts every shape
         return ("T", key[1], tuple(a if a == b else None for a, b in zip(key[2], other[2])))
     if key[0] == other[0] and key[0] in ("list", "tuple", "dict") and len(key[1]) == len(other[1]):
         parts = []
@@ -163,6 +165,8 @@ def _relax(key, other):
 
 def _matches(general, key):
     if general[0] == "T" and key[0] == "T":
+        if general[2] is None or key[2] is None:
+            return general[1] is key[1] and general[2] is None
         return general[1] is key[1] and len(general[2]) == len(key[2]) and all(
             g is None or g == k for g, k in zip(general[2], key[2]))
     if general[0] == key[0] and general[0] in ("list", "tuple", "dict") and len(general[1]) == len(key[1]):
@@ -176,12 +180,12 @@ def _matches(general, key):
 
 def _key_str(k):
     if k[0] == "T":
-        return f"TensorSpec(shape={TensorShape(list(k[2]))}, dtype={k[1]!r}, name=None)"
-    if k[0] in ("list", "tuple"):
+        return f"TensorSpec(shape={TensorShape(None if k[2] is None else list(k[2]))}, dtype={k[1]!r}, name=None)"
+    if k[0] in ("list", "tuple"):  # TF's trace types: List[...], Tuple[...], Dict[[key, type], ...]
         inner = ", ".join(_key_str(v) for v in k[1])
-        return f"[{inner}]" if k[0] == "list" else f"({inner})"
+        return f"List[{inner}]" if k[0] == "list" else f"Tuple[{inner}]"
     if k[0] == "dict":
-        return "{" + ", ".join(f"{a!r}: {_key_str(b)}" for a, b in k[1]) + "}"
+        return "Dict[" + ", ".join(f"[{a!r}, {_key_str(b)}]" for a, b in k[1]) + "]"
     if k[0] == "V":
         return "Variable(handle)"
     if k[0] in ("O", "id"):
@@ -252,9 +256,13 @@ class ConcreteFunction:
         import inspect
 
         args, _ = self.structured_input_signature
-        params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=spec)
-                  for name, spec in zip(self._param_names, args)]
-        return inspect.Signature(params, return_annotation=self.structured_outputs)
+        params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    annotation=spec if k[0] in ("T", "C") else _TraceTypeText(_key_str(k)))
+                  for name, spec, k in zip(self._param_names, args, self._arg_keys)]
+        out = self.structured_outputs
+        if not isinstance(out, TensorSpec):  # a structure or a Python value: TF's trace-type text
+            out = _TraceTypeText(_output_str(self.graph.output_structure))
+        return inspect.Signature(params, return_annotation=out)
 
     def _run_flat(self, flat_tensors):
         if self._jit_compile and not recording.active_tapes():  # fused steps: no tape may need the ops
@@ -328,7 +336,12 @@ class ConcreteFunction:
                 raise TypeError(f"{self.name}: argument {t._dtype.name}{t.shape} does not match the signature's "
                                 f"{spec}")
         if self._owner is not None and tuple(tuple(t._array.shape) for t in flat) != self._shapes:
-            # a generalised signature: the owner keeps a graph per static shape
+            # a generalised signature: the owner keeps a graph per static shape; the Python arguments it was
+            # traced with are part of it (the caller may leave them out, as TF's ConcreteFunction allows)
+            kwargs = dict(kwargs)
+            for name, key in list(zip(self._param_names, self._arg_keys))[len(args):]:
+                if name not in kwargs and key[0] not in _SPEC_KEYS:
+                    kwargs[name] = _key_spec(key)
             names, values, instance = self._owner._bind(args, kwargs)
             values = [_expand_composites(v) for v in values]  # a RaggedTensor's components are the graph's inputs
             return self._owner._call_concrete(self, names, values, instance)
@@ -338,6 +351,10 @@ class ConcreteFunction:
         return self.graph.get_operations()
 
     def pretty_printed_signature(self, verbose=True):
+        """TF's ``repr(function_type)`` (parameters, output type, captures), or with ``verbose=False`` the one-line
+        ``str(function_type)``."""
+        if not verbose:
+            return str(self.function_type)
         lines = ["Input Parameters:"]
         for name, k in zip(self._param_names, self._arg_keys):
             lines.append(f"  {name} (POSITIONAL_OR_KEYWORD): {_key_str(k)}")
@@ -352,11 +369,25 @@ class ConcreteFunction:
             lines.append("  None")
         return "\n".join(lines)
 
-    def __repr__(self):
-        return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+    def __repr__(self):  # TF: the short signature, ``(a: TensorSpec(...)) -> TensorSpec(...)``
+        return f"<ConcreteFunction {self.function_type} at 0x{id(self):X}>"
 
-    def __str__(self):
-        return f"ConcreteFunction {self.name}\n" + self.pretty_printed_signature()
+    def __str__(self):  # TF: ``ConcreteFunction Input Parameters: ...`` (no function name)
+        return "ConcreteFunction " + self.pretty_printed_signature()
+
+
+_SPEC_KEYS = ("T", "V", "C", "list", "tuple", "dict")  # keys of tensor arguments (specs), not of Python values
+
+
+class _TraceTypeText:
+    """A parameter's annotation in ``function_type`` where TF's is a trace type, printed as TF prints it
+    (``Literal[2]``, ``List[Literal[1], Literal[-1]]``, ``Tuple[TensorSpec(...)]``)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
 
 
 def _key_spec(k):
@@ -386,12 +417,12 @@ def _flat_tensor_specs(structure):
 
 def _output_str(structure):
     if structure is None:
-        return "NoneTensorSpec()"
+        return "Literal[None]"  # TF 2.21 (a function returning None)
     if isinstance(structure, Tensor | TensorSpec):
         return f"TensorSpec(shape={structure.shape}, dtype={structure.dtype!r}, name=None)"
     if isinstance(structure, list | tuple):
         inner = ", ".join(_output_str(v) for v in structure)
-        return f"[{inner}]" if isinstance(structure, list) else f"Tuple[{inner}]"
+        return f"List[{inner}]" if isinstance(structure, list) else f"Tuple[{inner}]"
     if isinstance(structure, dict):
         return "Dict[" + ", ".join(f"[{k!r}, {_output_str(v)}]" for k, v in structure.items()) + "]"
     return f"Literal[{structure!r}]"
@@ -680,6 +711,11 @@ class Function:
                 raise ValueError(_VARIABLE_ERROR)
 
         graph = FuncGraph(self._name, variable_policy=policy)
+        graph.repeats_trace = not count  # a specialisation of a traced signature: TF traced the Python once
+        graph.input_shapes = _static_input_shapes(keys)
+        if self._input_signature is not None:  # a TensorSpec's name names its placeholder, as in TF
+            specs = _flat_tensor_specs(list(self._input_signature))
+            graph.input_names = [getattr(spec, "name", None) for spec in specs]
         fn = self._traced_python_function()
         # A trace recorded by an outer tape (its ops are the caller's gradient path) keeps its tensors usable.
         expire = self._trace_checks and not recording.active_tapes()
@@ -704,8 +740,13 @@ class Function:
         cf._jit_compile = bool(self._jit_compile)
         cf._owner = self
         cf._shapes = tuple(tuple(graph.slot_values[s]._array.shape) for s in graph.placeholders)
-        graph.output_structure = _map_leaves(
-            lambda v: TensorSpec(list(v._array.shape), v._dtype) if isinstance(v, Tensor) else v, out)
+        static = graph.static_shapes()  # TF's output specs: None where a relaxed input leaves a dimension unknown
+
+        def output_spec(v):
+            shape = static.get(graph._ids.get(id(v)), TensorShape._from_tuple(v._array.shape))
+            return TensorSpec(shape, v._dtype)
+
+        graph.output_structure = _map_leaves(lambda v: output_spec(v) if isinstance(v, Tensor) else v, out)
         leaked = out_of_scope.produced(graph) if expire else ()
         if leaked:  # the caller gets the results as fresh tensors; the trace's own ones go out of scope
             inner = {id(t) for t, _, _ in leaked}
@@ -737,7 +778,7 @@ class Function:
 
     def _run_python(self, graph, fn, names, values, instance):
         """The Python function called on ``graph``'s placeholders (recording into ``graph``)."""
-        ph_values = [_rebuild_composites(_placeholders(graph, v)) for v in values]
+        ph_values = [_rebuild_composites(_placeholders(graph, v, name)) for name, v in zip(names, values)]
         call_args = ([instance] if instance is not None else []) + ph_values
         out = _call_with_names(fn, self._signature, names, call_args, instance is not None)
         out = nest.map_structure(lambda x: x.value() if _is_variable(x) else x, out)
@@ -828,8 +869,10 @@ class Function:
         return cf
 
     def pretty_printed_concrete_signatures(self, verbose=True):
-        return "\n\n".join(f"{self._name}(" + ", ".join(cf._param_names) + ")\n" + cf.pretty_printed_signature()
-                           for cf in self._cache.values())
+        """Each traced ConcreteFunction's ``pretty_printed_signature(verbose)``, in tracing order, as TF 2.21
+        (blank lines between them when verbose)."""
+        return ("\n\n" if verbose else "\n").join(cf.pretty_printed_signature(verbose)
+                                                  for cf in self._cache.values())
 
     def __repr__(self):
         return f"<tfcore.function.Function {self._name}>"
@@ -880,7 +923,7 @@ def _bind_raw(function, args, kwargs):
 
 def _key_with_specs(v):
     if isinstance(v, TensorSpec):
-        shape = tuple(v.shape.as_list()) if v.shape.rank is not None else ()
+        shape = tuple(v.shape.as_list()) if v.shape.rank is not None else None  # None: an unknown rank
         return ("T", v.dtype, shape)
     if hasattr(v, "_tf_component_specs"):
         return _spec_key(v)
@@ -950,6 +993,15 @@ def _conform(fname, name, value, spec):
     return t
 
 
+def _static_input_shapes(keys):
+    """The static shapes of a trace's placeholders, in graph-input order, from its signature keys (None dims
+    where ``input_signature`` or ``reduce_retracing`` relaxes them), or None when they cannot be listed."""
+    try:
+        return [s.shape for s in _flat_tensor_specs([_key_spec(k) for k in keys])]
+    except Exception:  # noqa: BLE001 - a key without specs (a composite's own): the values' shapes stand
+        return None
+
+
 def _flat_tensors(values):
     out = []
     for v in values:
@@ -961,13 +1013,14 @@ def _flat_tensors(values):
     return out
 
 
-def _placeholders(graph, value):
+def _placeholders(graph, value, name=None):
+    """``value`` with each tensor leaf made a placeholder of ``graph``, named after the argument ``name``."""
     def ph(leaf):
         if _is_tensor_like(leaf):
             t = leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf)
             if id(t) in graph._ids:  # the same tensor passed twice: a second placeholder needs its own object
                 t = Tensor(t._array, t._dtype, t._device)
-            graph.add_placeholder(t)  # the caller's tensor itself: an outer tape tracing it sees the trace's ops
+            graph.add_placeholder(t, name)  # the caller's tensor itself: an outer tape tracing it sees the trace's ops
             return t
         return leaf
 

@@ -52,6 +52,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {t} "
                             f"(converted from {value!r}) has {t._array.size} elements, but got `shape` "
                             f"{shp} with {int(np.prod(shp))} elements).")
+    if _TRACING[0]:  # a Const op of the graph being traced (how TF prints it there: Tensor("Const:0", ...))
+        _tracing.constant_created(t)
     return t
 
 
@@ -431,14 +433,17 @@ def _index_tensor(indices, op_name):
 
 
 def _check_range(xp, idx, n, op_name, what="indices"):
-    """Raise TF's error for the first index outside [0, n)."""
+    """Raise TF's error for the first index outside [0, n): GatherV2's in TF 2.21's words
+    (``indices[0,1] = 5 is not in [0, 2) [Op:GatherV2]``, ``indices = 1 ...`` for a scalar index)."""
     if idx.size == 0:
         return
     bad = (idx < 0) | (idx >= n)
     if bool(bad.any()):
         pos = np.unravel_index(int(xp.argmax(bad.reshape(-1))), idx.shape)
+        where = f"[{','.join(map(str, pos))}]" if pos else ""
+        text = f"{what}{where} = {int(idx[pos])} is not in [0, {n})"
         err = InvalidArgumentError(
-            None, None, f"{op_name}: {what}[{','.join(map(str, pos))}] = {int(idx[pos])} is not in [0, {n})")
+            None, None, f"{text} [Op:{op_name}]" if op_name == "GatherV2" else f"{op_name}: {text}")
         err._value_dependent = True  # TF finds it when the op runs, not when a graph is built
         raise err
 

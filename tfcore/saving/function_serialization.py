@@ -25,6 +25,7 @@ from ..framework.errors import DataLossError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from ..function import graph_names
 from .saved_model_protos import pb
 
 _JSON_ATTRS = "_tfcore_attrs"
@@ -224,9 +225,14 @@ def function_def(cf, fname, arg_names, display=False):
         return cap_names[key]
 
     counts = {}
+    used = {}  # display: TF's graph namespace (placeholders first, names unique without case)
+    for name in arg_names:
+        graph_names.unique(used, name)
 
-    def new_node(op):
+    def new_node(op, display_name=None):
         base = op.lstrip("_") or "node"  # TF node names may not start with "_"
+        if display:  # as TF's graph names the op: ``a + b`` is ``add``, then ``add_1``
+            return fdef.node_def.add(name=graph_names.unique(used, display_name or base), op=op)
         k = counts.get(base, 0)
         counts[base] = k + 1
         return fdef.node_def.add(name=base if k == 0 else f"{base}_{k}", op=op)
@@ -252,7 +258,7 @@ def function_def(cf, fname, arg_names, display=False):
     for n in g.nodes:
         if n.kind == "op":
             ins = [ref(s) for s in n.inputs]
-            nd = new_node(n.op.name)
+            nd = new_node(n.op.name, graph_names.python_op_name(n))
             nd.input.extend(ins)
             attrs = n.attrs or {}
             for k, v in attrs.items():

@@ -268,6 +268,8 @@ def _output_spec(cf, dynamic):
         if isinstance(t, RaggedTensorSpec):
             shape = [None] * t.shape.rank if dynamic else t.shape.as_list()
             return RaggedTensorSpec(shape, t.dtype, t.ragged_rank, t.row_splits_dtype)
+        if t.shape.rank is None:  # an unknown rank (a function traced for TensorSpec(None))
+            return TensorSpec(None, t.dtype)
         shape = [None] * t.shape.rank if dynamic else t.shape.as_list()
         return TensorSpec(shape, t.dtype)
 

@@ -213,17 +213,12 @@ def not_(x):
 
 
 def print_(*args, **kwargs):
-    """``print`` in converted code: ``tf.print`` when an argument is computed in the graph (so it prints on
-    every call); plain Python ``print`` otherwise (which, inside tf.function, runs only while tracing)."""
-    if builtins.any(is_symbolic(a) for a in args):
-        import sys
-
-        from ...ops.logging_ops import print as tf_print
-
-        kw = {"output_stream": kwargs.get("file") or sys.stdout}
-        if "sep" in kwargs:
-            kw["sep"] = kwargs["sep"]
-        if "end" in kwargs:
-            kw["end"] = kwargs["end"]
-        return tf_print(*args, **kw)
+    """``print`` in converted code: Python's ``print``, which inside tf.function runs while tracing and shows
+    the trace's tensors in TF's symbolic form (``Tensor("a:0", shape=(), dtype=int32)``), as TF 2.21's AutoGraph
+    leaves ``print`` alone (it converts builtins only with ``Feature.BUILTIN_FUNCTIONS``); ``tf.print`` prints
+    on every call. Silent in a re-run of a signature already traced (``FuncGraph.repeats_trace``: a graph
+    specialised to other static shapes), since TF traced, and printed, once."""
+    g = tracing.current_graph()
+    if g is not None and g.repeats_trace:
+        return None
     return builtins.print(*args, **kwargs)

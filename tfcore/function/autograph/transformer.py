@@ -7,7 +7,8 @@
 - ``for x in it`` -> ``ag__.for_stmt(it, body_fn, state)`` (``tf.range(...)`` calls become a lazy
   ``ag__.range_`` so a loop to a computed bound stays a graph loop);
 - ``break``/``continue`` -> flag variables that guard the rest of the loop body and the loop test;
-- ``print(...)`` -> ``ag__.print_(...)`` (``tf.print`` for tensors computed in the graph).
+- ``print(...)`` -> ``ag__.print_(...)``: Python's print, once per trace, as TF 2.21's AutoGraph leaves it
+  (trace-time tensors print as TF's graph tensors; silent when a traced signature is re-run for new shapes).
 
 State is the tuple of names the construct assigns; names not yet bound are passed as
 ``ag__.UNDEFINED``. Generated code keeps the user's line numbers, so errors point at their line.
