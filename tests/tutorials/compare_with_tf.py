@@ -65,7 +65,7 @@ _DROP = [
     re.compile(r"━|\x08|\r"),
     re.compile(r"\d+(\.\d+)?m?s/step"),
     re.compile(r"^\s*\d+/\d+\s*\[[=>.]*\]"),                        # Keras 2 style bars
-    re.compile(r"\b(loss|accuracy|acc|val_loss|val_accuracy|mae|mse): -?\d"),
+    re.compile(r"\b(loss|accuracy|acc|val_loss|val_accuracy|mae|mse): +-?\d"),  # any padding of the value
     re.compile(r"\b\d+(\.\d+)?\s*(s|ms|sec|secs|seconds|µs|us)\b"),  # timings
     re.compile(r"\b(seconds|time taken|elapsed)\b", re.I),
     re.compile(r"^(WARNING|INFO|ERROR)[: ]"),

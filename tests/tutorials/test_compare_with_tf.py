@@ -65,6 +65,11 @@ def test_numpy_width_padding_does_not_count():
     assert cmp.normalise("tf.Tensor([ 1  4], shape=(2,))")[0][0] == cmp.normalise("tf.Tensor([9 16], shape=(2,))")[0][0]
 
 
+def test_a_metric_line_is_dropped_however_its_value_is_padded():
+    # "{:5.2f}%" prints " 8.00%" or "10.00%": both lines are metric lines (keras_save_and_load)
+    assert cmp.normalise("Untrained model, accuracy:  8.00%\nUntrained model, accuracy: 10.00%\n") == []
+
+
 def test_numpy_padding_before_a_comma_does_not_count():
     # NumPy pads each number to the widest one: 0. becomes "0. ," beside -1.5 (guide_intro_to_modules)
     assert cmp.normalise("array([[0. , 1.5],")[0][0] == cmp.normalise("array([[2., 1.],")[0][0]
