@@ -358,7 +358,7 @@ sample("NonMaxSuppressionV5", "image.non_max_suppression",
      np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 10, 1, 11], [0, 100, 1, 101]], np.float32),
      np.array([0.9, 0.75, 0.95, 0.3], np.float32))
 
-# -- top-level ops (kerasB: tfcore.ops.misc_ops / math_extra_ops / bitwise_ops) ------------------------------
+# -- top-level ops (kerasB: tfcore.ops.misc_ops / special_math_ops / math_reduction_ops / bitwise_ops) ----------
 sample("LowerBound", "searchsorted_histogram", lambda s, v: (tf.searchsorted(s, v), tf.searchsorted(s, v, side="right"),
                                              tf.histogram_fixed_width(v, [0.0, 1.0], nbins=4),
                                              tf.histogram_fixed_width_bins(v, [0.0, 1.0], nbins=4)),

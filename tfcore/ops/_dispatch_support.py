@@ -6,8 +6,18 @@ handlers that take ``tf.RaggedTensor`` arguments.
 """
 
 from ..framework.dispatch import add_dispatch_support_to_module
-from . import array_ops, math_extra_ops, math_ops, nn_ops, reduce_ops, string_extra_ops, string_ops
+from . import (
+    array_ops,
+    math_ops,
+    math_reduction_ops,
+    nn_ops,
+    reduce_ops,
+    special_math_ops,
+    string_extra_ops,
+    string_ops,
+)
 
-for _module in (array_ops, math_ops, reduce_ops, math_extra_ops, nn_ops, string_ops, string_extra_ops):
+for _module in (array_ops, math_ops, reduce_ops, special_math_ops, math_reduction_ops, nn_ops, string_ops,
+                string_extra_ops):
     add_dispatch_support_to_module(_module, [name for name in dir(_module) if not name.startswith("_") and
                                              getattr(getattr(_module, name), "__module__", None) == _module.__name__])

@@ -18,7 +18,7 @@ from . import math_ops as _m
 from . import reduce_ops as _r
 from ._common import as_tensor, describe
 from .conv_ops import conv2d, conv2d_transpose
-from .math_extra_ops import approx_max_k, approx_min_k, zero_fraction
+from .math_reduction_ops import approx_max_k, approx_min_k, zero_fraction
 from .misc_ops import space_to_batch
 from .pool_ops import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 

@@ -19,7 +19,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.sparse_tensor import SparseTensor, check_sparse
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
-from . import array_ops, math_extra_ops, math_ops, reduce_ops
+from . import array_ops, math_ops, math_reduction_ops, reduce_ops
 
 
 def _host(t):
@@ -428,7 +428,7 @@ def softmax(sp_input, name=None):
     nseg = int(seg.max()) + 1 if len(seg) else 0
     ids = convert_to_tensor(seg.reshape(-1).astype(np.int64))
     v = sp.values
-    m = array_ops.stop_gradient(math_extra_ops.unsorted_segment_max(v, ids, nseg))
+    m = array_ops.stop_gradient(math_reduction_ops.unsorted_segment_max(v, ids, nseg))
     e = math_ops.exp(v - array_ops.gather(m, ids))
     s = reduce_ops.unsorted_segment_sum(e, ids, nseg)
     return SparseTensor(sp.indices, e / array_ops.gather(s, ids), sp.dense_shape)

@@ -21,8 +21,8 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ..function import control_flow as _cf
 from ..ops import array_ops as _a
-from ..ops import math_extra_ops as _mx
 from ..ops import math_ops as _m
+from ..ops import math_reduction_ops as _mx
 from ..ops import nn_ops as _nn
 from ..ops import reduce_ops as _r
 from ..ops import string_extra_ops as _sx
