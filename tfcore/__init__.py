@@ -55,7 +55,7 @@ from . import io, train, sparse, summary, strings, saved_model
 from . import export as _export  # registers Model.export's ONNX / TFLite / TF.js formats
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from .framework.indexed_slices import IndexedSlices
-from .ops.string_extra_ops import fingerprint
+from .ops.string_hash_ops import fingerprint
 from .ops.string_ops import as_string
 from .ops.spectral_ops import complex
 from . import lookup, sets, signal

@@ -13,11 +13,12 @@ from . import (
     nn_ops,
     reduce_ops,
     special_math_ops,
-    string_extra_ops,
+    string_hash_ops,
     string_ops,
+    unicode_ops,
 )
 
 for _module in (array_ops, math_ops, reduce_ops, special_math_ops, math_reduction_ops, nn_ops, string_ops,
-                string_extra_ops):
+                string_hash_ops, unicode_ops):
     add_dispatch_support_to_module(_module, [name for name in dir(_module) if not name.startswith("_") and
                                              getattr(getattr(_module, name), "__module__", None) == _module.__name__])
