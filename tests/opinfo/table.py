@@ -385,7 +385,7 @@ sample(None, "math_extras", lambda x, s: (tf.math.asinh(x), tf.math.atanh(x * 0.
                                   tf.math.unsorted_segment_sqrt_n(x, [1, 0, 1], 2)),
      f32(3, 4, seed=23), f32(3, seed=24), grad=True, tol=1e-4)
 
-# -- tf.nn extras (kerasB: tfcore.ops.nn_extra_ops) -------------------------------------------------------------
+# -- more tf.nn (kerasB: tfcore.ops.conv_nd_ops / pool_nd_ops / ctc_ops / moments_ops) -------------------------
 VOL = f32(1, 3, 4, 5, 2, seed=25)
 sample(None, "nn.conv3d_and_transpose", lambda x, w: (tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"),
                                               tf.nn.conv3d_transpose(tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"), w,

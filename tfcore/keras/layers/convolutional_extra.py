@@ -7,7 +7,7 @@ Conv3DTranspose ``(kd, kh, kw, filters, in)``, depthwise 1-D ``(kw, in, depth_mu
 """
 
 from ...framework.tensor_shape import TensorShape
-from ...ops import array_ops, conv_ops, nn_extra_ops, reduce_ops
+from ...ops import array_ops, conv_nd_ops, conv_ops, pool_nd_ops, reduce_ops
 from ..engine.base_layer import InputSpec, Layer
 from ._weights import add_bias, add_role_weight, initializers_config, set_weight_args
 from .convolutional import (
@@ -39,7 +39,7 @@ class Conv3D(_Conv):
         if self.padding not in ("valid", "same"):
             raise ValueError(f"Conv3D supports padding 'valid' or 'same', got {self.padding!r}")
         x = self._to_nhwc(inputs)
-        out = nn_extra_ops.conv3d(x, self.kernel, list(self.strides), self.padding.upper(),
+        out = conv_nd_ops.conv3d(x, self.kernel, list(self.strides), self.padding.upper(),
                                   dilations=list(self.dilation_rate))
         return self._from_nhwc(self._bias_act(out))
 
@@ -72,7 +72,7 @@ class _ConvTranspose(_Conv):
         x = self._to_nhwc(inputs)
         dims = x.shape.as_list()
         out_shape = [dims[0]] + self._out_spatial(dims[1:-1]) + [self.filters]
-        out = nn_extra_ops.conv_transpose(x, self.kernel, out_shape, list(self.strides), self.padding.upper(),
+        out = conv_nd_ops.conv_transpose(x, self.kernel, out_shape, list(self.strides), self.padding.upper(),
                                           dilations=list(self.dilation_rate))
         return self._from_nhwc(self._bias_act(out))
 
@@ -195,7 +195,7 @@ class MaxPooling3D(_Pooling):
 
     def call(self, inputs):
         x = self._cl(inputs)
-        out = nn_extra_ops.max_pool3d(x, list(self.pool_size), list(self.strides), self.padding.upper())
+        out = pool_nd_ops.max_pool3d(x, list(self.pool_size), list(self.strides), self.padding.upper())
         return from_channels_last(out, self.data_format, 3)
 
     def _cl(self, inputs):
@@ -208,7 +208,7 @@ class AveragePooling3D(MaxPooling3D):
     """Mean over ``pool_size`` windows ('same' averages only the non-padding elements)."""
 
     def call(self, inputs):
-        out = nn_extra_ops.avg_pool3d(self._cl(inputs), list(self.pool_size), list(self.strides),
+        out = pool_nd_ops.avg_pool3d(self._cl(inputs), list(self.pool_size), list(self.strides),
                                       self.padding.upper())
         return from_channels_last(out, self.data_format, 3)
 

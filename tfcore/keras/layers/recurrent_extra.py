@@ -10,7 +10,7 @@ uses 'same' padding so the state keeps the output's spatial shape.
 import numpy as np
 
 from ...framework.tensor_shape import TensorShape
-from ...ops import array_ops, conv_ops, math_ops, nn_extra_ops
+from ...ops import array_ops, conv_nd_ops, conv_ops, math_ops
 from .. import activations
 from ..engine.base_layer import Layer
 from ._weights import add_bias, add_role_weight, set_weight_args, weights_config
@@ -149,7 +149,7 @@ class _ConvLSTMCell(Layer):
             return conv_ops.conv1d(x, w, strides[0], padding.upper(), dilations=dilations[0])
         if self.rank == 2:
             return conv_ops.conv2d(x, w, list(strides), padding.upper(), dilations=list(dilations))
-        return nn_extra_ops.conv3d(x, w, list(strides), padding.upper(), dilations=list(dilations))
+        return conv_nd_ops.conv3d(x, w, list(strides), padding.upper(), dilations=list(dilations))
 
     def call(self, inputs, states, training=None):
         h, c = states
