@@ -1,4 +1,4 @@
-"""Core layers: Dense, Activation, Flatten, Reshape, Dropout, Lambda (and the operator layer)."""
+"""Core layers: Dense, Activation, Flatten, Reshape, Dropout, Lambda, Identity (and the operator layer)."""
 
 import math
 
@@ -305,3 +305,20 @@ class Rescaling(ShapePreservingLayer):
         if not inputs.dtype.is_floating:
             inputs = math_ops.cast(inputs, self._dtype)
         return inputs * math_ops.cast(self.scale, inputs.dtype) + math_ops.cast(self.offset, inputs.dtype)
+
+
+class Identity(Layer):
+    """Returns its input unchanged (a placeholder in architectures)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def _output_dtype(self, input_dtype):
+        return input_dtype
