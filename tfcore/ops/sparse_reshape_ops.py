@@ -16,7 +16,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.sparse_tensor import SparseTensor, check_sparse
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
-from . import array_ops
+from . import array_gather_scatter_ops, array_ops
 
 
 def _host(t):
@@ -31,7 +31,7 @@ def _parts(sp):
 
 def _take(values, order):
     """values[order] with a registered op (gradients flow back to ``values``, dense as TF's for these ops)."""
-    return array_ops._gather_dense_gradient(values, convert_to_tensor(np.asarray(order, np.int64)), 0)
+    return array_gather_scatter_ops._gather_dense_gradient(values, convert_to_tensor(np.asarray(order, np.int64)), 0)
 
 
 def _linear(indices, shape):
