@@ -24,7 +24,7 @@ from .convolutional import (
     SeparableConvolution2D,
 )
 from .attention import AdditiveAttention, Attention, MultiHeadAttention
-from .core import Activation, Dense, Dropout, Flatten, Identity, Lambda, Rescaling, Reshape
+from .core import Activation, Dense, Identity, Lambda, Rescaling
 from .einsum_dense import EinsumDense
 from .embeddings import Embedding
 from .group_normalization import GroupNormalization, RMSNormalization
@@ -95,6 +95,7 @@ from .preprocessing import CategoryEncoding, Discretization, Hashing, Normalizat
 from .regularization import (
     ActivityRegularization,
     AlphaDropout,
+    Dropout,
     GaussianDropout,
     GaussianNoise,
     SpatialDropout1D,
@@ -105,8 +106,10 @@ from .reshaping import (
     Cropping1D,
     Cropping2D,
     Cropping3D,
+    Flatten,
     Permute,
     RepeatVector,
+    Reshape,
     UpSampling1D,
     UpSampling2D,
     UpSampling3D,
