@@ -55,12 +55,12 @@ from . import io, train, sparse, summary, strings, saved_model
 from . import export as _export  # registers Model.export's ONNX / TFLite / TF.js formats
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec
 from .framework.indexed_slices import IndexedSlices
-from .ops.string_extra_ops import fingerprint
+from .ops.string_hash_ops import fingerprint
 from .ops.string_ops import as_string
 from .ops.spectral_ops import complex
 from . import lookup, sets, signal
 from .ops.set_ops import edit_distance
-from .ops.linalg_extra_ops import eig, eigvals, matrix_square_root
+from .ops.linalg_decomposition_ops import eig, eigvals, matrix_square_root
 from .framework.tracing import inside_function
 from .framework.type_spec import TypeSpec, type_spec_from_value
 from .io.tensor_serialization import make_ndarray, make_tensor_proto

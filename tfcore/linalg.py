@@ -2,8 +2,7 @@
 
 from . import linalg_experimental as experimental
 from .ops.array_ops import eye
-from .ops.linalg_extra_ops import (
-    banded_triangular_solve,
+from .ops.linalg_decomposition_ops import (
     eig,
     eigh_tridiagonal,
     eigvals,
@@ -14,8 +13,6 @@ from .ops.linalg_extra_ops import (
     lu_solve,
     matrix_square_root,
     sqrtm,
-    tridiagonal_matmul,
-    tridiagonal_solve,
 )
 from .ops.linalg_ops import (
     adjoint,
@@ -48,6 +45,7 @@ from .ops.linalg_ops import (
     trace,
     triangular_solve,
 )
+from .ops.linalg_solve_ops import banded_triangular_solve, tridiagonal_matmul, tridiagonal_solve
 from .ops.linear_operators import *
 from .ops.math_ops import einsum, matmul, tensordot
 from .ops.reduce_ops import global_norm, norm

@@ -1,5 +1,5 @@
 """``tf.linalg.experimental``."""
 
-from .ops.linalg_extra_ops import conjugate_gradient
+from .ops.linalg_solve_ops import conjugate_gradient
 
 __all__ = ["conjugate_gradient"]

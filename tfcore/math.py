@@ -1,7 +1,7 @@
 """``tf.math``: element-wise math, reductions, arg-reductions, segment ops, top-k and counting."""
 
-from .ops.math_extra_ops import *
 from .ops.math_ops import *
+from .ops.math_reduction_ops import *
 from .ops.nn_ops import l2_normalize, log_softmax, softmax, softplus
 from .ops.reduce_ops import *
 from .ops.reduce_ops import (
@@ -19,4 +19,5 @@ from .ops.reduce_ops import (
     unsorted_segment_mean,
     unsorted_segment_sum,
 )
+from .ops.special_math_ops import *
 from .ops.spectral_ops import angle, imag, real  # noqa: E402

@@ -7,6 +7,7 @@ from .ops.candidate_sampling_ops import (
                                          nce_loss,
                                          sampled_softmax_loss,
 )
+from .ops.conv_nd_ops import *
 from .ops.conv_ops import (
                                          conv1d,
                                          conv2d,
@@ -19,6 +20,7 @@ from .ops.conv_ops import (
                                          depthwise_conv2d_backprop_input,
                                          separable_conv2d,
 )
+from .ops.ctc_ops import *
 from .ops.loss_ops import (
                                          compute_average_loss,
                                          l2_loss,
@@ -30,7 +32,9 @@ from .ops.loss_ops import (
                                          weighted_cross_entropy_with_logits,
 )
 from .ops.math_ops import sigmoid, softplus, softsign, tanh
-from .ops.nn_extra_ops import *
+from .ops.math_reduction_ops import approx_max_k, approx_min_k, zero_fraction
+from .ops.misc_ops import space_to_batch
+from .ops.moments_ops import *
 from .ops.nn_ops import (
                                          batch_normalization,
                                          bias_add,
@@ -53,5 +57,6 @@ from .ops.nn_ops import (
                                          space_to_depth,
                                          swish,
 )
+from .ops.pool_nd_ops import *
 from .ops.pool_ops import avg_pool, avg_pool1d, avg_pool2d, max_pool, max_pool1d, max_pool2d
 from .ops.reduce_ops import in_top_k, top_k

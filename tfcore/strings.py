@@ -1,14 +1,9 @@
 """``tf.strings``: operations on string tensors."""
 
-from .ops.string_extra_ops import (
-                                  format,
-                                  to_hash_bucket_fast,
-                                  to_hash_bucket_strong,
-                                  unicode_transcode,
-                                  unsorted_segment_join,
-)
+from .ops.string_hash_ops import to_hash_bucket_fast, to_hash_bucket_strong
 from .ops.string_ops import (
                                   as_string,
+                                  format,
                                   join,
                                   length,
                                   lower,
@@ -18,8 +13,10 @@ from .ops.string_ops import (
                                   strip,
                                   substr,
                                   to_number,
+                                  unsorted_segment_join,
                                   upper,
 )
+from .ops.unicode_ops import unicode_transcode
 from .ragged.ragged_string_ops import (
                                   bytes_split,
                                   ngrams,

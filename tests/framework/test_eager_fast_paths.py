@@ -13,7 +13,7 @@ import pytest
 
 import tfcore as tf
 from tfcore.framework import context, recording
-from tfcore.ops.array_ops import _unbroadcast
+from tfcore.ops.array_shape_ops import _unbroadcast
 
 _rng = np.random.default_rng(7)
 

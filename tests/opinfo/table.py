@@ -358,7 +358,7 @@ sample("NonMaxSuppressionV5", "image.non_max_suppression",
      np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 10, 1, 11], [0, 100, 1, 101]], np.float32),
      np.array([0.9, 0.75, 0.95, 0.3], np.float32))
 
-# -- top-level ops (kerasB: tfcore.ops.misc_ops / math_extra_ops / bitwise_ops) ------------------------------
+# -- top-level ops (kerasB: tfcore.ops.misc_ops / special_math_ops / math_reduction_ops / bitwise_ops) ----------
 sample("LowerBound", "searchsorted_histogram", lambda s, v: (tf.searchsorted(s, v), tf.searchsorted(s, v, side="right"),
                                              tf.histogram_fixed_width(v, [0.0, 1.0], nbins=4),
                                              tf.histogram_fixed_width_bins(v, [0.0, 1.0], nbins=4)),
@@ -385,7 +385,7 @@ sample(None, "math_extras", lambda x, s: (tf.math.asinh(x), tf.math.atanh(x * 0.
                                   tf.math.unsorted_segment_sqrt_n(x, [1, 0, 1], 2)),
      f32(3, 4, seed=23), f32(3, seed=24), grad=True, tol=1e-4)
 
-# -- tf.nn extras (kerasB: tfcore.ops.nn_extra_ops) -------------------------------------------------------------
+# -- more tf.nn (kerasB: tfcore.ops.conv_nd_ops / pool_nd_ops / ctc_ops / moments_ops) -------------------------
 VOL = f32(1, 3, 4, 5, 2, seed=25)
 sample(None, "nn.conv3d_and_transpose", lambda x, w: (tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"),
                                               tf.nn.conv3d_transpose(tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"), w,

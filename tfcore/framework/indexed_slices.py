@@ -2,7 +2,7 @@
 
 ``values[i]`` is the slice at row ``indices[i]`` of a tensor of shape ``dense_shape``; repeated
 indices add up when it is made dense (``tf.convert_to_tensor``, registered by
-:mod:`tfcore.ops.sparse_extra_ops`, which owns the ops that do it).
+:mod:`tfcore.ops.sparse_math_ops`, which owns the ops that do it).
 """
 
 from . import dtypes

@@ -604,7 +604,7 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
 def extract_patches(images, sizes, strides, rates, padding, name=None):
     """``tf.image.extract_patches``: ``[batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]`` patches
     (rows, then columns, then depth inside each patch), sampled every ``strides`` with dilation ``rates``."""
-    from .nn_extra_ops import _ints, _pads, _windows
+    from .conv_nd_ops import _ints, _pads, _windows
 
     x = as_tensor(images)
     if x.ndim != 4:

@@ -16,8 +16,9 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import math_ops as _m
 from . import random_ops
+from ._array_common import _host_ints
 from ._common import as_tensor, describe
-from .array_ops import _host_ints, concat, pad, reshape, reverse, transpose
+from .array_ops import concat, pad, reshape, reverse, transpose
 from .registry import Op, execute
 
 __all__ = [

@@ -22,7 +22,8 @@ from ._common import (
     numeric_rule,
     same_dtype_rule,
 )
-from .array_ops import _unbroadcast, broadcast_to, reshape, transpose, zeros_like
+from .array_ops import broadcast_to, reshape, transpose, zeros_like
+from .array_shape_ops import _unbroadcast
 from .registry import Op, execute
 
 __all__ = [

@@ -18,18 +18,9 @@ from ..framework.tensor import Tensor, is_tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import _cpu_fast
 from . import math_ops as _m
+from ._array_common import _axis_arg, _index_tensor, scatter_add
 from ._common import accumulation_dtype, as_tensor, bool_rule, describe, normalize_axis, numeric_rule
-from .array_ops import (
-    _axis_arg,
-    _index_tensor,
-    broadcast_to,
-    gather,
-    reshape,
-    scatter_add,
-    stop_gradient,
-    transpose,
-    zeros_like,
-)
+from .array_ops import broadcast_to, gather, reshape, stop_gradient, transpose, zeros_like
 from .registry import Op, execute
 
 __all__ = [

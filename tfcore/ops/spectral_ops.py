@@ -15,7 +15,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
-from . import array_ops, math_ops
+from . import array_ops, array_shape_ops, math_ops
 from ._common import as_tensor
 from .registry import Op, execute
 
@@ -42,7 +42,7 @@ def _complex_grad(call, g):
     out = []
     for x, part in ((re, real), (im, imag)):
         d = part(g)
-        out.append(array_ops._unbroadcast(d, x._array.shape) if tuple(d._array.shape) != x._array.shape else d)
+        out.append(array_shape_ops._unbroadcast(d, x._array.shape) if tuple(d._array.shape) != x._array.shape else d)
     return out
 
 

@@ -3,7 +3,10 @@
 Every op is registered (CPU kernels; string tensors live in host memory, so a GPU device scope
 falls back to CPU as in TF). Splits and decodes of a vector return a
 :class:`~tfcore.framework.ragged_tensor.RaggedTensor` (one ragged dimension), of a scalar a
-1-D tensor, as TF does.
+1-D tensor, as TF does. The kernels on ragged data (``StringNGrams``) take and return ``(flat values,
+row_splits)`` pairs like TF's; :mod:`tfcore.ragged.ragged_string_ops` wraps them. Beside them: ``format``
+and ``unsorted_segment_join``; Unicode lives in :mod:`tfcore.ops.unicode_ops`, hashing in
+:mod:`tfcore.ops.string_hash_ops`.
 """
 
 import re
@@ -13,6 +16,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
+from .logging_ops import format_array
 from .registry import Op, execute
 
 _WS = b" \t\n\r\x0b\x0c"
@@ -413,3 +417,142 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TF's argume
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise InvalidArgumentError(None, None, f"substr: unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
     return execute(_SUBSTR, (_strings(input, "substr"),), {"pos": int(pos), "length": int(len), "unit": unit})
+
+
+# -- helpers of the ragged kernels -------------------------------------------------------------
+def _object_vector(items):
+    out = np.empty(len(items), object)
+    out[:] = items
+    return out
+
+
+# -- ngrams --------------------------------------------------------------------------------------------------
+def _ngrams_rule(op, inputs, attrs):
+    data, splits = inputs
+    _string_rule(op, (data,), attrs)
+    return (dtypes.string, dtypes.int64)
+
+
+_NGRAMS = Op("StringNGrams", rule=_ngrams_rule, multi_output=True)
+
+
+@_NGRAMS.kernel("cpu")
+def _ngrams(b, data, splits, widths, separator, left_pad, right_pad, pad_width, preserve_short):
+    out, out_splits = [], [0]
+
+    def make(tokens, width, pw):
+        padded = [left_pad] * pw + list(tokens) + [right_pad] * pw
+        return [separator.join(padded[i:i + width]) for i in range(max(0, len(padded) - width + 1))]
+
+    for r in range(len(splits) - 1):
+        tokens = data[splits[r]:splits[r + 1]]
+        start = len(out)
+        for w in widths:
+            pw = min(w - 1 if pad_width < 0 else pad_width, w - 1)
+            out.extend(make(tokens, w, pw))
+        if preserve_short and len(out) == start and len(tokens):
+            pw = max(pad_width, 0)
+            out.extend(make(tokens, len(tokens) + 2 * pw, pw)[:1])
+        out_splits.append(len(out))
+    return _object_vector(out), np.asarray(out_splits, np.int64)
+
+
+def ngram_rows(values, splits, ngram_width, separator=" ", pad_values=None, padding_width=None,
+               preserve_short_sequences=False):
+    """``(ngrams, ngram row_splits)`` of ``tf.strings.ngrams`` for rows ``values[splits[i]:splits[i + 1]]``."""
+    widths = [ngram_width] if isinstance(ngram_width, int | np.integer) else list(ngram_width)
+    if not widths or any(int(w) < 1 for w in widths):
+        raise InvalidArgumentError(None, None, f"ngrams: ngram_width must be positive, got {ngram_width}")
+    if padding_width is not None and int(padding_width) < 1:
+        raise ValueError(f"ngrams: padding_width must be at least 1, got {padding_width}")
+    if pad_values is None:
+        left = right = b""
+        pad_width = 0
+    else:
+        if isinstance(pad_values, tuple | list):
+            if len(pad_values) != 2:
+                raise ValueError("ngrams: pad_values must be a string or a (left, right) pair of strings")
+            left, right = (_as_sep(p) for p in pad_values)
+        else:
+            left = right = _as_sep(pad_values)
+        pad_width = -1 if padding_width is None else int(padding_width)
+    return execute(_NGRAMS, (values, convert_to_tensor(splits, dtype=dtypes.int64)), {
+        "widths": tuple(int(w) for w in widths), "separator": _as_sep(separator), "left_pad": left,
+        "right_pad": right, "pad_width": pad_width, "preserve_short": bool(preserve_short_sequences)})
+
+
+# -- format ------------------------------------------------------------------------------------------------
+_FORMAT = Op("StringFormat", rule=lambda op, inputs, attrs: dtypes.string)
+
+
+@_FORMAT.kernel("cpu")
+def _format(b, *arrays, pieces, summarize):
+    out = [pieces[0]]
+    for a, piece in zip(arrays, pieces[1:]):
+        out.append(format_array(np.asarray(a), summarize))
+        out.append(piece)
+    return np.array("".join(out).encode("utf-8"), dtype=object)
+
+
+def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001 - TF's name
+    """``tf.strings.format``: ``template`` with each ``placeholder`` replaced by one input tensor, printed as
+    ``tf.print`` does (``summarize`` elements at each end of every dimension; -1: all)."""
+    if not isinstance(template, str):
+        raise TypeError(f"format: template must be a Python string, got {type(template).__name__}")
+    if not isinstance(inputs, list | tuple):
+        inputs = [inputs]
+    pieces = template.split(placeholder)
+    if len(pieces) - 1 != len(inputs):
+        raise InvalidArgumentError(None, None, f"StringFormat: num placeholders in template and num inputs must "
+                                               f"match: {len(pieces) - 1} vs. {len(inputs)}")
+    ts = tuple(convert_to_tensor(x) for x in inputs)
+    return execute(_FORMAT, ts, {"pieces": tuple(pieces), "summarize": int(summarize)})
+
+
+# -- unsorted_segment_join ---------------------------------------------------------------------------------
+def _segment_join_rule(op, inputs, attrs):
+    data, ids = inputs
+    _string_rule(op, (data,), attrs)
+    if not ids._dtype.is_integer:
+        raise InvalidArgumentError(None, None, f"UnsortedSegmentJoin: segment_ids must be integers, got "
+                                               f"{ids._dtype.name}")
+    if data._array.shape[:ids._array.ndim] != ids._array.shape:
+        raise InvalidArgumentError(None, None, f"UnsortedSegmentJoin: segment_ids.shape "
+                                               f"{list(ids._array.shape)} must be a prefix of inputs.shape "
+                                               f"{list(data._array.shape)}")
+    return dtypes.string
+
+
+_SEGMENT_JOIN = Op("UnsortedSegmentJoin", rule=_segment_join_rule)
+
+
+@_SEGMENT_JOIN.kernel("cpu")
+def _segment_join(b, data, ids, num_segments, separator):
+    inner = data.shape[ids.ndim:]
+    flat_ids = ids.reshape(-1).astype(np.int64)
+    flat = data.reshape((len(flat_ids), -1))
+    width = flat.shape[1]
+    groups = [[[] for _ in range(width)] for _ in range(num_segments)]
+    for j, s in enumerate(flat_ids):
+        if s < 0:
+            continue
+        if s >= num_segments:
+            raise InvalidArgumentError(None, None, f"UnsortedSegmentJoin: segment_ids[{j}] = {s} is out of range "
+                                                   f"[0, {num_segments})")
+        for k in range(width):
+            groups[s][k].append(flat[j, k])
+    out = np.empty((num_segments, width), object)
+    for s in range(num_segments):
+        for k in range(width):
+            out[s, k] = separator.join(groups[s][k])
+    return out.reshape((num_segments,) + inner)
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """``tf.strings.unsorted_segment_join``: ``out[i]`` joins (in input order) the strings whose segment id is
+    ``i``; negative ids are dropped, empty segments give ``''``."""
+    n = int(convert_to_tensor(num_segments).numpy())
+    if n < 0:
+        raise InvalidArgumentError(None, None, f"UnsortedSegmentJoin: num_segments must be non-negative, got {n}")
+    return execute(_SEGMENT_JOIN, (_strings(inputs, "unsorted_segment_join"), convert_to_tensor(segment_ids)),
+                   {"num_segments": n, "separator": _as_sep(separator)})

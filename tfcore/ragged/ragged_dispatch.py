@@ -21,12 +21,14 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ..function import control_flow as _cf
 from ..ops import array_ops as _a
-from ..ops import math_extra_ops as _mx
 from ..ops import math_ops as _m
+from ..ops import math_reduction_ops as _mx
 from ..ops import nn_ops as _nn
 from ..ops import reduce_ops as _r
-from ..ops import string_extra_ops as _sx
+from ..ops import special_math_ops as _sm
+from ..ops import string_hash_ops as _sh
 from ..ops import string_ops as _s
+from ..ops import unicode_ops as _u
 from . import dynamic_ragged_shape as _drs
 from .dynamic_ragged_shape import DynamicRaggedShape
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec, _concat_ragged, _host
@@ -37,18 +39,19 @@ _UNARY = {
          "sigmoid", "sign", "floor", "ceil", "round", "reciprocal", "logical_not", "cast", "saturate_cast",
          "is_nan", "is_inf", "is_finite", "erf", "asin", "acos", "atan", "sinh", "cosh", "softplus", "relu",
          "relu6", "elu", "selu", "erfc", "lgamma", "digamma", "exp2", "log_sigmoid", "conj", "real", "imag"],
-    _mx: ["abs", "erfinv", "ndtri", "softsign", "bessel_i0e", "bessel_i1e", "rint"],
+    _sm: ["abs", "erfinv", "ndtri", "softsign", "bessel_i0e", "bessel_i1e", "rint"],
     _a: ["identity", "zeros_like", "ones_like", "stop_gradient"],
     _s: ["substr", "lower", "upper", "length", "regex_replace", "regex_full_match", "strip", "to_number",
          "as_string"],
-    _sx: ["to_hash_bucket_fast", "to_hash_bucket_strong", "to_hash_bucket", "unicode_transcode"],
+    _sh: ["to_hash_bucket_fast", "to_hash_bucket_strong"],
+    _u: ["unicode_transcode"],
 }
 _BINARY = {
     _m: ["add", "add_v2", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "maximum",
          "minimum", "pow", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
          "logical_or", "logical_xor", "squared_difference", "atan2", "divide_no_nan", "xdivy", "xlogy",
          "truncatediv", "truncatemod", "realdiv", "multiply_no_nan"],
-    _mx: ["xlog1py", "zeta", "igamma", "igammac"],
+    _sm: ["xlog1py", "zeta", "igamma", "igammac"],
 }
 _REDUCTIONS = {"reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "max", "reduce_min": "min",
                "reduce_prod": "prod", "reduce_any": "any", "reduce_all": "all"}

@@ -5,7 +5,7 @@ vector. The ops themselves live in :mod:`tfcore.ops.string_ops`."""
 import numpy as np
 
 from ..framework.tensor_conversion import convert_to_tensor
-from ..ops import array_ops, string_extra_ops, string_ops
+from ..ops import array_ops, string_ops, unicode_ops
 from .ragged_tensor import RaggedTensor
 
 
@@ -52,7 +52,7 @@ def _map_ragged_strings(fn, input):  # noqa: A002
 
 def bytes_split(input, name=None):  # noqa: A002
     """``tf.strings.bytes_split``: each string as a sequence of 1-byte strings (ragged for rank >= 1)."""
-    return _map_ragged_strings(lambda x: _nest(*string_extra_ops.bytes_split_parts(x)), input)
+    return _map_ragged_strings(lambda x: _nest(*unicode_ops.bytes_split_parts(x)), input)
 
 
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
@@ -67,7 +67,7 @@ def unicode_decode_with_offsets(input, input_encoding, errors="replace", replace
         cps, offs = unicode_decode_with_offsets(input.values, input_encoding, errors, replacement_char,
                                                 replace_control_characters)
         return input.with_values(cps), input.with_values(offs)
-    t, cps, splits, offs = string_extra_ops.decode_with_offsets(input, input_encoding, errors, replacement_char,
+    t, cps, splits, offs = unicode_ops.decode_with_offsets(input, input_encoding, errors, replacement_char,
                                                                 replace_control_characters)
     return _nest(t, cps, splits), _nest(t, offs, splits)
 
@@ -78,10 +78,10 @@ def unicode_split_with_offsets(input, input_encoding, errors="replace", replacem
     if isinstance(input, RaggedTensor):
         chars, offs = unicode_split_with_offsets(input.values, input_encoding, errors, replacement_char)
         return input.with_values(chars), input.with_values(offs)
-    t, cps, splits, offs = string_extra_ops.decode_with_offsets(input, input_encoding, errors, replacement_char,
+    t, cps, splits, offs = unicode_ops.decode_with_offsets(input, input_encoding, errors, replacement_char,
                                                                 what="unicode_split")
     n = int(cps.shape[0])
-    chars = string_extra_ops.encode_rows(cps, np.arange(n + 1, dtype=np.int64), input_encoding, errors,
+    chars = unicode_ops.encode_rows(cps, np.arange(n + 1, dtype=np.int64), input_encoding, errors,
                                          replacement_char)
     return _nest(t, chars, splits), _nest(t, offs, splits)
 
@@ -92,7 +92,7 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     if isinstance(input, RaggedTensor):
         if isinstance(input.values, RaggedTensor):
             return input.with_values(unicode_encode(input.values, output_encoding, errors, replacement_char))
-        return string_extra_ops.encode_rows(input.values, input.row_splits, output_encoding, errors,
+        return unicode_ops.encode_rows(input.values, input.row_splits, output_encoding, errors,
                                             replacement_char)
     t = convert_to_tensor(input)
     shape = t.shape.as_list()
@@ -100,7 +100,7 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
         raise ValueError("unicode_encode: input must have rank at least 1")
     width = shape[-1]
     rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
-    out = string_extra_ops.encode_rows(array_ops.reshape(t, [-1]),
+    out = unicode_ops.encode_rows(array_ops.reshape(t, [-1]),
                                        np.arange(rows + 1, dtype=np.int64) * width, output_encoding, errors,
                                        replacement_char)
     return array_ops.reshape(out, shape[:-1])
@@ -114,16 +114,16 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     if isinstance(data, RaggedTensor):
         if isinstance(data.values, RaggedTensor):
             return data.with_values(ngrams(data.values, *args))
-        values, splits = string_extra_ops.ngram_rows(data.values, data.row_splits, *args)
+        values, splits = string_ops.ngram_rows(data.values, data.row_splits, *args)
         return RaggedTensor.from_row_splits(values, splits, validate=False)
     t = convert_to_tensor(data)
     shape = t.shape.as_list()
     if not shape:
         raise ValueError("ngrams: data must have rank at least 1")
     if len(shape) == 1:
-        return string_extra_ops.ngram_rows(t, [0, shape[0]], *args)[0]
+        return string_ops.ngram_rows(t, [0, shape[0]], *args)[0]
     if len(shape) > 2:
         return ngrams(RaggedTensor.from_tensor(t, ragged_rank=len(shape) - 1), *args)
-    values, splits = string_extra_ops.ngram_rows(array_ops.reshape(t, [-1]),
+    values, splits = string_ops.ngram_rows(array_ops.reshape(t, [-1]),
                                                  np.arange(shape[0] + 1, dtype=np.int64) * shape[1], *args)
     return RaggedTensor.from_row_splits(values, splits, validate=False)

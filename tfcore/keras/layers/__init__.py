@@ -2,21 +2,29 @@
 
 from ..engine.base_layer import InputSpec, Layer
 from ..engine.input_layer import Input, InputLayer
-from .activation import ELU, LeakyReLU, ReLU, Softmax
+from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
 from .convolutional import (
     Conv1D,
+    Conv1DTranspose,
     Conv2D,
     Conv2DTranspose,
+    Conv3D,
+    Conv3DTranspose,
     Convolution1D,
+    Convolution1DTranspose,
     Convolution2D,
     Convolution2DTranspose,
+    Convolution3D,
+    Convolution3DTranspose,
+    DepthwiseConv1D,
     DepthwiseConv2D,
+    SeparableConv1D,
     SeparableConv2D,
+    SeparableConvolution1D,
     SeparableConvolution2D,
-    ZeroPadding2D,
 )
 from .attention import AdditiveAttention, Attention, MultiHeadAttention
-from .core import Activation, Dense, Dropout, Flatten, Lambda, Rescaling, Reshape
+from .core import Activation, Dense, Identity, Lambda, Rescaling
 from .einsum_dense import EinsumDense
 from .embeddings import Embedding
 from .group_normalization import GroupNormalization, RMSNormalization
@@ -36,6 +44,7 @@ from .merging import (
     Add,
     Average,
     Concatenate,
+    Dot,
     Maximum,
     Minimum,
     Multiply,
@@ -43,89 +52,86 @@ from .merging import (
     add,
     average,
     concatenate,
+    dot,
     maximum,
     minimum,
     multiply,
     subtract,
 )
-from .normalization import BatchNormalization, LayerNormalization
+from .normalization import BatchNormalization, LayerNormalization, SpectralNormalization, UnitNormalization
 from .pooling import (
-    AveragePooling1D,
-    AveragePooling2D,
-    AvgPool1D,
-    AvgPool2D,
-    GlobalAveragePooling1D,
-    GlobalAveragePooling2D,
-    GlobalAvgPool1D,
-    GlobalAvgPool2D,
-    GlobalMaxPool1D,
-    GlobalMaxPool2D,
-    GlobalMaxPooling1D,
-    GlobalMaxPooling2D,
-    MaxPool1D,
-    MaxPool2D,
-    MaxPooling1D,
-    MaxPooling2D,
-)
-from .preprocessing import CategoryEncoding, Discretization, Hashing, Normalization
-from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
-from .text_vectorization import TextVectorization
-from .convolutional_extra import (
-    AveragePooling3D,
-    AvgPool3D,
-    Conv1DTranspose,
-    Conv3D,
-    Conv3DTranspose,
-    Convolution1DTranspose,
-    Convolution3D,
-    Convolution3DTranspose,
-    Cropping1D,
-    Cropping2D,
-    Cropping3D,
-    DepthwiseConv1D,
-    GlobalAveragePooling3D,
-    GlobalAvgPool3D,
-    GlobalMaxPool3D,
-    GlobalMaxPooling3D,
-    MaxPool3D,
-    MaxPooling3D,
-    SeparableConv1D,
-    SeparableConvolution1D,
-    UpSampling1D,
-    UpSampling2D,
-    UpSampling3D,
-    ZeroPadding1D,
-    ZeroPadding3D,
-)
-from .misc_extra import (
-    ActivityRegularization,
-    AlphaDropout,
-    Dot,
-    GaussianDropout,
-    GaussianNoise,
-    Identity,
-    Permute,
-    PReLU,
-    RepeatVector,
-    SpatialDropout1D,
-    SpatialDropout2D,
-    SpatialDropout3D,
-    UnitNormalization,
-    dot,
-)
-from .pooling_extra import (
     AdaptiveAveragePooling1D,
     AdaptiveAveragePooling2D,
     AdaptiveAveragePooling3D,
     AdaptiveMaxPooling1D,
     AdaptiveMaxPooling2D,
     AdaptiveMaxPooling3D,
-    SpectralNormalization,
-    ThresholdedReLU,
-    Wrapper,
+    AveragePooling1D,
+    AveragePooling2D,
+    AveragePooling3D,
+    AvgPool1D,
+    AvgPool2D,
+    AvgPool3D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPool3D,
+    MaxPooling1D,
+    MaxPooling2D,
+    MaxPooling3D,
 )
-from .recurrent_extra import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D, StackedRNNCells
-from .wrappers import Bidirectional, TimeDistributed
+from .preprocessing import CategoryEncoding, Discretization, Hashing, Normalization
+from .regularization import (
+    ActivityRegularization,
+    AlphaDropout,
+    Dropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from .reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    Flatten,
+    Permute,
+    RepeatVector,
+    Reshape,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
+)
+from .rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    ConvLSTM1D,
+    ConvLSTM2D,
+    ConvLSTM3D,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+    StackedRNNCells,
+)
+from .text_vectorization import TextVectorization
+from .wrappers import Bidirectional, TimeDistributed, Wrapper
 
 from .serialization import deserialize, register, serialize
 

@@ -1,6 +1,6 @@
-"""Core layers: Dense, Activation, Flatten, Reshape, Dropout, Lambda (and the operator layer)."""
+"""Core layers: Dense, Activation, Lambda, Rescaling, Identity (and the operator layer); Flatten and Reshape are in
+``reshaping/``, Dropout in ``regularization/``, as in Keras 3."""
 
-import math
 
 from ... import nn
 from ...framework.sparse_tensor import SparseTensor
@@ -100,105 +100,6 @@ class Activation(ShapePreservingLayer):
         config = super().get_config()
         config["activation"] = activations.serialize(self.activation)
         return config
-
-
-class Flatten(Layer):
-    """Collapse all but the batch axis: (batch, d1, d2, ...) -> (batch, d1*d2*...)."""
-
-    def __init__(self, data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.data_format = data_format or "channels_last"
-        self.input_spec = InputSpec(min_ndim=1)
-
-    def call(self, inputs):
-        if self.data_format == "channels_first" and inputs.shape.rank > 2:
-            perm = [0] + list(range(2, inputs.shape.rank)) + [1]
-            inputs = array_ops.transpose(inputs, perm)
-        if inputs.shape.rank == 1:
-            return array_ops.expand_dims(inputs, 1)
-        rest = inputs.shape.as_list()[1:]
-        if all(d is not None for d in rest) and math.prod(rest) > 0:
-            return array_ops.reshape(inputs, (-1, math.prod(rest)))  # batch-size independent (traced graphs too)
-        return array_ops.reshape(inputs, (inputs.shape[0], -1))
-
-    def compute_output_shape(self, input_shape):
-        dims = TensorShape(input_shape).as_list()
-        if len(dims) == 1:
-            return TensorShape([dims[0], 1])
-        rest = dims[1:]
-        flat = None if any(d is None for d in rest) else math.prod(rest)
-        return TensorShape([dims[0], flat])
-
-    def _output_dtype(self, input_dtype):
-        return input_dtype
-
-    def get_config(self):
-        config = super().get_config()
-        config["data_format"] = self.data_format
-        return config
-
-
-class Reshape(Layer):
-    """Reshape each example to ``target_shape`` (one entry may be -1)."""
-
-    def __init__(self, target_shape, **kwargs):
-        super().__init__(**kwargs)
-        self.target_shape = tuple(target_shape)
-
-    def _resolve(self, input_shape):
-        dims = TensorShape(input_shape).as_list()[1:]
-        target = list(self.target_shape)
-        if -1 in target:
-            if any(d is None for d in dims):
-                return [None if t == -1 else t for t in target]
-            known = math.prod(t for t in target if t != -1)
-            total = math.prod(dims)
-            if known == 0 or total % known:
-                raise ValueError(f"Total size of new array must be unchanged, input_shape = {dims}, "
-                                 f"output_shape = {list(self.target_shape)}")
-            target[target.index(-1)] = total // known
-        elif all(d is not None for d in dims) and math.prod(dims) != math.prod(target):
-            raise ValueError(f"Total size of new array must be unchanged, input_shape = {dims}, "
-                             f"output_shape = {list(self.target_shape)}")
-        return target
-
-    def call(self, inputs):
-        return array_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
-
-    def compute_output_shape(self, input_shape):
-        return TensorShape([TensorShape(input_shape)[0]] + self._resolve(input_shape))
-
-    def _output_dtype(self, input_dtype):
-        return input_dtype
-
-    def get_config(self):
-        config = super().get_config()
-        config["target_shape"] = self.target_shape
-        return config
-
-
-class Dropout(ShapePreservingLayer):
-    """Zero a fraction ``rate`` of inputs (scaling the rest by 1/(1-rate)) only when training."""
-
-    _config_keys = ("rate", "noise_shape", "seed")
-
-    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
-        super().__init__(**kwargs)
-        if not 0 <= rate <= 1:
-            raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 and 1. "
-                             f"Received: rate={rate}")
-        self.rate = rate
-        self.noise_shape = noise_shape
-        self.seed = seed
-        self.supports_masking = True
-
-    def call(self, inputs, training=None):
-        if not training or self.rate == 0:
-            return inputs
-        noise_shape = None
-        if self.noise_shape is not None:
-            noise_shape = [inputs.shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
-        return nn.dropout(inputs, rate=self.rate, noise_shape=noise_shape, seed=self.seed)
 
 
 class Lambda(Layer):
@@ -309,3 +210,20 @@ class Rescaling(ShapePreservingLayer):
         if not inputs.dtype.is_floating:
             inputs = math_ops.cast(inputs, self._dtype)
         return inputs * math_ops.cast(self.scale, inputs.dtype) + math_ops.cast(self.offset, inputs.dtype)
+
+
+class Identity(Layer):
+    """Returns its input unchanged (a placeholder in architectures)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def _output_dtype(self, input_dtype):
+        return input_dtype

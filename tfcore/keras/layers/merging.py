@@ -1,4 +1,5 @@
-"""Merging layers: combine a list of tensors (Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate)."""
+"""Merging layers: combine a list of tensors (Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate,
+Dot)."""
 
 import functools
 
@@ -6,7 +7,7 @@ import numpy as np
 
 from ...framework import dtypes
 from ...framework.tensor_shape import TensorShape
-from ...ops import array_ops, math_ops, reduce_ops
+from ...ops import array_ops, math_ops, nn_ops, reduce_ops
 from ..engine.base_layer import Layer
 
 
@@ -194,3 +195,72 @@ def _concat_dtype(input_dtypes):
         return max(floats, key=lambda d: d.size)
     return dtypes.as_dtype(np.result_type(*[d.as_numpy_dtype for d in kinds]))
 
+
+def _l2_normalize(x, axis):
+    return nn_ops.l2_normalize(x, axis=axis, epsilon=1e-12)
+
+
+def _batch_dot(x, y, axes):
+    """Keras' ``batch_dot`` for the common cases: contract ``x``'s ``axes[0]`` with ``y``'s ``axes[1]``
+    per sample (1-indexed axes after the batch)."""
+    ax, ay = axes
+    rx, ry = x.ndim, y.ndim
+    if rx == 2 and ry == 2:
+        return array_ops.expand_dims(reduce_ops.reduce_sum(math_ops.multiply(x, y), axis=1), 1)
+    x_perm = [0] + [i for i in range(1, rx) if i != ax] + [ax]
+    y_perm = [0, ay] + [i for i in range(1, ry) if i != ay]
+    xt = array_ops.transpose(x, x_perm)
+    yt = array_ops.transpose(y, y_perm)
+    xs, ys = xt.shape.as_list(), yt.shape.as_list()
+    x2 = array_ops.reshape(xt, [xs[0], -1, xs[-1]])
+    y2 = array_ops.reshape(yt, [ys[0], ys[1], -1])
+    out = math_ops.matmul(x2, y2)
+    return array_ops.reshape(out, [xs[0]] + xs[1:-1] + ys[2:])
+
+
+class Dot(Layer):
+    """Per-sample dot product of two tensors along ``axes`` (an int or a pair); ``normalize=True`` computes
+    cosine similarities (inputs L2-normalised along the axes first)."""
+
+    def __init__(self, axes, normalize=False, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(axes, int) and (not isinstance(axes, list | tuple) or len(axes) != 2):
+            raise ValueError(f"Invalid format for argument `axes`: expected an int or a list/tuple of 2 ints. "
+                             f"Received: axes={axes}")
+        self.axes = axes
+        self.normalize = normalize
+        self.supports_masking = True
+
+    def _axes(self, x, y):
+        axes = self.axes if isinstance(self.axes, list | tuple) else (self.axes, self.axes)
+        return [a % t.ndim if a < 0 else a for a, t in zip(axes, (x, y))]
+
+    def call(self, inputs):
+        if not isinstance(inputs, list | tuple) or len(inputs) != 2:
+            raise ValueError(f"A `Dot` layer should be called on exactly 2 inputs. Received: inputs={inputs}")
+        x, y = inputs
+        ax, ay = self._axes(x, y)
+        if x.shape[ax] != y.shape[ay]:
+            raise ValueError(f"Incompatible input shapes: axis values {x.shape[ax]} (at axis {ax}) != {y.shape[ay]} "
+                             f"(at axis {ay}). Full input shapes: {x.shape.as_list()}, {y.shape.as_list()}")
+        if self.normalize:
+            x, y = _l2_normalize(x, ax), _l2_normalize(y, ay)
+        return _batch_dot(x, y, (ax, ay))
+
+    def compute_output_shape(self, input_shape):
+        sx, sy = (TensorShape(s).as_list() for s in input_shape)
+        axes = self.axes if isinstance(self.axes, list | tuple) else (self.axes, self.axes)
+        ax, ay = (a % len(s) for a, s in zip(axes, (sx, sy)))
+        out = [sx[0]] + [d for i, d in enumerate(sx) if i not in (0, ax)] + [d for i, d in enumerate(sy)
+                                                                              if i not in (0, ay)]
+        return TensorShape(out if len(out) > 1 else out + [1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"axes": self.axes, "normalize": self.normalize})
+        return config
+
+
+def dot(inputs, axes=-1, normalize=False, **kwargs):
+    """Functional interface of :class:`Dot`."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -1,14 +1,16 @@
-"""BatchNormalization and LayerNormalization with Keras's defaults and update rules."""
+"""BatchNormalization and LayerNormalization with Keras's defaults and update rules, UnitNormalization, and
+SpectralNormalization (a wrapper that normalises its layer's kernel)."""
 
 from ... import nn
 from ...framework import dtypes, recording
 from ...framework.tensor_shape import TensorShape
-from ...framework.variables import VariableAggregation, VariableSynchronization
-from ...ops import array_ops, math_ops
+from ...framework.variables import Variable, VariableAggregation, VariableSynchronization
+from ...ops import array_ops, math_ops, nn_ops, reduce_ops
 from .. import initializers
-from ..engine.base_layer import InputSpec
+from ..engine.base_layer import InputSpec, Layer
 from ._weights import add_role_weight, initializers_config, set_weight_args
 from .activation import ShapePreservingLayer
+from .wrappers import Wrapper
 
 
 def _axes_list(axis):
@@ -177,3 +179,79 @@ class LayerNormalization(_Normalization):
             gamma = array_ops.reshape(gamma, self._broadcast_shape) if gamma is not None else None
             beta = array_ops.reshape(beta, self._broadcast_shape) if beta is not None else None
         return self._output(nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon), given)
+
+
+class UnitNormalization(Layer):
+    """Scale each sample to unit L2 norm along ``axis``."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, list | tuple) else axis
+        self.supports_masking = True
+
+    def call(self, inputs):
+        x = inputs if inputs.dtype.is_floating else math_ops.cast(inputs, self.compute_dtype)
+        return nn_ops.l2_normalize(x, axis=self.axis, epsilon=1e-12)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config["axis"] = self.axis
+        return config
+
+
+class SpectralNormalization(Wrapper):
+    """Divide the wrapped layer's ``kernel`` by its largest singular value, estimated by ``power_iterations``
+    steps of power iteration on a persistent vector ``u`` (updated only in training, as Keras)."""
+
+    def __init__(self, layer, power_iterations=1, **kwargs):
+        super().__init__(layer, **kwargs)
+        if power_iterations <= 0:
+            raise ValueError(f"`power_iterations` should be greater than zero. Received: "
+                             f"`power_iterations={power_iterations}`")
+        self.power_iterations = power_iterations
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        if not hasattr(self.layer, "kernel"):
+            raise ValueError(f"{type(self.layer).__name__} object has no attribute 'kernel' nor 'embeddings'")
+        self.kernel_shape = self.layer.kernel.shape.as_list()
+        self.vector_u = self.add_weight("vector_u", shape=(1, self.kernel_shape[-1]),
+                                        initializer=initializers.TruncatedNormal(stddev=0.02), trainable=False)
+        self._raw_kernel = self.layer.kernel
+
+    def _normalized(self, training):
+        w = self._raw_kernel
+        flat = array_ops.reshape(w, [-1, self.kernel_shape[-1]])
+        u = self.vector_u
+        u_val = u.value() if isinstance(u, Variable) else u
+        v = None
+        for _ in range(self.power_iterations):
+            v = _l2n(math_ops.matmul(u_val, flat, transpose_b=True))
+            u_val = _l2n(math_ops.matmul(v, flat))
+        u_val = array_ops.stop_gradient(u_val)
+        v = array_ops.stop_gradient(v)
+        sigma = math_ops.matmul(math_ops.matmul(v, flat), u_val, transpose_b=True)
+        if training:
+            self.vector_u.assign(u_val)
+        return array_ops.reshape(math_ops.divide(flat, sigma), self.kernel_shape)
+
+    def call(self, inputs, training=False):
+        layer = self.layer
+        original = layer.kernel
+        layer.__dict__["kernel"] = self._normalized(bool(training))
+        try:
+            return layer.call(inputs)
+        finally:
+            layer.__dict__["kernel"] = original
+
+    def get_config(self):
+        config = super().get_config()
+        config["power_iterations"] = self.power_iterations
+        return config
+
+
+def _l2n(x):
+    return math_ops.divide(x, math_ops.sqrt(math_ops.maximum(reduce_ops.reduce_sum(math_ops.square(x)), 1e-12)))

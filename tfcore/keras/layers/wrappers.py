@@ -1,11 +1,12 @@
-"""Layer wrappers: Bidirectional (an RNN run both ways) and TimeDistributed (a layer applied per step)."""
+"""Layer wrappers: Bidirectional (an RNN run both ways), TimeDistributed (a layer applied per step) and the
+``Wrapper`` base class (SpectralNormalization's)."""
 
 import copy
 
 from ...framework.tensor_shape import TensorShape
 from ...ops import array_ops
 from ..engine.base_layer import Layer
-from .recurrent import RNN
+from .rnn import RNN
 from .serialization import deserialize, serialize
 
 
@@ -136,3 +137,40 @@ class TimeDistributed(Layer):
         dims = TensorShape(input_shape).as_list()
         inner = TensorShape(self.layer.compute_output_shape(TensorShape([None] + dims[2:]))).as_list()
         return TensorShape(dims[:2] + inner[1:])
+
+
+class Wrapper(Layer):
+    """Base class of layers that wrap another ``layer`` (``TimeDistributed``, ``SpectralNormalization`` ...)."""
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Layer {layer} supplied to Wrapper isn't a supported layer type. Please ensure "
+                             "wrapped layer is a valid Keras layer.")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape=None):
+        if not self.layer.built:
+            self.layer._maybe_build(input_shape)
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        return self.layer(inputs, *args, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        return self.layer.compute_output_shape(input_shape)
+
+    def get_config(self):
+        from .serialization import serialize
+
+        config = super().get_config()
+        config["layer"] = serialize(self.layer)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from .serialization import deserialize
+
+        config = dict(config)
+        layer = deserialize(config.pop("layer"), custom_objects)
+        return cls(layer, **config)

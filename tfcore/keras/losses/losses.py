@@ -14,7 +14,7 @@ import math
 import warnings
 
 from ...framework import dtypes
-from ...ops import array_ops, loss_ops, math_ops, nn_extra_ops, nn_ops, reduce_ops
+from ...ops import array_ops, ctc_ops, loss_ops, math_ops, nn_ops, reduce_ops
 from .loss import (
     EPSILON,
     Loss,
@@ -401,7 +401,7 @@ def ctc(y_true, y_pred):
     label_length = reduce_ops.reduce_sum(math_ops.cast(math_ops.not_equal(labels, 0), dtypes.int32), axis=-1)
     batch, steps = y_pred.shape[0], y_pred.shape[1]
     logit_length = array_ops.fill([batch], steps)
-    return nn_extra_ops.ctc_loss(labels, y_pred, label_length, logit_length, logits_time_major=False,
+    return ctc_ops.ctc_loss(labels, y_pred, label_length, logit_length, logits_time_major=False,
                                  blank_index=0)
 
 

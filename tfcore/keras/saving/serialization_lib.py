@@ -76,7 +76,7 @@ def serialize_keras_object(obj):
 
         module = obj.__module__ or ""
         if module.startswith("tfcore.keras."):  # built-in functions: Keras's public module name
-            module = "keras." + module.split(".")[2].lstrip("_").replace("_extra", "")
+            module = "keras." + module.split(".")[2].lstrip("_")
         return {"module": module, "class_name": "function", "config": obj.__name__,
                 "registered_name": get_registered_name(obj)}
     if hasattr(obj, "get_config"):

@@ -1,92 +1,20 @@
-"""StackedRNNCells and the convolutional LSTMs (ConvLSTM1D/2D/3D).
+"""The convolutional LSTMs (ConvLSTM1D/2D/3D).
 
-``StackedRNNCells`` runs its cells one after the other at each step; its state is the concatenation
-of the cells' states (Keras' order). ``ConvLSTMnD`` is an LSTM whose input and recurrent transforms
-are convolutions: kernel ``kernel_size + (in_channels, 4 * filters)``, recurrent kernel
-``kernel_size + (filters, 4 * filters)``, gates ``i, f, c, o`` as Keras; the recurrent convolution
-uses 'same' padding so the state keeps the output's spatial shape.
+``ConvLSTMnD`` is an LSTM whose input and recurrent transforms are convolutions: kernel
+``kernel_size + (in_channels, 4 * filters)``, recurrent kernel ``kernel_size + (filters, 4 * filters)``,
+gates ``i, f, c, o`` as Keras; the recurrent convolution uses 'same' padding so the state keeps the
+output's spatial shape.
 """
 
 import numpy as np
 
-from ...framework.tensor_shape import TensorShape
-from ...ops import array_ops, conv_ops, math_ops, nn_extra_ops
-from .. import activations
-from ..engine.base_layer import Layer
-from ._weights import add_bias, add_role_weight, set_weight_args, weights_config
-from .convolutional import conv_output_length, normalize_padding, normalize_tuple
-from .recurrent import RNN, _takes_training
-
-
-def _as_list(x):
-    return list(x) if isinstance(x, list | tuple) else [x]
-
-
-class StackedRNNCells(Layer):
-    """A stack of RNN cells used as one cell: ``RNN(StackedRNNCells([LSTMCell(8), LSTMCell(4)]))``."""
-
-    def __init__(self, cells, **kwargs):
-        super().__init__(**kwargs)
-        for cell in cells:
-            if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
-                raise ValueError(f"All cells must have a `call` method and a `state_size` attribute. "
-                                 f"Received cells={cells}")
-        self.cells = list(cells)
-
-    @property
-    def state_size(self):
-        return [s for cell in self.cells for s in _as_list(cell.state_size)]
-
-    @property
-    def output_size(self):
-        last = self.cells[-1]
-        return getattr(last, "output_size", _as_list(last.state_size)[0])
-
-    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
-        return [s for cell in self.cells for s in cell.get_initial_state(inputs, batch_size, dtype)]
-
-    def build(self, input_shape):
-        shape = TensorShape(input_shape).as_list()
-        for cell in self.cells:
-            if isinstance(cell, Layer):
-                cell._maybe_build(TensorShape(shape))
-            out = getattr(cell, "output_size", _as_list(cell.state_size)[0])
-            shape = [shape[0], out]
-        self.built = True
-
-    def reset_dropout_masks(self, step_input, training):
-        x = step_input
-        for cell in self.cells:
-            if hasattr(cell, "reset_dropout_masks"):
-                cell.reset_dropout_masks(x, training)
-            out = getattr(cell, "output_size", _as_list(cell.state_size)[0])
-            x = array_ops.zeros([x.shape[0], out], dtype=x.dtype)
-
-    def call(self, inputs, states, training=None):
-        states = list(states)
-        new_states = []
-        x = inputs
-        for cell in self.cells:
-            n = len(_as_list(cell.state_size))
-            mine, states = states[:n], states[n:]
-            x, out_states = cell.call(x, mine, training=training) if _takes_training(cell) else cell.call(x, mine)
-            new_states.extend(_as_list(out_states))
-        return x, new_states
-
-    def get_config(self):
-        from .serialization import serialize
-
-        config = super().get_config()
-        config["cells"] = [serialize(c) for c in self.cells]
-        return config
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        from .serialization import deserialize
-
-        config = dict(config)
-        cells = [deserialize(c, custom_objects) for c in config.pop("cells")]
-        return cls(cells, **config)
+from ....framework.tensor_shape import TensorShape
+from ....ops import array_ops, conv_nd_ops, conv_ops, math_ops
+from ... import activations
+from ...engine.base_layer import Layer
+from .._weights import add_bias, add_role_weight, set_weight_args, weights_config
+from ..convolutional.base_conv import conv_output_length, normalize_padding, normalize_tuple
+from .rnn import RNN
 
 
 class _ConvLSTMCell(Layer):
@@ -149,7 +77,7 @@ class _ConvLSTMCell(Layer):
             return conv_ops.conv1d(x, w, strides[0], padding.upper(), dilations=dilations[0])
         if self.rank == 2:
             return conv_ops.conv2d(x, w, list(strides), padding.upper(), dilations=list(dilations))
-        return nn_extra_ops.conv3d(x, w, list(strides), padding.upper(), dilations=list(dilations))
+        return conv_nd_ops.conv3d(x, w, list(strides), padding.upper(), dilations=list(dilations))
 
     def call(self, inputs, states, training=None):
         h, c = states
@@ -299,5 +227,3 @@ class ConvLSTM3D(_ConvLSTM):
     """Convolutional LSTM over ``(batch, time, d, h, w, channels)``."""
 
     rank = 3
-
-

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.ops.string_extra_ops import fingerprint64
+from tfcore.ops._farmhash import fingerprint64
 
 # farmhash::Fingerprint64 of bytes(i * 7 % 251 for i in range(n)), computed with the reference C++ code
 # (pyfarmhash 0.5.1); the lengths cover every branch (0-16, 17-32, 33-64, the 64-byte loop).

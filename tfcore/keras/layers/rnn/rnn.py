@@ -6,13 +6,13 @@ by ``unit_forget_bias``); GRU gates ``z, r, h`` with ``reset_after=True`` by def
 ``(2, 3u)``: input bias and recurrent bias). Inputs are ``(batch, time, features)``.
 """
 
-from ... import nn
-from ...framework import dtypes
-from ...framework.tensor_shape import TensorShape
-from ...ops import array_ops, math_ops
-from .. import activations
-from ..engine.base_layer import Layer
-from ._weights import add_bias, add_role_weight, initializers_config, set_weight_args
+from .... import nn
+from ....framework import dtypes
+from ....framework.tensor_shape import TensorShape
+from ....ops import array_ops, math_ops
+from ... import activations
+from ...engine.base_layer import Layer
+from .._weights import add_bias, add_role_weight, initializers_config, set_weight_args
 
 
 class _CellBase(Layer):
@@ -349,7 +349,7 @@ class _RNNLayer(RNN):
 
     @classmethod
     def _cell_name(cls):
-        from ..engine.base_layer import to_snake_case
+        from ...engine.base_layer import to_snake_case
         return to_snake_case(cls._cell_class.__name__)
 
     def __getattr__(self, name):
