@@ -82,9 +82,14 @@ def test_summaries_inside_a_function_are_written_on_every_call(tmp_path):
 
 # -- residual edges: the forward conv's columns reach the filter gradient on every replay ---------------
 
+@pytest.fixture
+def im2col_convolutions(monkeypatch):
+    """The im2col + GEMM convolutions, whose forward saves the columns its filter gradient reuses (the native
+    direct kernels, which save none, take every channel count of these small shapes)."""
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+
+
 def _conv_grad_fn():
-    # 6 output channels: an im2col + GEMM convolution (the native direct kernels, which save no columns,
-    # take 4, 8 or 16)
     w = tf.Variable(np.random.default_rng(1).standard_normal((3, 3, 2, 6)).astype(np.float32))
 
     @tf.function
@@ -96,7 +101,7 @@ def _conv_grad_fn():
     return w, grad
 
 
-def test_replays_hand_each_calls_columns_to_the_filter_gradient(monkeypatch):
+def test_replays_hand_each_calls_columns_to_the_filter_gradient(monkeypatch, im2col_convolutions):
     from tfcore.ops import conv_ops
 
     w, grad = _conv_grad_fn()
@@ -124,7 +129,7 @@ def test_replays_hand_each_calls_columns_to_the_filter_gradient(monkeypatch):
     np.testing.assert_array_equal(seen[1], want)  # this call's columns, not the trace's
 
 
-def test_residual_edges_are_not_graph_tensors_and_the_trace_arrays_are_released():
+def test_residual_edges_are_not_graph_tensors_and_the_trace_arrays_are_released(im2col_convolutions):
     _, grad = _conv_grad_fn()
     x = tf.constant(np.ones((1, 4, 4, 2), np.float32))
     graph = grad.get_concrete_function(x).graph
@@ -137,7 +142,7 @@ def test_residual_edges_are_not_graph_tensors_and_the_trace_arrays_are_released(
     assert [len(op.outputs) for op in graph.get_operations() if op.type == "Conv2D"] == [1]
 
 
-def test_a_function_with_residual_edges_saves_and_loads(tmp_path):
+def test_a_function_with_residual_edges_saves_and_loads(tmp_path, im2col_convolutions):
     class M(tf.Module):
         def __init__(self):
             super().__init__()

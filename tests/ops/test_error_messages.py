@@ -39,7 +39,7 @@ CASES = [
     ("array", lambda: tf.transpose(ones([2, 3]), [0, 2]), r"Transpose.*float32\[2, 3\]"),
     ("array", lambda: tf.concat([ones([2, 3]), ones([2, 4])], 0), r"ConcatV2.*float32\[2, 3\].*float32\[2, 4\]"),
     ("array", lambda: tf.stack([ones([2]), ones([3])]), r"Pack.*float32\[2\].*float32\[3\]"),
-    ("array", lambda: tf.gather(ones([2, 3]), [5]), r"GatherV2.*5.*\[0, 2\)"),
+    ("array", lambda: tf.gather(ones([2, 3]), [5]), r"indices\[0\] = 5 is not in \[0, 2\) \[Op:GatherV2\]"),
     ("array", lambda: tf.broadcast_to(ones([2, 3]), [4, 3]), r"BroadcastTo.*float32\[2, 3\]"),
     ("array", lambda: tf.tile(ones([2]), [1, 2]), r"Tile.*float32\[2\]"),
     ("array", lambda: tf.pad(ones([2]), [[1, 1], [1, 1]]), r"Pad.*float32\[2\]"),
