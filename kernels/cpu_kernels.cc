@@ -716,8 +716,53 @@ TFC_INSTANTIATE(double, f64)
 TFC_INSTANTIATE_DIRECT(float, f32)
 TFC_INSTANTIATE_DIRECT(double, f64)
 
+// Box-Muller as TensorFlow computes it (tensorflow/core/lib/random/random_distributions.h, BoxMullerFloat
+// and BoxMullerDouble): glibc's logf/sqrtf/sincosf (log/sqrt/sincos for double), which NumPy's own math
+// does not reproduce to the bit. The Philox words come from tfcore/ops/philox.py.
+static inline float tfc_uint32_to_float(uint32_t x) {
+    const uint32_t val = (127u << 23) | (x & 0x7fffffu);
+    float f;
+    std::memcpy(&f, &val, sizeof(f));
+    return f - 1.0f;
+}
+
+static inline double tfc_uint64_to_double(uint32_t x0, uint32_t x1) {
+    const uint64_t val = (uint64_t(1023) << 52) | (uint64_t(x0 & 0xfffffu) << 32) | x1;
+    double d;
+    std::memcpy(&d, &val, sizeof(d));
+    return d - 1.0;
+}
+
+// x: 2 * n words; out: 2 * n floats (the two normals of each pair of words).
+TFC_EXPORT void tfc_box_muller_f32(const uint32_t* x, i64 n, float* out) {
+    for (i64 i = 0; i < n; ++i) {
+        float u1 = tfc_uint32_to_float(x[2 * i]);
+        if (u1 < 1.0e-7f) u1 = 1.0e-7f;
+        const float v1 = 2.0f * M_PI * tfc_uint32_to_float(x[2 * i + 1]);
+        const float u2 = std::sqrt(-2.0f * std::log(u1));
+        float s, c;
+        sincosf(v1, &s, &c);
+        out[2 * i] = s * u2;
+        out[2 * i + 1] = c * u2;
+    }
+}
+
+// x: 4 * n words; out: 2 * n doubles.
+TFC_EXPORT void tfc_box_muller_f64(const uint32_t* x, i64 n, double* out) {
+    for (i64 i = 0; i < n; ++i) {
+        double u1 = tfc_uint64_to_double(x[4 * i], x[4 * i + 1]);
+        if (u1 < 1.0e-7) u1 = 1.0e-7;
+        const double v1 = 2 * M_PI * tfc_uint64_to_double(x[4 * i + 2], x[4 * i + 3]);
+        const double u2 = std::sqrt(-2.0 * std::log(u1));
+        double s, c;
+        sincos(v1, &s, &c);
+        out[2 * i] = s * u2;
+        out[2 * i + 1] = c * u2;
+    }
+}
+
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 9; }
+TFC_EXPORT int tfc_native_abi_version() { return 10; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.
