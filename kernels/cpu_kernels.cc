@@ -761,6 +761,35 @@ TFC_EXPORT void tfc_box_muller_f64(const uint32_t* x, i64 n, double* out) {
     }
 }
 
+// Philox4x32-10 blocks as TensorFlow computes them (tensorflow/core/lib/random/philox_random.h): out[4 i ..]
+// is the block at the 128-bit counter (ctr_hi:ctr_lo) + offsets[i] under the 64-bit key. tfcore/ops/philox.py
+// holds the same function in NumPy (the reference the tests compare with).
+TFC_EXPORT void tfc_philox(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, const uint64_t* offsets, i64 n,
+                           uint32_t* out) {
+    for (i64 i = 0; i < n; ++i) {
+        const uint64_t lo = ctr_lo + offsets[i];
+        const uint64_t hi = ctr_hi + (lo < ctr_lo ? 1 : 0);
+        uint32_t c0 = uint32_t(lo), c1 = uint32_t(lo >> 32), c2 = uint32_t(hi), c3 = uint32_t(hi >> 32);
+        uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
+        for (int r = 0; r < 10; ++r) {
+            const uint64_t p0 = uint64_t(0xD2511F53u) * c0;
+            const uint64_t p1 = uint64_t(0xCD9E8D57u) * c2;
+            const uint32_t n0 = uint32_t(p1 >> 32) ^ c1 ^ k0;
+            const uint32_t n2 = uint32_t(p0 >> 32) ^ c3 ^ k1;
+            c1 = uint32_t(p1);
+            c3 = uint32_t(p0);
+            c0 = n0;
+            c2 = n2;
+            k0 += 0x9E3779B9u;
+            k1 += 0xBB67AE85u;
+        }
+        out[4 * i] = c0;
+        out[4 * i + 1] = c1;
+        out[4 * i + 2] = c2;
+        out[4 * i + 3] = c3;
+    }
+}
+
 // The ABI version Python checks after loading (bump when a signature above changes).
 TFC_EXPORT int tfc_native_abi_version() { return 10; }
 

@@ -50,6 +50,8 @@ _SIGNATURES = {
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
     "tfc_box_muller": [_ptr, _i64, _ptr],  # TF's Box-Muller on Philox words (tfcore/ops/philox.py)
 }
+# Functions without a dtype suffix.
+_PLAIN_SIGNATURES = {"tfc_philox": [ctypes.c_uint64] * 3 + [_ptr, _i64, _ptr]}  # TF's Philox (tfcore/ops/philox.py)
 # Functions returning a value (the others return nothing).
 _RESTYPES = {"tfc_conv2d_direct": ctypes.c_int, "tfc_conv2d_wgrad_direct": ctypes.c_int}
 
@@ -117,10 +119,14 @@ class NativeLibrary:
                 f = getattr(self._dll, f"{base}_{suffix}")
                 f.argtypes, f.restype = argtypes, _RESTYPES.get(base)
                 self._fns[(base, suffix)] = f
+        for base, argtypes in _PLAIN_SIGNATURES.items():
+            f = getattr(self._dll, base)
+            f.argtypes, f.restype = argtypes, None
+            self._fns[(base, None)] = f
 
-    def fn(self, base, dtype):
-        """The kernel ``base`` for ``dtype`` (float32 or float64)."""
-        return self._fns[(base, _SUFFIX[np.dtype(dtype)])]
+    def fn(self, base, dtype=None):
+        """The kernel ``base`` for ``dtype`` (float32 or float64; None for the functions without a suffix)."""
+        return self._fns[(base, None if dtype is None else _SUFFIX[np.dtype(dtype)])]
 
     def wide_direct_channels(self, dtype):
         """The fewest output channels (a multiple of it) that the wide direct convolution kernels take for

@@ -30,6 +30,7 @@ _W0, _W1 = 0x9E3779B9, 0xBB67AE85                          # kPhiloxW32A, kPhilo
 _MASK32 = np.uint64(0xFFFFFFFF)
 _MASK64 = (1 << 64) - 1
 _SHIFT32 = np.uint64(32)
+_NATIVE_MIN_BLOCKS = 64  # fewer blocks: NumPy (no call overhead worth saving)
 RESERVED_SAMPLES_PER_OUTPUT = 256  # kReservedSamplesPerOutput (random_op_cpu.h / stateful ops)
 
 
@@ -81,7 +82,21 @@ class PhiloxStream:
         return self
 
     def blocks_at(self, offsets):
-        """The blocks at ``counter + offsets`` (uint64 array), without advancing: ``[len, 4]`` uint32."""
+        """The blocks at ``counter + offsets`` (uint64 array), without advancing: ``[len, 4]`` uint32.
+
+        Many blocks are computed by the native kernel ``tfc_philox`` when it is built, else with NumPy.
+        """
+        offsets = np.ascontiguousarray(offsets, np.uint64).reshape(-1)
+        lib = native_cpu.library() if offsets.size >= _NATIVE_MIN_BLOCKS else None
+        if lib is not None:
+            out = np.empty((offsets.size, 4), np.uint32)
+            lib.fn("tfc_philox")(self.key, self.counter & _MASK64, self.counter >> 64, native_cpu.ptr(offsets),
+                                 offsets.size, native_cpu.ptr(out))
+            return out
+        return self.blocks_at_numpy(offsets)
+
+    def blocks_at_numpy(self, offsets):
+        """:meth:`blocks_at` in NumPy (the reference the native kernel is tested against)."""
         offsets = np.asarray(offsets, np.uint64)
         lo = np.uint64(self.counter & _MASK64)
         hi = self.counter >> 64

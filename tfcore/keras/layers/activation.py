@@ -34,6 +34,7 @@ class ReLU(ShapePreservingLayer):
         self.max_value = max_value
         self.negative_slope = negative_slope
         self.threshold = threshold
+        self._build_at_init()
 
     def call(self, inputs):
         return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
@@ -48,6 +49,7 @@ class Softmax(ShapePreservingLayer):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+        self._build_at_init()
 
     def call(self, inputs, mask=None):
         if mask is not None:
@@ -61,6 +63,7 @@ class LeakyReLU(ShapePreservingLayer):
     def __init__(self, alpha=0.3, **kwargs):
         super().__init__(**kwargs)
         self.alpha = alpha
+        self._build_at_init()
 
     def call(self, inputs):
         return nn.leaky_relu(inputs, alpha=self.alpha)
@@ -72,6 +75,7 @@ class ELU(ShapePreservingLayer):
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = alpha
+        self._build_at_init()
 
     def call(self, inputs):
         return activations.elu(inputs, self.alpha)

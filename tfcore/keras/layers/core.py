@@ -89,6 +89,7 @@ class Activation(ShapePreservingLayer):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         return self.activation(inputs)
@@ -188,6 +189,7 @@ class Dropout(ShapePreservingLayer):
         self.noise_shape = noise_shape
         self.seed = seed
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
