@@ -790,6 +790,57 @@ TFC_EXPORT void tfc_philox(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, const
     }
 }
 
+static inline void tfc_philox_at(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, uint64_t offset, uint32_t* out) {
+    tfc_philox(key, ctr_lo, ctr_hi, &offset, 1, out);
+}
+
+// TF's TruncatedNormalDistribution filled as FillPhiloxRandomTask<..., true> fills it: output group g
+// (4 floats, or 2 doubles) reads single samples from the stream skipped by g * skip blocks and keeps the
+// Box-Muller normals with |x| < 2 until the group is full. out has `groups * group` values.
+template <typename T>
+static void tfc_truncated_normal(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, i64 groups, T* out) {
+    constexpr int group = sizeof(T) == 4 ? 4 : 2;
+    constexpr uint64_t skip = group * 256 / 4;
+    for (i64 g = 0; g < groups; ++g) {
+        uint32_t block[4];
+        uint64_t next = uint64_t(g) * skip;
+        int used = 4, index = 0;
+        auto sample = [&]() {
+            if (used == 4) {
+                tfc_philox_at(key, ctr_lo, ctr_hi, next++, block);
+                used = 0;
+            }
+            return block[used++];
+        };
+        while (index < group) {
+            T d[2];
+            if (sizeof(T) == 4) {
+                uint32_t x[2] = {sample(), sample()};
+                float f[2];
+                tfc_box_muller_f32(x, 1, f);
+                d[0] = T(f[0]);
+                d[1] = T(f[1]);
+            } else {
+                uint32_t x[4] = {sample(), sample(), sample(), sample()};
+                double f[2];
+                tfc_box_muller_f64(x, 1, f);
+                d[0] = T(f[0]);
+                d[1] = T(f[1]);
+            }
+            for (int k = 0; k < 2 && index < group; ++k)
+                if (std::fabs(d[k]) < T(2)) out[g * group + index++] = d[k];
+        }
+    }
+}
+
+TFC_EXPORT void tfc_truncated_normal_f32(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, i64 groups, float* out) {
+    tfc_truncated_normal<float>(key, ctr_lo, ctr_hi, groups, out);
+}
+
+TFC_EXPORT void tfc_truncated_normal_f64(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, i64 groups, double* out) {
+    tfc_truncated_normal<double>(key, ctr_lo, ctr_hi, groups, out);
+}
+
 // The ABI version Python checks after loading (bump when a signature above changes).
 TFC_EXPORT int tfc_native_abi_version() { return 10; }
 

@@ -124,3 +124,11 @@ def test_native_philox_blocks_equal_the_numpy_reference():
     stream = philox.PhiloxStream((1 << 64) - 5, (1 << 64) - 3 | 7 << 64)  # the low counter word carries over
     offsets = np.concatenate([np.arange(300, dtype=np.uint64), np.array([2**63, 2**64 - 1], np.uint64)])
     np.testing.assert_array_equal(stream.blocks_at(offsets), stream.blocks_at_numpy(offsets))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_native_truncated_normal_equals_the_numpy_loop(dtype):
+    stream = philox.key_counter_from_seed(3, 4)
+    for n in (1, 5, 4099):
+        np.testing.assert_array_equal(philox.fill(stream, n, "truncated_normal", dtype),
+                                      philox._truncated(stream, n, dtype, native=False))

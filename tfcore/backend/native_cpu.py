@@ -49,6 +49,7 @@ _SIGNATURES = {
     "tfc_relu_grad": [_ptr] * 2 + [_i64, _ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
     "tfc_box_muller": [_ptr, _i64, _ptr],  # TF's Box-Muller on Philox words (tfcore/ops/philox.py)
+    "tfc_truncated_normal": [ctypes.c_uint64] * 3 + [_i64, _ptr],  # TF's truncated normal on a Philox stream
 }
 # Functions without a dtype suffix.
 _PLAIN_SIGNATURES = {"tfc_philox": [ctypes.c_uint64] * 3 + [_ptr, _i64, _ptr]}  # TF's Philox (tfcore/ops/philox.py)

@@ -241,7 +241,7 @@ def _fixed(stream, size, kind, np_dtype, lo=0, span=0):
     return out.reshape(-1)[:size]
 
 
-def _truncated(stream, size, np_dtype):
+def _truncated(stream, size, np_dtype, native=True):
     """``TruncatedNormalDistribution`` filled as ``FillPhiloxRandomTask<..., true>`` fills it.
 
     Group ``i`` (4 float32 or 2 float64 outputs) reads a ``SingleSampleAdapter`` over the stream
@@ -253,6 +253,13 @@ def _truncated(stream, size, np_dtype):
     group = 2 if f64 else 4
     skip = group * RESERVED_SAMPLES_PER_OUTPUT // 4
     groups = -(-size // group)
+    lib = native_cpu.library() if native else None
+    if lib is not None:  # the same loop in C (kernels/cpu_kernels.cc)
+        out = np.empty(groups * group, np.float64 if f64 else np.float32)
+        lib.fn("tfc_truncated_normal", out.dtype)(stream.key, stream.counter & _MASK64, stream.counter >> 64, groups,
+                                                  native_cpu.ptr(out))
+        out = out[:size]
+        return out if out.dtype == np_dtype else out.astype(np_dtype)
     out = np.empty((groups, group), np.float64 if f64 else np.float32)
     todo = np.arange(groups, dtype=np.uint64)
     m = 2

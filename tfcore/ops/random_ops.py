@@ -5,7 +5,7 @@
 distributions (``philox.py``) on the host and are copied to the target device, so a seeded program
 gives TF 2.21's values on CPU and GPU. A seeded op holds TF's ``GuardedPhiloxRandom``: the stream
 ``PhiloxRandom(seed, seed2)``, of which each call reserves ``256 * size`` blocks, one stream per
-(op, dtype, seeds) as TF's eager kernel cache holds one per attribute set. ``shuffle``,
+(op, dtype, seeds) as TF's eager runtime keeps one kernel per attribute set. ``shuffle``,
 ``categorical`` and the draws of ``random_extra_ops.py`` use NumPy generators under the same seeds.
 
 Seed rules (``tf.random.set_seed`` documentation):
