@@ -132,3 +132,13 @@ def test_native_truncated_normal_equals_the_numpy_loop(dtype):
     for n in (1, 5, 4099):
         np.testing.assert_array_equal(philox.fill(stream, n, "truncated_normal", dtype),
                                       philox._truncated(stream, n, dtype, native=False))
+
+
+def test_random_shuffle_gives_tfs_permutations():
+    tf.random.set_seed(3)
+    assert _list(tf.random.shuffle(tf.range(10), seed=1)) == [9, 5, 1, 7, 8, 4, 2, 3, 6, 0]
+    assert _list(tf.random.shuffle(tf.range(10), seed=1)) == [1, 0, 5, 8, 2, 7, 3, 9, 6, 4]
+    assert _list(tf.random.shuffle(tf.range(7), seed=2)) == [6, 2, 0, 1, 4, 5, 3]
+    tf.random.set_seed(3)  # restarts the op's stream (TF: a new kernel)
+    assert _list(tf.random.shuffle(tf.range(5), seed=1)) == [4, 0, 1, 2, 3]
+    assert _list(tf.random.shuffle(tf.range(5), seed=1)) == [2, 4, 1, 3, 0]

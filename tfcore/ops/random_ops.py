@@ -109,12 +109,17 @@ class _GuardedPhilox:
         self._lock = _threading.Lock()
 
     def stream_for(self, size):
+        """The stream of one call drawing ``size`` values: ``256 * size`` blocks reserved."""
+        return self.reserve(philox.RESERVED_SAMPLES_PER_OUTPUT * int(size))
+
+    def reserve(self, blocks):
+        """TF's ``ReserveSamples128(blocks)``: a copy of the stream, which then skips ``blocks``."""
         with self._lock:
             saved = _preview.saved
             if saved is not None and id(self) not in saved:
                 saved[id(self)] = (self, self.stream.counter)
             local = self.stream.copy()
-            self.stream.skip(philox.RESERVED_SAMPLES_PER_OUTPUT * int(size))
+            self.stream.skip(int(blocks))
             return local
 
 
@@ -423,16 +428,24 @@ _SHUFFLE = Op("RandomShuffle")
 
 
 @_SHUFFLE.kernel()
-def _shuffle(b, x, *, gen):
-    if x.ndim == 0 or x.shape[0] <= 1:
+def _shuffle(b, x, *, source):
+    """TF's ``RandomShuffleOp``: a forward Fisher-Yates pass (``j = i + sample % (n - i)``) over ``n - 1``
+    uint32 samples, ``ceil((n - 1) / 4)`` blocks reserved from the op's guarded stream."""
+    n = 0 if x.ndim == 0 else x.shape[0]
+    if n <= 1:
         return x
-    perm = gen.permutation(x.shape[0])
-    return x[b.xp.asarray(perm)]
+    samples = source.reserve(-(-(n - 1) // 4)).uint32s(n - 1).tolist()
+    perm = list(range(n))
+    for i in range(n - 1):
+        j = i + samples[i] % (n - i)
+        perm[i], perm[j] = perm[j], perm[i]
+    return x[b.xp.asarray(np.asarray(perm, np.int64))]
 
 
 def shuffle(value, seed=None, name=None):
-    """``tf.random.shuffle``: permute along the first dimension."""
-    return execute(_SHUFFLE, (as_tensor(value),), {"gen": _generator("RandomShuffle", seed)})
+    """``tf.random.shuffle``: permute along the first dimension (TF's permutation for a seed)."""
+    t = as_tensor(value)
+    return execute(_SHUFFLE, (t,), {"source": _guarded("RandomShuffle", t.dtype, seed)})
 
 
 _MULTINOMIAL = Op("Multinomial", rule=lambda op, ts, attrs: attrs["dtype"])
