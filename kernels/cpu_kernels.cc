@@ -723,8 +723,133 @@ TFC_INSTANTIATE(double, f64)
 TFC_INSTANTIATE_DIRECT(float, f32)
 TFC_INSTANTIATE_DIRECT(double, f64)
 
+// Box-Muller as TensorFlow computes it (tensorflow/core/lib/random/random_distributions.h, BoxMullerFloat
+// and BoxMullerDouble): glibc's logf/sqrtf/sincosf (log/sqrt/sincos for double), which NumPy's own math
+// does not reproduce to the bit. The Philox words come from tfcore/ops/philox.py.
+static inline float tfc_uint32_to_float(uint32_t x) {
+    const uint32_t val = (127u << 23) | (x & 0x7fffffu);
+    float f;
+    std::memcpy(&f, &val, sizeof(f));
+    return f - 1.0f;
+}
+
+static inline double tfc_uint64_to_double(uint32_t x0, uint32_t x1) {
+    const uint64_t val = (uint64_t(1023) << 52) | (uint64_t(x0 & 0xfffffu) << 32) | x1;
+    double d;
+    std::memcpy(&d, &val, sizeof(d));
+    return d - 1.0;
+}
+
+// x: 2 * n words; out: 2 * n floats (the two normals of each pair of words).
+TFC_EXPORT void tfc_box_muller_f32(const uint32_t* x, i64 n, float* out) {
+    for (i64 i = 0; i < n; ++i) {
+        float u1 = tfc_uint32_to_float(x[2 * i]);
+        if (u1 < 1.0e-7f) u1 = 1.0e-7f;
+        const float v1 = 2.0f * M_PI * tfc_uint32_to_float(x[2 * i + 1]);
+        const float u2 = std::sqrt(-2.0f * std::log(u1));
+        float s, c;
+        sincosf(v1, &s, &c);
+        out[2 * i] = s * u2;
+        out[2 * i + 1] = c * u2;
+    }
+}
+
+// x: 4 * n words; out: 2 * n doubles.
+TFC_EXPORT void tfc_box_muller_f64(const uint32_t* x, i64 n, double* out) {
+    for (i64 i = 0; i < n; ++i) {
+        double u1 = tfc_uint64_to_double(x[4 * i], x[4 * i + 1]);
+        if (u1 < 1.0e-7) u1 = 1.0e-7;
+        const double v1 = 2 * M_PI * tfc_uint64_to_double(x[4 * i + 2], x[4 * i + 3]);
+        const double u2 = std::sqrt(-2.0 * std::log(u1));
+        double s, c;
+        sincos(v1, &s, &c);
+        out[2 * i] = s * u2;
+        out[2 * i + 1] = c * u2;
+    }
+}
+
+// Philox4x32-10 blocks as TensorFlow computes them (tensorflow/core/lib/random/philox_random.h): out[4 i ..]
+// is the block at the 128-bit counter (ctr_hi:ctr_lo) + offsets[i] under the 64-bit key. tfcore/ops/philox.py
+// holds the same function in NumPy (the reference the tests compare with).
+TFC_EXPORT void tfc_philox(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, const uint64_t* offsets, i64 n,
+                           uint32_t* out) {
+    for (i64 i = 0; i < n; ++i) {
+        const uint64_t lo = ctr_lo + offsets[i];
+        const uint64_t hi = ctr_hi + (lo < ctr_lo ? 1 : 0);
+        uint32_t c0 = uint32_t(lo), c1 = uint32_t(lo >> 32), c2 = uint32_t(hi), c3 = uint32_t(hi >> 32);
+        uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
+        for (int r = 0; r < 10; ++r) {
+            const uint64_t p0 = uint64_t(0xD2511F53u) * c0;
+            const uint64_t p1 = uint64_t(0xCD9E8D57u) * c2;
+            const uint32_t n0 = uint32_t(p1 >> 32) ^ c1 ^ k0;
+            const uint32_t n2 = uint32_t(p0 >> 32) ^ c3 ^ k1;
+            c1 = uint32_t(p1);
+            c3 = uint32_t(p0);
+            c0 = n0;
+            c2 = n2;
+            k0 += 0x9E3779B9u;
+            k1 += 0xBB67AE85u;
+        }
+        out[4 * i] = c0;
+        out[4 * i + 1] = c1;
+        out[4 * i + 2] = c2;
+        out[4 * i + 3] = c3;
+    }
+}
+
+static inline void tfc_philox_at(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, uint64_t offset, uint32_t* out) {
+    tfc_philox(key, ctr_lo, ctr_hi, &offset, 1, out);
+}
+
+// TF's TruncatedNormalDistribution filled as FillPhiloxRandomTask<..., true> fills it: output group g
+// (4 floats, or 2 doubles) reads single samples from the stream skipped by g * skip blocks and keeps the
+// Box-Muller normals with |x| < 2 until the group is full. out has `groups * group` values.
+template <typename T>
+static void tfc_truncated_normal(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, i64 groups, T* out) {
+    constexpr int group = sizeof(T) == 4 ? 4 : 2;
+    constexpr uint64_t skip = group * 256 / 4;
+    for (i64 g = 0; g < groups; ++g) {
+        uint32_t block[4];
+        uint64_t next = uint64_t(g) * skip;
+        int used = 4, index = 0;
+        auto sample = [&]() {
+            if (used == 4) {
+                tfc_philox_at(key, ctr_lo, ctr_hi, next++, block);
+                used = 0;
+            }
+            return block[used++];
+        };
+        while (index < group) {
+            T d[2];
+            if (sizeof(T) == 4) {
+                uint32_t x[2] = {sample(), sample()};
+                float f[2];
+                tfc_box_muller_f32(x, 1, f);
+                d[0] = T(f[0]);
+                d[1] = T(f[1]);
+            } else {
+                uint32_t x[4] = {sample(), sample(), sample(), sample()};
+                double f[2];
+                tfc_box_muller_f64(x, 1, f);
+                d[0] = T(f[0]);
+                d[1] = T(f[1]);
+            }
+            for (int k = 0; k < 2 && index < group; ++k)
+                if (std::fabs(d[k]) < T(2)) out[g * group + index++] = d[k];
+        }
+    }
+}
+
+TFC_EXPORT void tfc_truncated_normal_f32(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, i64 groups, float* out) {
+    tfc_truncated_normal<float>(key, ctr_lo, ctr_hi, groups, out);
+}
+
+TFC_EXPORT void tfc_truncated_normal_f64(uint64_t key, uint64_t ctr_lo, uint64_t ctr_hi, i64 groups, double* out) {
+    tfc_truncated_normal<double>(key, ctr_lo, ctr_hi, groups, out);
+}
+
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 9; }
+TFC_EXPORT int tfc_native_abi_version() { return 10; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.

@@ -1,5 +1,6 @@
 """``tf.random``: seeded random tensors with TF's global/op seed behaviour."""
 
+from . import random_experimental as experimental  # tf.random.experimental
 from .ops.candidate_sampling_ops import (
                                          all_candidate_sampler,
                                          fixed_unigram_candidate_sampler,
@@ -8,3 +9,5 @@ from .ops.candidate_sampling_ops import (
 )
 from .ops.random_extra_ops import *
 from .ops.random_ops import *
+from .ops.stateful_random_ops import *
+from .ops.stateless_random_ops import *

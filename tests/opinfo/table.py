@@ -262,13 +262,17 @@ sample(None, "nn.pool1d", lambda x: (tf.nn.max_pool1d(x, 2, 2, "VALID"), tf.nn.a
      f32(2, 5, 3), grad=True)
 
 # -- random (seeded: the same draws on every device) ----------------------------------------------------
-sample("RandomStandardNormal", "random.stateless", lambda: (tf.random.stateless_normal([3, 2], seed=[1, 2]),
+sample("StatelessRandomNormal", "random.stateless", lambda: (tf.random.stateless_normal([3, 2], seed=[1, 2]),
                                   tf.random.stateless_uniform([4], seed=[3, 4], minval=-1.0, maxval=2.0),
                                   tf.random.stateless_truncated_normal([5], seed=[5, 6]),
                                   tf.random.stateless_uniform([4], seed=[7, 8], minval=0, maxval=9, dtype=tf.int64)))
 sample("RandomStandardNormal", "random.seeded", lambda: (tf.random.normal([3], seed=1), tf.random.uniform([3], seed=2),
                                tf.random.truncated_normal([3], seed=3),
                                tf.random.uniform([3], maxval=7, dtype=tf.int32, seed=4)))
+sample("RandomUniform", "random.seeded_uniform", lambda: tf.random.uniform([4], minval=-1.0, maxval=2.0, seed=7))
+sample("TruncatedNormal", "random.seeded_truncated", lambda: tf.random.truncated_normal([9], seed=8))
+sample("RandomUniformInt", "random.seeded_int", lambda: tf.random.uniform([5], minval=-4, maxval=9, dtype=tf.int64,
+                                                                           seed=9))
 sample("RandomShuffle", "random.shuffle", lambda x: tf.random.shuffle(x, seed=5), X)
 sample("Multinomial", "random.categorical", lambda x: tf.random.categorical(x, 4, seed=6), X)
 
@@ -712,10 +716,15 @@ for _op, _fn in [("BitwiseOr", tf.bitwise.bitwise_or), ("BitwiseXor", tf.bitwise
                  ("LeftShift", tf.bitwise.left_shift), ("RightShift", tf.bitwise.right_shift)]:
     sample(_op, _fn.__name__, _fn, i32(3, 4, hi=64, seed=19), i32(3, 4, hi=6, seed=20))
 sample("Invert", "invert", tf.bitwise.invert, i32(3, 4, lo=-64, hi=64, seed=21))
-sample("RandomUniform", "stateless_uniform", lambda: tf.random.stateless_uniform([4, 3], seed=[3, 4]))
-sample("TruncatedNormal", "stateless_truncated_normal", lambda: tf.random.stateless_truncated_normal([7], seed=[5, 6]))
-sample("RandomUniformInt", "stateless_uniform_int",
+sample("StatelessRandomUniform", "stateless_uniform", lambda: tf.random.stateless_uniform([4, 3], seed=[3, 4]))
+sample("StatelessTruncatedNormal", "stateless_truncated_normal",
+       lambda: tf.random.stateless_truncated_normal([7], seed=[5, 6]))
+sample("StatelessRandomUniformInt", "stateless_uniform_int",
        lambda: tf.random.stateless_uniform([5], seed=[7, 8], minval=-3, maxval=9, dtype=tf.int32))
+sample("StatelessRandomUniformFullInt", "stateless_uniform_full_int",
+       lambda: tf.random.stateless_uniform([5], seed=[7, 8], minval=None, maxval=None, dtype=tf.int64))
+sample("RandomUniformFullInt", "generator_uniform_full_int",
+       lambda: tf.random.Generator.from_seed(3).uniform_full_int([5], tf.int64))
 
 
 def _generator_draws():

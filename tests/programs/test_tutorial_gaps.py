@@ -43,8 +43,8 @@ def test_generator_state_is_an_int64_variable_that_from_state_and_reset_continue
 
 
 def test_a_generator_state_of_the_wrong_shape_is_refused():
-    with pytest.raises(tf.errors.InvalidArgumentError, match="Philox state"):
-        tf.random.Generator.from_state(np.zeros([3], np.int64))
+    with pytest.raises(ValueError, match=r"Shapes \(13,\) and \[3\] are incompatible"):  # TF 2.21's error
+        tf.random.Generator.from_state(np.zeros([13], np.int64))
 
 
 def test_a_generator_under_a_mirrored_strategy_checkpoints_its_stream(tmp_path, two_cpus):

@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 9
+ABI_VERSION = 10
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -48,7 +48,11 @@ _SIGNATURES = {
     "tfc_depthwise_wgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_relu_grad": [_ptr] * 2 + [_i64, _ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
+    "tfc_box_muller": [_ptr, _i64, _ptr],  # TF's Box-Muller on Philox words (tfcore/ops/philox.py)
+    "tfc_truncated_normal": [ctypes.c_uint64] * 3 + [_i64, _ptr],  # TF's truncated normal on a Philox stream
 }
+# Functions without a dtype suffix.
+_PLAIN_SIGNATURES = {"tfc_philox": [ctypes.c_uint64] * 3 + [_ptr, _i64, _ptr]}  # TF's Philox (tfcore/ops/philox.py)
 # Functions returning a value (the others return nothing).
 _RESTYPES = {"tfc_conv2d_direct": ctypes.c_int, "tfc_conv2d_wgrad_direct": ctypes.c_int}
 
@@ -116,10 +120,14 @@ class NativeLibrary:
                 f = getattr(self._dll, f"{base}_{suffix}")
                 f.argtypes, f.restype = argtypes, _RESTYPES.get(base)
                 self._fns[(base, suffix)] = f
+        for base, argtypes in _PLAIN_SIGNATURES.items():
+            f = getattr(self._dll, base)
+            f.argtypes, f.restype = argtypes, None
+            self._fns[(base, None)] = f
 
-    def fn(self, base, dtype):
-        """The kernel ``base`` for ``dtype`` (float32 or float64)."""
-        return self._fns[(base, _SUFFIX[np.dtype(dtype)])]
+    def fn(self, base, dtype=None):
+        """The kernel ``base`` for ``dtype`` (float32 or float64; None for the functions without a suffix)."""
+        return self._fns[(base, None if dtype is None else _SUFFIX[np.dtype(dtype)])]
 
     def wide_direct_channels(self, dtype):
         """The fewest output channels (a multiple of it) that the wide direct convolution kernels take for

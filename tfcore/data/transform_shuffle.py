@@ -10,19 +10,21 @@ from ._runtime import SeedStream
 from .chunks import MAX_CHUNK, chunked
 from .dataset_ops import DatasetV2, UnaryUnchangedStructureDataset, check_scalar_int
 from .options import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+from .shuffle_seeds import ShuffleSeedGenerator
 from .threads import close_iterator
+
+MAX_RING = 1 << 16  # slots allocated up front; a larger buffer grows as it fills
 
 
 class ShuffleDataset(UnaryUnchangedStructureDataset):
-    """``shuffle(buffer_size, seed, reshuffle_each_iteration)`` with TF's buffer semantics.
+    """``shuffle(buffer_size, seed, reshuffle_each_iteration)`` with TF's buffer and TF's random stream.
 
-    The buffer is first filled with ``buffer_size`` input elements; each output is
-    drawn uniformly from the buffer and its slot is refilled with the next input
-    element. ``buffer_size=1`` therefore keeps the input order, and the first
-    output is always one of the first ``buffer_size`` inputs. With a seed (op or
-    global) the sequence of orders is the same run after run; with
-    ``reshuffle_each_iteration`` (the default) every new iterator — every epoch
-    of a following ``repeat`` — uses a different order.
+    The buffer is first filled with ``buffer_size`` input elements; then each output is drawn
+    uniformly from the buffer and the next input element joins it, so ``buffer_size=1`` keeps the
+    input order and the first output is one of the first ``buffer_size`` inputs. The draw, the
+    buffer's arrangement and the seeds are TF's (``shuffle_seeds.py``), so a seeded shuffle gives
+    TF 2.21's order; with ``reshuffle_each_iteration`` (the default) every new iterator (every
+    epoch of a following ``repeat``) takes new seeds from the dataset's seed generator.
     """
 
     def __init__(self, input_dataset, buffer_size, seed=None, reshuffle_each_iteration=None):
@@ -32,7 +34,7 @@ class ShuffleDataset(UnaryUnchangedStructureDataset):
             raise InvalidArgumentError(None, None, f"ShuffleDataset: buffer_size must be greater than zero, got "
                                                    f"{self._buffer_size}")
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
-        self._seeds = SeedStream(None if seed is None else check_scalar_int(seed, "seed"), reshuffle)
+        self._seeds = ShuffleSeedGenerator(None if seed is None else check_scalar_int(seed, "seed"), reshuffle)
 
     def _cardinality(self):
         return self._input._cardinality()
@@ -43,90 +45,95 @@ class ShuffleDataset(UnaryUnchangedStructureDataset):
 
 
 class _ShuffleIterator:
-    """TF's shuffle buffer over an upstream iterator, element by element or by chunks.
+    """TF's shuffle buffer (``ShuffleDatasetBase::Iterator``) over an upstream iterator.
 
-    Every output draws a uniform slot of the buffer and refills it with the next
-    input (once the input is exhausted, the last slot moves into the drawn one).
-    ``next_chunk(n)`` pulls up to ``n`` refills in one upstream call and then draws
-    exactly as ``n`` calls of ``__next__`` would: the same seed gives the same order
-    on both paths. An upstream error surfaces before any draw, so no element is lost.
+    The buffer is a ring of ``buffer_size`` slots holding the live elements at positions
+    ``start..end``: each output first tops the buffer up from the input, then takes the element at
+    ``start + Random() % (end - start)``, moves the element at ``start`` into its slot and advances
+    ``start``. ``next_chunk(n)`` pulls up to ``n`` inputs in one upstream call and then draws exactly
+    as ``n`` calls of ``__next__`` would. An upstream error surfaces before any draw of its chunk.
     """
 
-    __slots__ = ("_up", "_buf", "_size", "_below", "_filled", "_ended")
+    __slots__ = ("_up", "_ring", "_size", "_below", "_start", "_end", "_filled", "_ended")
 
     def __init__(self, it, buffer_size, rng):
         self._up = chunked(it)
-        self._buf = []
+        self._ring = [None] * min(buffer_size, MAX_RING)
         self._size = buffer_size
-        # randrange(n) is _randbelow(n) after argument checks (CPython); the draws are identical.
-        self._below = getattr(rng, "_randbelow", rng.randrange)
+        self._below = rng._randbelow
+        self._start = self._end = 0
         self._filled = self._ended = False
 
     def __iter__(self):
         return self
 
+    def _push(self, x):
+        ring = self._ring
+        if self._end - self._start == len(ring):  # a large buffer grows as it fills
+            live = [ring[(self._start + k) % len(ring)] for k in range(len(ring))]
+            ring = self._ring = live + [None] * min(len(live), self._size - len(live))
+            self._start, self._end = 0, len(live)
+        ring[self._end % len(ring)] = x
+        self._end += 1
+
+    def _draw(self):
+        ring, n = self._ring, len(self._ring)
+        i = (self._start + self._below(self._end - self._start)) % n
+        s = self._start % n
+        out = ring[i]
+        ring[i] = ring[s]
+        ring[s] = None
+        self._start += 1
+        return out
+
     def _fill(self):
-        buf, size, up = self._buf, self._size, self._up
-        while len(buf) < size:
+        up = self._up
+        while self._end - self._start < self._size:
             try:
-                buf.extend(up.next_chunk(min(size - len(buf), MAX_CHUNK)))
+                chunk = up.next_chunk(min(self._size - (self._end - self._start), MAX_CHUNK))
             except StopIteration:
                 self._ended = True
                 break
+            for x in chunk:
+                self._push(x)
         self._filled = True
 
     def __next__(self):
         if not self._filled:
             self._fill()
-        buf = self._buf
-        if not buf:
-            raise StopIteration
-        if not self._ended:
+        elif not self._ended:
             try:
-                x = next(self._up)
+                self._push(next(self._up))
             except StopIteration:
                 self._ended = True
-            else:
-                i = self._below(len(buf))
-                out = buf[i]
-                buf[i] = x
-                return out
-        i = self._below(len(buf))
-        out = buf[i]
-        last = buf.pop()
-        if i < len(buf):
-            buf[i] = last
-        return out
+        if self._start == self._end:
+            raise StopIteration
+        return self._draw()
 
     def next_chunk(self, n):
-        if not self._filled:
-            self._fill()
-        buf, below = self._buf, self._below
-        if not buf:
-            raise StopIteration
         out = []
-        append = out.append
-        if not self._ended:
+        if not self._filled:
+            out.append(next(self))
+        want = n - len(out)
+        if want > 0 and not self._ended:
             try:
-                ins = self._up.next_chunk(n)
+                ins = self._up.next_chunk(want)
             except StopIteration:
                 self._ended = True
             else:
                 for x in ins:
-                    i = below(len(buf))
-                    append(buf[i])
-                    buf[i] = x
+                    self._push(x)
+                    out.append(self._draw())
                 return out
-        for _ in range(min(n, len(buf))):
-            i = below(len(buf))
-            append(buf[i])
-            last = buf.pop()
-            if i < len(buf):
-                buf[i] = last
+        while len(out) < n and self._start < self._end:
+            out.append(self._draw())
+        if not out:
+            raise StopIteration
         return out
 
     def close(self):
-        self._buf = []
+        self._ring = []
+        self._start = self._end = 0
         close_iterator(self._up)
 
 

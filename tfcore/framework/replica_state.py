@@ -42,3 +42,13 @@ def replica_count_scope(source):
         yield source
     finally:
         _state.source = saved
+
+
+def in_strategy():
+    """True inside a strategy's ``scope()`` or a replica function (TF's ``distribute_lib.has_strategy()``)."""
+    return _state.source is not None
+
+
+def replica_id():
+    """The ``replica_id_in_sync_group`` of the replica function running on this thread (None outside one)."""
+    return getattr(_state.source, "replica_id_in_sync_group_int", None)

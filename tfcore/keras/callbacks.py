@@ -161,6 +161,8 @@ class CallbackList:
                    if isinstance(c, Callback))
 
     def _call(self, hook, *args, logs=None):
+        if type(logs) is dict and len(logs) > 1:  # Keras 3 hands callbacks pythonify_logs' sorted order
+            logs = dict(sorted(logs.items()))
         converted = None
         for c in self.callbacks:
             if getattr(c, "_supports_tf_logs", False):

@@ -13,7 +13,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import array_ops as _a
 from . import math_ops as _m
-from . import random_ops
+from . import random_ops, stateless_random_ops
 from . import reduce_ops as _r
 from ._common import as_tensor, describe
 from .conv_ops import depthwise_conv2d
@@ -182,7 +182,7 @@ def adjust_saturation(image, saturation_factor, name=None):
 
 def _uniform(lo, hi, seed, stateless):
     if stateless:
-        return float(random_ops.stateless_uniform([], seed=seed, minval=lo, maxval=hi).numpy())
+        return float(stateless_random_ops.stateless_uniform([], seed=seed, minval=lo, maxval=hi).numpy())
     return float(random_ops.uniform([], minval=lo, maxval=hi, seed=seed).numpy())
 
 
@@ -268,14 +268,14 @@ def stateless_random_flip_left_right(image, seed):
     """``tf.image.stateless_random_flip_left_right``: each image flipped with probability 1/2, per ``seed``."""
     t = _check_image(image, "stateless_random_flip_left_right")
     n = 1 if t.ndim == 3 else t.shape[0]
-    return _flip_with(t, random_ops.stateless_uniform([n], seed=seed).numpy(), 2)
+    return _flip_with(t, stateless_random_ops.stateless_uniform([n], seed=seed).numpy(), 2)
 
 
 def stateless_random_flip_up_down(image, seed):
     """``tf.image.stateless_random_flip_up_down``."""
     t = _check_image(image, "stateless_random_flip_up_down")
     n = 1 if t.ndim == 3 else t.shape[0]
-    return _flip_with(t, random_ops.stateless_uniform([n], seed=seed).numpy(), 3)
+    return _flip_with(t, stateless_random_ops.stateless_uniform([n], seed=seed).numpy(), 3)
 
 
 def _crop_at(value, size, unit):
@@ -297,7 +297,7 @@ def random_crop(value, size, seed=None, name=None):
 def stateless_random_crop(value, size, seed, name=None):
     """``tf.image.stateless_random_crop``: :func:`random_crop` driven by a ``[2]`` seed."""
     n = len(as_tensor(value).shape.as_list())
-    return _crop_at(value, size, random_ops.stateless_uniform([n], seed=seed).numpy() * 0.999999)
+    return _crop_at(value, size, stateless_random_ops.stateless_uniform([n], seed=seed).numpy() * 0.999999)
 
 
 # -- gradients, edges, variation ------------------------------------------------------------------------------

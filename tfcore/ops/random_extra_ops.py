@@ -1,6 +1,6 @@
 """More of ``tf.random``: gamma and Poisson draws (stateful and stateless), stateless binomial, categorical
-and parameterized truncated normal, seed helpers (``split``, ``fold_in``, ``create_rng_state``) and
-``Algorithm``.
+and parameterized truncated normal, and ``Algorithm`` (``split``, ``fold_in`` and ``create_rng_state`` live
+with the stateless and stateful ops).
 
 Samples are drawn on the host from the same Philox generators as ``tf.random.uniform`` (TF's seed
 rules for the stateful ops; the ``[2]`` seed for the stateless ones) and placed on the op's device.
@@ -19,7 +19,7 @@ from .random_ops import _generator, _stateless_gen
 from .registry import Op, execute
 
 __all__ = ["gamma", "poisson", "stateless_gamma", "stateless_poisson", "stateless_binomial", "stateless_categorical",
-           "stateless_parameterized_truncated_normal", "split", "fold_in", "create_rng_state", "Algorithm"]
+           "stateless_parameterized_truncated_normal", "Algorithm"]
 
 
 class Algorithm(enum.Enum):
@@ -155,31 +155,3 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
         return np.clip(out, lo, hi)
 
     return _run(sample, params, params[0].dtype)
-
-
-def _seed_pair(seed):
-    s = np.asarray(as_tensor(seed).numpy() if hasattr(seed, "numpy") else seed, np.int64).reshape(-1)
-    if s.size != 2:
-        raise InvalidArgumentError(None, None, f"seed must have shape [2], got {list(np.shape(seed))}")
-    return s
-
-
-def split(seed, num=2, alg="auto_select"):
-    """``tf.random.split``: ``num`` new ``[2]`` seeds (shape ``[num, 2]``) derived from ``seed``."""
-    s = _seed_pair(seed)
-    gen = _stateless_gen(s)
-    return convert_to_tensor(gen.integers(-(2 ** 63), 2 ** 63 - 1, size=(int(num), 2), dtype=np.int64))
-
-
-def fold_in(seed, data, alg="auto_select"):
-    """``tf.random.fold_in``: a new ``[2]`` seed combining ``seed`` with the integer ``data``."""
-    s = _seed_pair(seed)
-    d = int(np.asarray(as_tensor(data).numpy() if hasattr(data, "numpy") else data))
-    gen = _stateless_gen(np.asarray([s[0] ^ d, s[1] + d], np.int64))
-    return convert_to_tensor(gen.integers(-(2 ** 63), 2 ** 63 - 1, size=(2,), dtype=np.int64))
-
-
-def create_rng_state(seed, alg):
-    """``tf.random.create_rng_state``: the initial Philox state ``[counter_lo, counter_hi, key]`` for ``seed``."""
-    s = int(seed) % (1 << 64)
-    return np.asarray([s, 0, 0], dtype=np.uint64).astype(np.int64)

@@ -1,7 +1,12 @@
 """Random tensors with TF's global/op seed rules, generated on the host and placed on the device.
 
-Numbers come from NumPy's Philox generator on the host and are copied to the
-target device, so a seeded program gives the same values on CPU and GPU.
+``uniform``, ``normal``, ``truncated_normal`` (and the stateless and ``tf.random.Generator`` draws,
+``stateless_random_ops.py`` and ``stateful_random_ops.py``) come from TF's Philox4x32-10 stream and
+distributions (``philox.py``) on the host and are copied to the target device, so a seeded program
+gives TF 2.21's values on CPU and GPU. A seeded op holds TF's ``GuardedPhiloxRandom``: the stream
+``PhiloxRandom(seed, seed2)``, of which each call reserves ``256 * size`` blocks, one stream per
+(op, dtype, seeds) as TF's eager runtime keeps one kernel per attribute set. ``shuffle``,
+``categorical`` and the draws of ``random_extra_ops.py`` use NumPy generators under the same seeds.
 
 Seed rules (``tf.random.set_seed`` documentation):
 - no global seed, no op seed: nondeterministic;
@@ -13,24 +18,22 @@ Seed rules (``tf.random.set_seed`` documentation):
 """
 
 import copy as _copy
+import math as _math
+import os as _os
 import random as _pyrandom
 import threading as _threading
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import tracing as _tracing
+from ..framework import dtypes, replica_state
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor, is_tensor
 from . import math_ops as _m
+from . import philox
 from ._common import as_tensor, describe, shape_tuple
 from .registry import Op, execute
 
-__all__ = [
-    "set_seed", "normal", "uniform", "truncated_normal", "shuffle", "categorical",
-    "stateless_normal", "stateless_uniform", "stateless_truncated_normal", "Generator",
-    "get_global_generator", "set_global_generator",
-]
+__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "shuffle", "categorical"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -43,7 +46,9 @@ class _SeedState:
         self.global_seed = None
         self.op_seed_rng = _pyrandom.Random()
         self.generators = {}          # (global seed, op seed, op name) -> numpy Generator
+        self.guarded = {}             # (op name, dtype, seed, seed2) -> _GuardedPhilox
         self.nondeterministic = np.random.Generator(np.random.Philox())
+        self.lock = _threading.Lock()
 
 
 _state = _SeedState()
@@ -77,7 +82,10 @@ class previewing:  # noqa: N801 - used like a function
         if self._outer is None:
             saved, _preview.saved = _preview.saved, None
             for gen, state in saved.values():
-                gen.bit_generator.state = state
+                if isinstance(gen, _GuardedPhilox):
+                    gen.stream.counter = state
+                else:
+                    gen.bit_generator.state = state
         return False
 
 
@@ -88,11 +96,66 @@ def _noting_preview(gen):
     return gen
 
 
+class _GuardedPhilox:
+    """TF's ``GuardedPhiloxRandom``: ``PhiloxRandom(seed, seed2)`` (random when both are 0), from which
+    each call of the op reserves ``256 * size`` blocks (``ReserveRandomOutputs(size, 256)``)."""
+
+    __slots__ = ("stream", "_lock")
+
+    def __init__(self, seed, seed2):
+        if seed == 0 and seed2 == 0:
+            seed, seed2 = (int.from_bytes(_os.urandom(8), "little") for _ in range(2))
+        self.stream = philox.PhiloxStream.from_seeds(seed, seed2)
+        self._lock = _threading.Lock()
+
+    def stream_for(self, size):
+        """The stream of one call drawing ``size`` values: ``256 * size`` blocks reserved."""
+        return self.reserve(philox.RESERVED_SAMPLES_PER_OUTPUT * int(size))
+
+    def reserve(self, blocks):
+        """TF's ``ReserveSamples128(blocks)``: a copy of the stream, which then skips ``blocks``."""
+        with self._lock:
+            saved = _preview.saved
+            if saved is not None and id(self) not in saved:
+                saved[id(self)] = (self, self.stream.counter)
+            local = self.stream.copy()
+            self.stream.skip(int(blocks))
+            return local
+
+
+class FixedStream:
+    """A draw source that hands out one given Philox stream (a stateless op's, a Generator's)."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def stream_for(self, size):
+        return self.stream
+
+
+def _guarded(op_name, dtype, seed):
+    """The guarded stream of a legacy seeded op call under TF's seed rules (``get_seed``)."""
+    explicit = seed is not None
+    g_seed, o_seed = get_seed(seed)
+    pair = (0, 0) if g_seed is None else (int(g_seed), int(o_seed))
+    if not explicit and g_seed is not None:
+        return _GuardedPhilox(*pair)  # a fresh op seed from the counter: a new kernel in TF
+    key = (op_name, dtypes.as_dtype(dtype).name, *pair)
+    with _state.lock:
+        g = _state.guarded.get(key)
+        if g is None:
+            g = _state.guarded[key] = _GuardedPhilox(*pair)
+    return g
+
+
 def set_seed(seed):
     """``tf.random.set_seed``: set the global seed and restart every seeded sequence."""
     _state.global_seed = None if seed is None else int(seed)
     _state.op_seed_rng = _pyrandom.Random(_state.global_seed)
     _state.generators.clear()
+    _state.guarded.clear()
 
 
 def get_seed(op_seed):
@@ -101,9 +164,9 @@ def get_seed(op_seed):
     if g is not None:
         if op_seed is None:
             op_seed = _state.op_seed_rng.randint(0, _MAXINT32)
-        seeds = (g, int(op_seed))
+        seeds = (g % _MAXINT32, int(op_seed) % _MAXINT32)
     elif op_seed is not None:
-        seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
     else:
         return None, None
     if seeds == (0, 0):
@@ -133,12 +196,19 @@ def _generator(op_name, seed):
 
 # -- kernels: draw on the host, place on the op's device -------------------------------------
 
-def _host_float_dtype(dtype):
-    return np.float64 if dtype is dtypes.float64 else np.float32
+_HOST_DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int32": np.int32,
+                "int64": np.int64, "uint32": np.uint32, "uint64": np.uint64}
 
 
-def _finish(b, host, dtype):
-    return b.asarray(host.astype(dtype.as_numpy_dtype, copy=False))
+def _host_dtype(dtype):
+    """The dtype TF's kernel draws in (bfloat16 goes through float32 here)."""
+    return _HOST_DTYPES.get(dtype.name, np.float32)
+
+
+def philox_sample(stream, kind, shape, dtype, minval=0, span=0):
+    """``shape`` values of ``kind`` from ``stream`` as TF's CPU kernel fills them, as a host array of ``dtype``."""
+    host = philox.fill(stream, _math.prod(shape), kind, _host_dtype(dtype), minval, span).reshape(shape)
+    return host.astype(dtype.as_numpy_dtype, copy=False)
 
 
 def _float_rule(op, ts, attrs):
@@ -148,82 +218,116 @@ def _float_rule(op, ts, attrs):
     return dt
 
 
-_STANDARD_NORMAL = Op("RandomStandardNormal", rule=_float_rule)
-_UNIFORM = Op("RandomUniform", rule=_float_rule)
-_TRUNCATED = Op("TruncatedNormal", rule=_float_rule)
-_UNIFORM_INT = Op("RandomUniformInt", rule=lambda op, ts, attrs: attrs["dtype"])
+def _int_rule(op, ts, attrs):
+    return attrs["dtype"]
 
 
-@_STANDARD_NORMAL.kernel()
-def _standard_normal(b, *, shape, dtype, gen):
-    return _finish(b, gen.standard_normal(shape, dtype=_host_float_dtype(dtype)), dtype)
+_KINDS = {}
 
 
-@_UNIFORM.kernel()
-def _uniform(b, *, shape, dtype, gen):
-    return _finish(b, gen.random(shape, dtype=_host_float_dtype(dtype)), dtype)
+def _random_op(name, kind, rule):
+    op = Op(name, rule=rule)
+    _KINDS[name] = kind
+
+    @op.kernel()
+    def _kernel(b, *seed, shape, dtype, source=None, minval=0, span=0):
+        if seed:  # a stateless op: the [2] seed tensor names the stream (GenerateKey)
+            s = np.asarray(b.to_numpy(seed[0])).reshape(-1)
+            stream = philox.key_counter_from_seed(int(s[0]), int(s[1]))
+        else:
+            stream = source.stream_for(_math.prod(shape))
+        return b.asarray(philox_sample(stream, kind, shape, dtype, minval, span))
+
+    return op
 
 
-def _truncated_host(gen, shape, np_dtype):
-    """Standard normals with every value beyond two standard deviations redrawn."""
-    out = gen.standard_normal(shape, dtype=np_dtype)
-    bad = np.abs(out) > 2
-    while bad.any():
-        out[bad] = gen.standard_normal(int(bad.sum()), dtype=np_dtype)
-        bad = np.abs(out) > 2
-    return out
-
-
-@_TRUNCATED.kernel()
-def _truncated(b, *, shape, dtype, gen):
-    return _finish(b, _truncated_host(gen, shape, _host_float_dtype(dtype)), dtype)
-
-
-@_UNIFORM_INT.kernel()
-def _uniform_int(b, *, shape, dtype, gen, minval, maxval):
-    return b.asarray(gen.integers(minval, maxval, size=shape, dtype=dtype.as_numpy_dtype))
+_STANDARD_NORMAL = _random_op("RandomStandardNormal", "normal", _float_rule)
+_UNIFORM = _random_op("RandomUniform", "uniform", _float_rule)
+_TRUNCATED = _random_op("TruncatedNormal", "truncated_normal", _float_rule)
+_UNIFORM_INT = _random_op("RandomUniformInt", "int", _int_rule)
+_UNIFORM_FULL_INT = _random_op("RandomUniformFullInt", "full_int", _int_rule)
+STATELESS_OPS = {
+    "RandomStandardNormal": _random_op("StatelessRandomNormal", "normal", _float_rule),
+    "RandomUniform": _random_op("StatelessRandomUniform", "uniform", _float_rule),
+    "TruncatedNormal": _random_op("StatelessTruncatedNormal", "truncated_normal", _float_rule),
+    "RandomUniformInt": _random_op("StatelessRandomUniformInt", "int", _int_rule),
+    "RandomUniformFullInt": _random_op("StatelessRandomUniformFullInt", "full_int", _int_rule),
+}
 
 
 # -- tf.random.Generator draws inside tf.function: the state variable in, the advanced state out ---------
 
 _GENERATOR_DRAW = Op("GeneratorDraw", rule=lambda op, ts, attrs: (attrs["dtype"], dtypes.int64),
                      multi_output=True)
-_DRAW_KERNELS = {"RandomStandardNormal": _standard_normal, "RandomUniform": _uniform,
-                 "TruncatedNormal": _truncated, "RandomUniformInt": _uniform_int}
+
+
+def generator_stream(words, replica=None):
+    """The Philox stream of a ``tf.random.Generator`` state ``[counter_lo, counter_hi, key]`` (int64 words).
+
+    In replica ``r`` of a strategy the key is first hashed with ``r`` (TF's ``_preprocess_key``: the
+    full-range uint64 drawn with that key at counter ``[r, 0]``), so replicas draw different numbers.
+    """
+    w = [int(x) & ((1 << 64) - 1) for x in np.asarray(words, np.int64).reshape(-1)[:3]]
+    key = w[2]
+    if replica is not None:
+        block = philox.PhiloxStream(key, int(replica)).blocks_at([0])[0]
+        key = int(block[0]) | int(block[1]) << 32
+    return philox.PhiloxStream(key, w[0] | w[1] << 64)
+
+
+def advance_words(words, size):
+    """The state after a draw of ``size`` values: the counter skipped by ``256 * size`` (``RngReadAndSkip``)."""
+    stream = generator_stream(words).skip(philox.RESERVED_SAMPLES_PER_OUTPUT * int(size))
+    c = stream.counter
+    return np.array([c & ((1 << 64) - 1), c >> 64, stream.key], np.uint64).view(np.int64)
 
 
 @_GENERATOR_DRAW.kernel()
-def _generator_draw(b, state, *, draw, shape, dtype, minval=None, maxval=None):
-    """``(sample, next state)``: one ``draw`` from the Philox stream in the 13 int64 words ``state``.
+def _generator_draw(b, state, *, draw, shape, dtype, minval=0, span=0, per_replica=False):
+    """``(sample, next state)``: one ``draw`` from the Philox stream of the 3 int64 words ``state``.
 
     A pure function of the state: a traced function reads the generator's state variable, draws with
-    this op and assigns the next state back (TF's stateful RNG ops do that to their resource input),
-    so the graph (and a SavedModel of it) keeps advancing the stream on every call.
+    this op and assigns the next state back (TF's ``RngReadAndSkip`` on its resource input), so the
+    graph (and a SavedModel of it) keeps advancing the stream on every call. ``per_replica`` (a generator
+    made in a strategy) hashes the key with the id of the replica that runs the op, read when it runs:
+    a SavedModel loaded without a strategy draws as TF's (which saves the function unreplicated).
     """
-    gen = _unpack_philox(b.to_numpy(state))
-    extra = {} if minval is None else {"minval": minval, "maxval": maxval}
-    out = _DRAW_KERNELS[draw](b, shape=shape, dtype=dtype, gen=gen, **extra)
-    return out, b.asarray(_pack_philox(gen))
+    words = b.to_numpy(state)
+    replica = replica_state.replica_id() if per_replica else None  # the replica running the graph now
+    out = philox_sample(generator_stream(words, replica), _KINDS[draw], shape, dtype, minval, span)
+    return b.asarray(out), b.asarray(advance_words(words, _math.prod(shape)))
 
 
 class _StateStream:
     """What a Generator hands its draw functions while a tf.function traces: its state variable."""
 
-    def __init__(self, variable):
+    def __init__(self, variable, per_replica=False):
         self.variable = variable
+        self.per_replica = per_replica
 
     def draw(self, op, attrs):
         state = self.variable.read_value()
-        out, new_state = execute(_GENERATOR_DRAW, (state,), {"draw": op.name, **attrs})
+        out, new_state = execute(_GENERATOR_DRAW, (state,), {"draw": op.name, "per_replica": self.per_replica,
+                                                             **attrs})
         self.variable.assign(new_state)
         return out
 
 
+class _SeedInput:
+    """What a stateless op hands its draw functions: the ``[2]`` seed tensor, an input of the op."""
+
+    def __init__(self, seed):
+        self.seed = seed
+
+    def draw(self, op, attrs):
+        return execute(STATELESS_OPS[op.name], (self.seed,), attrs)
+
+
 def _run_draw(op, attrs):
-    """One random op: on a NumPy generator (eager, global-seed ops) or on a Generator's state variable."""
-    gen = attrs["gen"]
-    if isinstance(gen, _StateStream):
-        return gen.draw(op, {k: v for k, v in attrs.items() if k != "gen"})
+    """One random op: on a guarded/fixed stream, a Generator's state variable or a stateless seed."""
+    source = attrs["source"]
+    if isinstance(source, _StateStream | _SeedInput):
+        return source.draw(op, {k: v for k, v in attrs.items() if k != "source"})
     return execute(op, (), attrs)
 
 
@@ -252,13 +356,13 @@ def _is_tensor(x):
 
 def _normal_from(gen, shape, mean, stddev, dtype):
     dt = dtypes.as_dtype(dtype)
-    rnd = _run_draw(_STANDARD_NORMAL, {"shape": _shape(shape, "RandomStandardNormal"), "dtype": dt, "gen": gen})
+    rnd = _run_draw(_STANDARD_NORMAL, {"shape": _shape(shape, "RandomStandardNormal"), "dtype": dt, "source": gen})
     return _affine(rnd, stddev, mean)
 
 
 def _truncated_from(gen, shape, mean, stddev, dtype):
     dt = dtypes.as_dtype(dtype)
-    rnd = _run_draw(_TRUNCATED, {"shape": _shape(shape, "TruncatedNormal"), "dtype": dt, "gen": gen})
+    rnd = _run_draw(_TRUNCATED, {"shape": _shape(shape, "TruncatedNormal"), "dtype": dt, "source": gen})
     return _affine(rnd, stddev, mean)
 
 
@@ -282,11 +386,11 @@ def _uniform_from(gen, shape, minval, maxval, dtype):
         lo, hi = _scalar_int(minval, "minval"), _scalar_int(maxval, "maxval")
         if lo >= hi:
             raise InvalidArgumentError(None, None, f"RandomUniformInt: Need minval < maxval: {lo} >= {hi}")
-        return _run_draw(_UNIFORM_INT, {"shape": shp, "dtype": dt, "gen": gen, "minval": lo, "maxval": hi})
+        return _run_draw(_UNIFORM_INT, {"shape": shp, "dtype": dt, "source": gen, "minval": lo, "span": hi - lo})
     if not dt.is_floating:
         raise ValueError(f"Invalid dtype {dt!r} for tf.random.uniform")
     maxval = 1 if maxval is None else maxval
-    rnd = _run_draw(_UNIFORM, {"shape": shp, "dtype": dt, "gen": gen})
+    rnd = _run_draw(_UNIFORM, {"shape": shp, "dtype": dt, "source": gen})
     if _is_tensor(minval) or _is_tensor(maxval):
         lo = _m.cast(as_tensor(minval), dt) if _is_tensor(minval) else _m.scalar_like(minval, rnd)
         hi = _m.cast(as_tensor(maxval), dt) if _is_tensor(maxval) else _m.scalar_like(maxval, rnd)
@@ -294,37 +398,54 @@ def _uniform_from(gen, shape, minval, maxval, dtype):
     return _affine(rnd, float(maxval) - float(minval), minval)
 
 
+def uniform_full_int_from(gen, shape, dtype):
+    """Integers over the whole range of ``dtype`` (the raw Philox bits)."""
+    dt = dtypes.as_dtype(dtype)
+    if dt.name not in ("int32", "int64", "uint32", "uint64"):
+        raise InvalidArgumentError(None, None, f"RandomUniformFullInt: dtype must be int32, int64, uint32 or "
+                                               f"uint64, got {dt.name}")
+    return _run_draw(_UNIFORM_FULL_INT, {"shape": _shape(shape, "RandomUniformFullInt"), "dtype": dt, "source": gen})
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    """``tf.random.normal``."""
-    return _normal_from(_generator("RandomStandardNormal", seed), shape, mean, stddev, dtype)
+    """``tf.random.normal``: TF's values for a seeded call (``RandomStandardNormal`` times stddev plus mean)."""
+    return _normal_from(_guarded("RandomStandardNormal", dtype, seed), shape, mean, stddev, dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """``tf.random.truncated_normal``: normal values more than 2 stddev from the mean are redrawn."""
-    return _truncated_from(_generator("TruncatedNormal", seed), shape, mean, stddev, dtype)
+    return _truncated_from(_guarded("TruncatedNormal", dtype, seed), shape, mean, stddev, dtype)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """``tf.random.uniform``: [minval, maxval); integer dtypes need ``maxval``."""
     dt = dtypes.as_dtype(dtype)
     op_name = "RandomUniformInt" if dt.is_integer else "RandomUniform"
-    return _uniform_from(_generator(op_name, seed), shape, minval, maxval, dt)
+    return _uniform_from(_guarded(op_name, dt, seed), shape, minval, maxval, dt)
 
 
 _SHUFFLE = Op("RandomShuffle")
 
 
 @_SHUFFLE.kernel()
-def _shuffle(b, x, *, gen):
-    if x.ndim == 0 or x.shape[0] <= 1:
+def _shuffle(b, x, *, source):
+    """TF's ``RandomShuffleOp``: a forward Fisher-Yates pass (``j = i + sample % (n - i)``) over ``n - 1``
+    uint32 samples, ``ceil((n - 1) / 4)`` blocks reserved from the op's guarded stream."""
+    n = 0 if x.ndim == 0 else x.shape[0]
+    if n <= 1:
         return x
-    perm = gen.permutation(x.shape[0])
-    return x[b.xp.asarray(perm)]
+    samples = source.reserve(-(-(n - 1) // 4)).uint32s(n - 1).tolist()
+    perm = list(range(n))
+    for i in range(n - 1):
+        j = i + samples[i] % (n - i)
+        perm[i], perm[j] = perm[j], perm[i]
+    return x[b.xp.asarray(np.asarray(perm, np.int64))]
 
 
 def shuffle(value, seed=None, name=None):
-    """``tf.random.shuffle``: permute along the first dimension."""
-    return execute(_SHUFFLE, (as_tensor(value),), {"gen": _generator("RandomShuffle", seed)})
+    """``tf.random.shuffle``: permute along the first dimension (TF's permutation for a seed)."""
+    t = as_tensor(value)
+    return execute(_SHUFFLE, (t,), {"source": _guarded("RandomShuffle", t.dtype, seed)})
 
 
 _MULTINOMIAL = Op("Multinomial", rule=lambda op, ts, attrs: attrs["dtype"])
@@ -359,187 +480,3 @@ def _stateless_gen(seed):
     if s.size != 2:
         raise InvalidArgumentError(None, None, f"seed must have shape [2], got {list(np.shape(seed))}")
     return _philox((int(s[0]), int(s[1])))
-
-
-def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
-    """``tf.random.stateless_normal``."""
-    return _normal_from(_stateless_gen(seed), shape, mean, stddev, dtype)
-
-
-def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
-                               alg="auto_select"):
-    """``tf.random.stateless_truncated_normal``."""
-    return _truncated_from(_stateless_gen(seed), shape, mean, stddev, dtype)
-
-
-def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None, alg="auto_select"):
-    """``tf.random.stateless_uniform``."""
-    return _uniform_from(_stateless_gen(seed), shape, minval, maxval, dtype)
-
-
-# -- tf.random.Generator ----------------------------------------------------------------------
-
-_PHILOX_STATE_WORDS = 13  # counter (4), key (2), buffer (4), buffer_pos, has_uint32, uinteger
-
-
-def _pack_philox(gen):
-    """A NumPy Philox generator's full state as 13 int64 words (the bits of its uint64 words)."""
-    s = gen.bit_generator.state
-    words = np.concatenate([np.asarray(s["state"]["counter"], np.uint64), np.asarray(s["state"]["key"], np.uint64),
-                            np.asarray(s["buffer"], np.uint64),
-                            np.array([s["buffer_pos"], s["has_uint32"], s["uinteger"]], np.uint64)])
-    return words.view(np.int64)
-
-
-def _unpack_philox(words):
-    """The inverse of :func:`_pack_philox`: a NumPy Philox generator in exactly that state."""
-    w = np.asarray(words, np.int64).reshape(-1)
-    if w.shape != (_PHILOX_STATE_WORDS,):
-        raise InvalidArgumentError(None, None, f"tf.random.Generator: a Philox state has {_PHILOX_STATE_WORDS} int64 "
-                                               f"words, got shape {tuple(np.shape(words))}")
-    u = w.view(np.uint64)
-    gen = np.random.Generator(np.random.Philox())
-    gen.bit_generator.state = {"bit_generator": "Philox", "state": {"counter": u[0:4].copy(), "key": u[4:6].copy()},
-                               "buffer": u[6:10].copy(), "buffer_pos": int(u[10]), "has_uint32": int(u[11]),
-                               "uinteger": int(u[12])}
-    return gen
-
-
-class Generator:
-    """``tf.random.Generator``: an explicit random stream (Philox), independent of the global seed.
-
-    The stream's state is a ``tf.Variable`` (``g.state``, int64) so that a ``tf.train.Checkpoint``
-    holding the generator saves and restores where the stream is, as in TF (tracked as ``_state_var``).
-    tfcore draws with NumPy's Philox, whose full state is 13 words (TF's Philox state has 3), so
-    checkpoints carry the stream between tfcore programs, not to or from TensorFlow.
-    """
-
-    def __init__(self, copy_from=None, state=None, alg=None):
-        self._state_var = None
-        self._synced = None  # the words last written to (or read from) _state_var
-        self._lock = _threading.RLock()  # replica threads of a strategy draw from one generator
-        if copy_from is not None:
-            self._seed = copy_from._seed
-            self._gen = np.random.Generator(np.random.Philox())
-            self._gen.bit_generator.state = copy_from._rng().bit_generator.state
-        elif state is not None:
-            self._seed = None
-            self._gen = _unpack_philox(state.numpy() if hasattr(state, "numpy") else state)
-        else:
-            self._seed = None
-            self._gen = np.random.Generator(np.random.Philox())
-
-    @classmethod
-    def from_seed(cls, seed, alg=None):
-        g = cls()
-        g.reset_from_seed(seed)
-        return g
-
-    @classmethod
-    def from_non_deterministic_state(cls, alg=None):
-        return cls()
-
-    @classmethod
-    def from_state(cls, state, alg=None):
-        """A generator continuing from ``state`` (a value of another generator's ``g.state``)."""
-        return cls(state=state, alg=alg)
-
-    def reset_from_seed(self, seed):
-        self._seed = int(seed)
-        self._gen = _philox((int(seed), 0))
-        self._write_state()
-
-    def reset(self, state):
-        """Continue from ``state`` (a value of ``g.state``)."""
-        self._gen = _unpack_philox(state.numpy() if hasattr(state, "numpy") else state)
-        self._write_state()
-
-    @property
-    def algorithm(self):
-        return "philox"
-
-    @property
-    def state(self):
-        """The stream's state, an int64 ``tf.Variable`` (created on first use; a checkpoint restores it)."""
-        with self._lock:
-            return self._state_variable()
-
-    def _state_variable(self):
-        if self._state_var is None:
-            from ..framework.variables import Variable, variable_creators_scope
-
-            words = _pack_philox(self._gen)
-            with variable_creators_scope(()):  # one stream for all replicas, not a per-replica mirror
-                self._state_var = Variable(words, trainable=False, dtype=dtypes.int64, name="StateVar")
-            self._synced = words
-        else:
-            self._rng()
-            self._write_state()
-        return self._state_var
-
-    def _tfc_checkpoint_children(self):
-        return [("_state_var", self.state)]
-
-    def _rng(self):
-        """The NumPy generator, first reloaded from ``_state_var`` if something (a restore) assigned it."""
-        if self._state_var is not None:
-            words = np.asarray(self._state_var.numpy(), np.int64)
-            if not np.array_equal(words, self._synced):
-                self._gen = _unpack_philox(words)
-                self._synced = words
-        return self._gen
-
-    def _write_state(self):
-        if self._state_var is not None:
-            words = _pack_philox(self._gen)
-            if not np.array_equal(words, self._synced):
-                self._state_var.assign(words)
-                self._synced = words
-
-    def _draw(self, fn, *args, traceable=True):
-        if traceable and _tracing.is_tracing():
-            with self._lock:
-                with _tracing.suspended():  # outside the graph: the variable and its current value
-                    var = self._state_variable()
-                return fn(_StateStream(var), *args)
-        with self._lock:
-            out = fn(self._rng(), *args)
-            self._write_state()
-            return out
-
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        return self._draw(_normal_from, shape, mean, stddev, dtype)
-
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        return self._draw(_truncated_from, shape, mean, stddev, dtype)
-
-    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
-        return self._draw(_uniform_from, shape, minval, maxval, dtype)
-
-    def make_seeds(self, count=1):
-        """An int64 [2, count] tensor of seeds for stateless ops."""
-        from .array_ops import constant
-
-        return constant(self._draw(lambda g: g.integers(0, 2**63 - 1, size=(2, int(count)), dtype=np.int64),
-                                   traceable=False))
-
-    def split(self, count=1):
-        """``count`` new generators seeded from this one (advances this one)."""
-        seeds = self._draw(lambda g: g.integers(0, 2**63 - 1, size=int(count), dtype=np.int64), traceable=False)
-        return [Generator.from_seed(int(s)) for s in seeds]
-
-
-_global_generator = None
-
-
-def get_global_generator():
-    """``tf.random.get_global_generator`` (created nondeterministically on first use)."""
-    global _global_generator
-    if _global_generator is None:
-        _global_generator = Generator.from_non_deterministic_state()
-    return _global_generator
-
-
-def set_global_generator(generator):
-    global _global_generator
-    _global_generator = generator

@@ -351,6 +351,10 @@ def save(obj, export_dir, signatures=None, options=None):
             node.user_object.version.producer = 1
             node.user_object.version.min_consumer = 1
     var_ids = {id(o): nid for nid, o in enumerate(g.nodes[:n_trackables]) if graph.is_variable(o)}
+    for nid, o in enumerate(g.nodes[:n_trackables]):  # a function traced in a strategy captures a replica's copy
+        copies = getattr(o, "values", None) if graph.is_variable(o) else None
+        if isinstance(copies, tuple):  # of a distributed variable: saved as the variable (TF saves replica 0's)
+            var_ids.update((id(c), nid) for c in copies if id(c) not in var_ids)
     library = meta.graph_def.library
     names_used = set()
 

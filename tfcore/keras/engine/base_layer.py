@@ -653,6 +653,13 @@ class Layer(Module):
             v.assign(value)
 
     # -- building -----------------------------------------------------------------------------------
+    def _build_at_init(self):
+        """Keras 3's ``Layer._build_at_init``: a layer without weights whose class keeps the default ``build``
+        (Dropout, activations, pooling, Masking) is built when made, so ``summary()`` shows its ``0`` params
+        where an unbuilt layer shows ``0 (unbuilt)``. Called at the end of such a layer's ``__init__``."""
+        if type(self).build is Layer.build:
+            self.built = True
+
     def build(self, input_shape):
         """Create weights for inputs of ``input_shape``; the default records the shape."""
         self._build_input_shape = input_shape

@@ -37,6 +37,7 @@ class ReLU(ShapePreservingLayer):
         self.max_value = max_value
         self.negative_slope = negative_slope
         self.threshold = threshold
+        self._build_at_init()
 
     def call(self, inputs):
         return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
@@ -51,6 +52,7 @@ class Softmax(ShapePreservingLayer):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+        self._build_at_init()
 
     def call(self, inputs, mask=None):
         if mask is not None:
@@ -64,6 +66,7 @@ class LeakyReLU(ShapePreservingLayer):
     def __init__(self, alpha=0.3, **kwargs):
         super().__init__(**kwargs)
         self.alpha = alpha
+        self._build_at_init()
 
     def call(self, inputs):
         return nn.leaky_relu(inputs, alpha=self.alpha)
@@ -75,6 +78,7 @@ class ELU(ShapePreservingLayer):
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = alpha
+        self._build_at_init()
 
     def call(self, inputs):
         return activations.elu(inputs, self.alpha)

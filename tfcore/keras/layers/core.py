@@ -92,6 +92,7 @@ class Activation(ShapePreservingLayer):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         return self.activation(inputs)

@@ -12,6 +12,7 @@ class Masking(Layer):
         super().__init__(**kwargs)
         self.mask_value = mask_value
         self.supports_masking = True
+        self._build_at_init()
 
     def compute_mask(self, inputs, mask=None):
         return reduce_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)

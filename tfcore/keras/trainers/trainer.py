@@ -474,7 +474,7 @@ class Trainer:
                     cbs.on_test_batch_end(step, logs)
         if logs is None:
             raise ValueError("Unexpected result of `evaluate`: the data produced no batches.")
-        logs = _to_python(dict(logs))
+        logs = _to_python(dict(sorted(dict(logs).items())))  # Keras 3's pythonify_logs: keys in sorted order
         cbs.on_test_end(logs=logs)
         if return_dict:
             return logs

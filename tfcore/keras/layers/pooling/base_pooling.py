@@ -27,6 +27,7 @@ class _Pooling(Layer):
         self.padding = normalize_padding(padding)
         self.data_format = data_format or "channels_last"
         self.input_spec = InputSpec(ndim=n + 2)
+        self._build_at_init()
 
     def call(self, inputs):
         pool = getattr(nn, self._pool_op)
@@ -56,6 +57,7 @@ class _GlobalPooling(Layer):
         self.data_format = data_format or "channels_last"
         self.keepdims = keepdims
         self.input_spec = InputSpec(ndim=self.rank + 2)
+        self._build_at_init()
 
     def _axes(self):
         return list(range(2, self.rank + 2)) if self.data_format == "channels_first" else list(range(1, self.rank + 1))

@@ -19,6 +19,7 @@ class Dropout(ShapePreservingLayer):
         self.noise_shape = noise_shape
         self.seed = seed
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
