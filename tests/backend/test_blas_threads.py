@@ -26,9 +26,11 @@ class RecordingBlas:
 
 @pytest.fixture
 def blas(monkeypatch):
+    """The recording stand-in, with the ops on the host (the emulated GPU pass places them on a GPU)."""
     fake = RecordingBlas(threads=4)
     monkeypatch.setattr(blas_threads, "_functions", (fake.get, fake.set))
-    return fake
+    with tf.device("/CPU:0"):
+        yield fake
 
 
 def test_a_dense_layer_sized_product_runs_on_one_blas_thread_and_restores_the_count(blas):

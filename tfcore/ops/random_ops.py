@@ -236,7 +236,12 @@ def _random_op(name, kind, rule):
             stream = philox.key_counter_from_seed(int(s[0]), int(s[1]))
         else:
             stream = source.stream_for(_math.prod(shape))
-        return b.asarray(philox_sample(stream, kind, shape, dtype, minval, span))
+        try:
+            return b.asarray(philox_sample(stream, kind, shape, dtype, minval, span))
+        except MemoryError:  # name the tensor the op makes, as TF's OOM does, not an intermediate counter array
+            dims = ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "")
+            raise MemoryError(f"Unable to allocate an array with shape ({dims}) and data type "
+                              f"{np.dtype(dtype.as_numpy_dtype).name}") from None
 
     return op
 
