@@ -19,6 +19,7 @@ from tfcore.framework.errors import CancelledError
 from tfcore.framework.indexed_slices import IndexedSlices
 from tfcore.framework.tensor_conversion import convert_to_tensor
 from tfcore.framework.variables import variable_creator_scope, variable_creators, variable_creators_scope
+from tfcore.function.polymorphic_function import Function
 
 from . import cross_device_ops as cdo
 from . import distribute_lib, values
@@ -28,24 +29,67 @@ from .reduce_util import ReduceOp
 logger = logging.getLogger("tfcore.distribute")
 
 
-class _Collective:
-    """A reusable rendezvous of N replica threads; the last to arrive runs the combining function."""
+class _Turns:
+    """Replica threads taking turns, as TF's eager ``MirroredStrategy.run`` does (``mirrored_run``): replica 0
+    runs its Python until it reaches a collective or returns, then replica 1, and so on; after a collective
+    again from replica 0. So a replica function's side effects (a ``print``) happen in replica order, never
+    interleaved. ``tf.function`` replicas run concurrently instead, as TF's graphs do."""
 
     def __init__(self, n):
+        self._n = n
+        self._cv = threading.Condition()
+        self._turn = 0
+        self._finished = set()
+        self._aborted = False
+
+    def wait(self, index):
+        with self._cv:
+            self._cv.wait_for(lambda: self._turn == index or self._aborted)
+            if self._aborted:
+                raise CancelledError(None, None, "Another replica failed; run cancelled")
+
+    def pass_on(self, index, finished=False):
+        with self._cv:
+            if finished:
+                self._finished.add(index)
+            nxt = index
+            for _ in range(self._n):
+                nxt = (nxt + 1) % self._n
+                if nxt not in self._finished:
+                    break
+            self._turn = nxt
+            self._cv.notify_all()
+
+    def abort(self):
+        with self._cv:
+            self._aborted = True
+            self._cv.notify_all()
+
+
+class _Collective:
+    """A reusable rendezvous of N replica threads; the last to arrive runs the combining function.
+    ``turns``: the replicas take turns (:class:`_Turns`), each passing its turn on while it waits here."""
+
+    def __init__(self, n, turns=None):
         self._n = n
         self._barrier = threading.Barrier(n, action=self._act)
         self._inputs = [None] * n
         self._fn = None
         self._result = None
         self._error = None
+        self.turns = turns
 
     def exchange(self, index, value, fn):
         self._inputs[index] = value
         self._fn = fn
+        if self.turns is not None:
+            self.turns.pass_on(index)
         try:
             self._barrier.wait()
         except threading.BrokenBarrierError:
             raise CancelledError(None, None, "Another replica failed; collective cancelled") from None
+        if self.turns is not None:
+            self.turns.wait(index)
         if self._error is not None:
             raise self._error
         return self._result
@@ -59,6 +103,12 @@ class _Collective:
 
     def abort(self):
         self._barrier.abort()
+        if self.turns is not None:
+            self.turns.abort()
+
+
+def _is_tf_function(fn):
+    return isinstance(fn, Function)
 
 
 def tracing_tensor_types():
@@ -392,7 +442,7 @@ class Strategy:
             return self._run_replica(fn, 0, None, args, kwargs)
         if tracing.is_tracing():
             return self._run_as_graph_node(fn, args, kwargs)
-        collective = _Collective(n)
+        collective = _Collective(n, None if _is_tf_function(fn) else _Turns(n))
         if self._pool is None and n > 1:
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=n - 1,
                                                                thread_name_prefix="tfcore-replica")
@@ -429,11 +479,18 @@ class Strategy:
         return rebuild_out[0](list(out or ())) if rebuild_out else None
 
     def _run_replica_guarded(self, fn, i, collective, args, kwargs, creators=None):
+        turns = collective.turns
         try:
-            if creators is None:
-                return self._run_replica(fn, i, collective, args, kwargs), None
-            with variable_creators_scope(creators):
-                return self._run_replica(fn, i, collective, args, kwargs), None
+            if turns is not None:
+                turns.wait(i)
+            try:
+                if creators is None:
+                    return self._run_replica(fn, i, collective, args, kwargs), None
+                with variable_creators_scope(creators):
+                    return self._run_replica(fn, i, collective, args, kwargs), None
+            finally:
+                if turns is not None:
+                    turns.pass_on(i, finished=True)
         except BaseException as e:  # noqa: BLE001 - reported to the caller of run()
             collective.abort()
             return None, e

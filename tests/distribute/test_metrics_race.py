@@ -51,12 +51,15 @@ def _accuracy_of_predict(model, x, y):
 
 @pytest.fixture
 def interleaved_updates(monkeypatch):
-    """Variable.assign_add in a replica thread: read, wait for the other replica, write (a GIL-free kernel)."""
+    """Variable.assign_add in a replica thread: read, wait for the other replica, write (a GIL-free kernel).
+    Only where replica threads run at the same time (a tf.function step); eager replicas take turns, as TF's
+    do (``distribute/strategy.py``'s ``_Turns``), and could not meet here."""
     barrier = threading.Barrier(N_REPLICAS)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         ctx = distribute_lib.get_replica_context()
-        if ctx is None or getattr(ctx, "_collective", None) is None:
+        collective = getattr(ctx, "_collective", None) if ctx is not None else None
+        if collective is None or collective.turns is not None:
             return original(self, delta, use_locking, name, read_value)
         delta = self._coerce(delta, "AssignAddVariableOp")
         with recording.stop_recording():

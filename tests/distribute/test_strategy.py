@@ -143,3 +143,42 @@ def test_single_replica_mirrored_strategy_trains_with_keras(devices):
     before = model.get_weights()[0].copy()
     model.fit(x, y, batch_size=8, epochs=1, verbose=0)
     assert not np.allclose(model.get_weights()[0], before)
+
+
+def test_eager_replicas_take_turns_in_replica_order_as_tf(devices):
+    # TF's eager MirroredStrategy runs replica 0's Python until a collective (or its end), then replica 1's:
+    # side effects never interleave (guide_random_numbers prints from each replica). tfcore ran them at once.
+    import time
+
+    devices(n_cpus=2)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    log = []
+
+    def replica_fn():
+        i = tf.distribute.get_replica_context().replica_id_in_sync_group_int
+        log.append((i, "start"))
+        time.sleep(0.02)  # long enough for the other thread to run, were it allowed to
+        log.append((i, "before"))
+        total = tf.distribute.get_replica_context().all_reduce("SUM", tf.constant(float(i + 1)))
+        log.append((i, "after"))
+        return total
+
+    for _ in range(3):
+        log.clear()
+        out = strategy.run(replica_fn)
+        assert [float(v) for v in strategy.experimental_local_results(out)] == [3.0, 3.0]
+        assert log == [(0, "start"), (0, "before"), (1, "start"), (1, "before"), (0, "after"), (1, "after")]
+
+
+def test_a_failing_replica_cancels_the_others_waiting_for_their_turn(devices):
+    devices(n_cpus=2)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+
+    def replica_fn():
+        if tf.distribute.get_replica_context().replica_id_in_sync_group_int == 0:
+            raise ValueError("replica 0 failed")
+        return tf.distribute.get_replica_context().all_reduce("SUM", tf.constant(1.0))
+
+    with pytest.raises(ValueError, match="replica 0 failed"):
+        strategy.run(replica_fn)
+    assert float(strategy.experimental_local_results(strategy.run(lambda: tf.constant(2.0)))[1]) == 2.0
