@@ -81,22 +81,22 @@ def _leave_serial():
 def wants_serial(m, n, k):
     """Whether a product of ``m x k`` by ``k x n`` (summed over any batch) should run on the calling thread
     with OpenBLAS's workers asleep."""
-    mnk = m * n * k
-    return mnk >= _OPENBLAS_SERIAL_MNK and 2 * mnk < SERIAL_BELOW_FLOPS
+    return _OPENBLAS_SERIAL_MNK <= m * n * k < _SERIAL_BELOW_MNK
+
+
+_SERIAL_BELOW_MNK = SERIAL_BELOW_FLOPS / 2
 
 
 def matmul(x, y):
     """``x @ y``; for NumPy arrays on one BLAS thread when the product is small (module doc). Other arrays
-    (CuPy's) multiply as they do."""
-    if type(x) is not np.ndarray or x.dtype.kind not in "fc" or not x.ndim or not y.ndim:
-        return x @ y
-    k = x.shape[-1]
-    n = y.shape[-1] if y.ndim > 1 else 1
-    rows = max(x.size // (k or 1), (y.size // (k * n or 1)) * (x.shape[-2] if x.ndim > 1 else 1), 1)
-    if not wants_serial(rows, n, k):  # every row of x (batches, broadcast ones too) times y
-        return x @ y
-    _enter_serial()
-    try:
-        return x @ y
-    finally:
-        _leave_serial()
+    (CuPy's) multiply as they do. On the eager op path: ``x.size * n`` is the product's m*n*k (x's batches
+    included; a batch only y has is not counted, so such a product keeps the threads)."""
+    if type(x) is np.ndarray and y.ndim:
+        mnk = x.size * (y.shape[-1] if y.ndim > 1 else 1)
+        if _OPENBLAS_SERIAL_MNK <= mnk < _SERIAL_BELOW_MNK:
+            _enter_serial()
+            try:
+                return x @ y
+            finally:
+                _leave_serial()
+    return x @ y
