@@ -104,11 +104,11 @@ if [ "$SMOKE" = "1" ]; then
 else
   # The real run (H100: ~72 s of tests/gpu on 11-22). Limits add up to 525 s; NVRTC compiles each kernel
   # family once (the cache above), in the selftest.
-  step 00-setup 15 bash -c "nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | sed 's/^/GPU: /'; $PY -c 'import sys, tfcore, tfcore.kernels, tfcore.distribute; print(sys.version); print(tfcore.__file__, tfcore.distribute.__file__)'"
-  step 01-info 20 "$PY" -m tfcore info
+  step 00-setup 15 bash -c "nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | sed 's/^/GPU: /'; $PY -c 'import sys, tfcore, tfcore.kernels, tfcore.distribute; print(sys.version); print(tfcore.__file__, tfcore.distribute.__file__)'; $PY -c 'import torch; print(\"PyTorch\", torch.__version__, \"CUDA\", torch.version.cuda, \"cuDNN\", torch.backends.cudnn.version())' 2>&1 | tail -n 1"
+  step 01-info 90 "$PY" -m tfcore info   # builds the native CPU library on a fresh machine (~20-40 s)
   PER_TEST=$("$PY" -c 'import pytest_timeout' >/dev/null 2>&1 && echo "--timeout=60")  # a hung test costs 60 s
   step 02-selftest 100 "$PY" -m tfcore selftest --no-timings --json "$RESULTS/selftest.json"
-  step 03-tests-gpu 120 "$PY" -m pytest -q -p no:cacheprovider -o addopts= --durations=10 $PER_TEST tests/gpu
+  step 03-tests-gpu 200 "$PY" -m pytest -v -rfE --tb=short -p no:cacheprovider -o addopts= --durations=10 $PER_TEST tests/gpu
   step 04-bench-kernels 55 "$PY" -m tfcore bench all --repeat 5
   step 05-bench-train-fp32 50 "$PY" -m tfcore bench train --steps 10 --repeats 3
   step 06-bench-train-tf32 50 "$PY" -m tfcore bench train --steps 10 --repeats 3 --tf32

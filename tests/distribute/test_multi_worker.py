@@ -15,6 +15,8 @@ import sys
 import numpy as np
 import pytest
 
+from tfcore.backend import mpi
+
 WORKER = os.path.join(os.path.dirname(__file__), "multi_worker", "worker.py")
 MPIRUN = shutil.which("mpirun")
 
@@ -44,7 +46,7 @@ def _env(extra=None):
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "CUDA_VISIBLE_DEVICES": "",
                 "TFCORE_EMULATED_GPUS": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
     env.update(extra or {})
-    return env
+    return mpi.local_launch_env(env)
 
 
 def _mpirun(np_, scenario, out, env=None, per_rank_env=None):

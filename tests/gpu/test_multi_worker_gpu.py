@@ -15,6 +15,8 @@ import sys
 import numpy as np
 import pytest
 
+from tfcore.backend import mpi
+
 WORKER = os.path.join(os.path.dirname(__file__), "..", "distribute", "multi_worker", "worker.py")
 MPIRUN = shutil.which("mpirun")
 
@@ -35,7 +37,7 @@ def _env(**extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_")) and k != "TF_CONFIG"}
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}, **extra)
     env.pop("TFCORE_EMULATED_GPUS", None)
-    return env
+    return mpi.local_launch_env(env)
 
 
 def test_nccl_over_mpi_one_rank_trains_like_one_process(tmp_path):

@@ -41,6 +41,27 @@ def launcher_size():
     return 1
 
 
+def local_launch_env(env=None):
+    """The environment for ``mpirun`` starting workers on this host: ``env`` (default ``os.environ``) plus
+    what Open MPI needs in a container.
+
+    As root it refuses to start unless told twice (``OMPI_ALLOW_RUN_AS_ROOT[_CONFIRM]``). Without ``ssh`` or
+    ``rsh`` on the PATH, Open MPI 4's ``rsh`` launcher aborts even a one-host job ("plm_rsh_agent: ssh : rsh
+    could not be found", seen on the GPU machines); ``OMPI_MCA_plm=^rsh`` leaves the local launcher, as
+    Open MPI's developers advise (open-mpi/ompi#12386). Values the caller set are kept.
+    """
+    import shutil
+
+    out = dict(os.environ if env is None else env)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        out.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        out.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    if (not any(shutil.which(agent, path=out.get("PATH")) for agent in ("ssh", "rsh"))
+            and "OMPI_MCA_plm" not in out and "OMPI_MCA_plm_rsh_agent" not in out):
+        out["OMPI_MCA_plm"] = "^rsh"
+    return out
+
+
 def mpi_module():
     """``mpi4py.MPI``, initialising MPI on first use; raises ImportError naming the extra if missing."""
     try:

@@ -6,10 +6,11 @@
 Only the chief prints progress.
 """
 
-import os
 import shutil
 import subprocess
 import sys
+
+from ..backend import mpi
 
 
 def _child_arguments(args):
@@ -38,10 +39,7 @@ def launch(args):
         import mpi4py  # noqa: F401 - the workers need it; say so before starting them
     except ImportError:
         raise SystemExit("tfcore train: error: --workers needs mpi4py: `pip install tfcore[mpi]`") from None
-    env = dict(os.environ)
-    if hasattr(os, "geteuid") and os.geteuid() == 0:  # Open MPI refuses root unless told twice
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    env = mpi.local_launch_env()
     cmd = mpirun_command(args, mpirun)
     print("Running: " + " ".join(cmd), flush=True)
     return subprocess.call(cmd, env=env)

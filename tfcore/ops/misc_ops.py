@@ -7,6 +7,8 @@ Ops with a kernel (``LowerBound``/``UpperBound``, ``HistogramFixedWidth``, ``Rev
 registered ops and differentiate through them.
 """
 
+import builtins
+
 import numpy as np
 
 from ..framework import dtypes
@@ -237,7 +239,7 @@ def _scatter_extreme(b, t, idx, updates, pick):
         if c.size and (bool((c < 0).any()) or bool((c >= lead[j]).any())):
             raise ValueError(f"indices[...,{j}] out of range [0, {lead[j]})")
     n = cols[0].size if cols else 0
-    lin = xp.ravel_multi_index(tuple(cols), lead) if n else xp.zeros(0, xp.int64)
+    lin = xp.ravel_multi_index(builtins.tuple(cols), lead) if n else xp.zeros(0, xp.int64)
     flat = out.reshape((int(np.prod(lead)) if lead else 1, -1))
     vals = updates.reshape((n, -1))
     remaining = xp.arange(n)
@@ -364,7 +366,7 @@ def unravel_index(indices, dims, name=None):
     flat = idx.numpy()
     if np.any(flat < 0) or np.any(flat >= np.prod(d)):
         raise InvalidArgumentError(None, None, f"UnravelIndex: index out of bounds for dims {d.tolist()}")
-    coords = np.stack(np.unravel_index(flat, tuple(d)), axis=0).astype(idx.dtype.as_numpy_dtype)
+    coords = np.stack(np.unravel_index(flat, builtins.tuple(d)), axis=0).astype(idx.dtype.as_numpy_dtype)
     return _convert(coords, device=idx._device)
 
 
@@ -403,7 +405,7 @@ def broadcast_dynamic_shape(shape_x, shape_y):
     """``tf.broadcast_dynamic_shape``: the broadcast of two shape vectors, as a tensor."""
     sx, sy = as_tensor(shape_x), as_tensor(shape_y)
     try:
-        out = np.broadcast_shapes(tuple(sx.numpy().tolist()), tuple(sy.numpy().tolist()))
+        out = np.broadcast_shapes(builtins.tuple(sx.numpy().tolist()), builtins.tuple(sy.numpy().tolist()))
     except ValueError as e:
         raise InvalidArgumentError(None, None, f"BroadcastArgs: Incompatible shapes: {sx.numpy().tolist()} vs. "
                                                f"{sy.numpy().tolist()}") from e
