@@ -11,7 +11,8 @@
 # cuBLAS/cuDNN/CuPy/PyTorch), 05-bench-train-fp32 and 06-bench-train-tf32 (tfcore bench train next to
 # PyTorch: strict float32 on both sides, then TF32 on both sides), 07-bench-function (tf.function GPU
 # rows, CUDA graphs on and off), 08-bench-mixed-precision, 09-bench-distribute (two logical GPUs of
-# GPU:0). GPU_RUN_STEPS=01-info,02-selftest runs only the named steps.
+# GPU:0), 10-profile-ops (per-op profile of an eager ResNet50 training step).
+# GPU_RUN_STEPS=01-info,02-selftest runs only the named steps.
 #
 # Output: with $OUT set (the device tool's folder, which brings back at most 8 files) everything lands
 # there: results.json (every step: command, exit status, seconds, time-outs, log tail; the selftest's
@@ -101,8 +102,10 @@ if [ "$SMOKE" = "1" ]; then
   step 07-bench-function 60 "${CPU_ONLY[@]}" "$PY" bench/bench_function.py --rounds 1 --steps 1 --repeats 1 --no-tensorflow
   step 08-bench-mixed-precision 60 "$PY" bench/bench_mixed_precision.py --steps 2 --batch-size 64 --models mlp
   step 09-bench-distribute 60 "${CPU_ONLY[@]}" "$PY" bench/bench_distribute.py --cpus 2 --max-size-log2 14
+  step 10-profile-ops 60 "${CPU_ONLY[@]}" "$PY" bench/profile_ops.py --model mlp --batch 8 --steps 1 --warmup 1
 else
-  # The real run (H100: ~72 s of tests/gpu on 11-22). Limits add up to 525 s; NVRTC compiles each kernel
+  # The real run (H200 on 11-27: 284 s in all; tests/gpu 27 s once the selftest compiled the kernels, 125 s on
+  # a fresh machine without it). The budget, not the limits' sum, bounds the run; NVRTC compiles each kernel
   # family once (the cache above), in the selftest.
   step 00-setup 15 bash -c "nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | sed 's/^/GPU: /'; $PY -c 'import sys, tfcore, tfcore.kernels, tfcore.distribute; print(sys.version); print(tfcore.__file__, tfcore.distribute.__file__)'; $PY -c 'import torch; print(\"PyTorch\", torch.__version__, \"CUDA\", torch.version.cuda, \"cuDNN\", torch.backends.cudnn.version())' 2>&1 | tail -n 1"
   step 01-info 90 "$PY" -m tfcore info   # builds the native CPU library on a fresh machine (~20-40 s)
@@ -115,6 +118,8 @@ else
   step 07-bench-function 35 "$PY" bench/bench_function.py --rounds 2 --steps 10 --repeats 1 --no-tensorflow
   step 08-bench-mixed-precision 40 "$PY" bench/bench_mixed_precision.py --steps 20 --batch-size 1024
   step 09-bench-distribute 40 "$PY" bench/bench_distribute.py --cpus 2 --gpu-split 2 --memory-limit 8192 --max-size-log2 26
+  # Where an eager ResNet50 step's time goes, per op: calls, host dispatch and synced time (0.08x on 11-27)
+  step 10-profile-ops 60 "$PY" bench/profile_ops.py --model resnet50 --batch 32 --steps 2 --top 30
 fi
 report
 echo

@@ -34,7 +34,7 @@ def _run(tmp_path, steps, python=sys.executable, **env):
 
 
 def test_smoke_steps_write_results_summary_and_logs(tmp_path):
-    steps = ["00-setup", "01-info", "03-tests-gpu", "04-bench-kernels"]
+    steps = ["00-setup", "01-info", "03-tests-gpu", "04-bench-kernels", "10-profile-ops"]
     proc, out = _run(tmp_path, steps)
     assert sorted(p.name for p in out.iterdir()) == ["gpu-run.log", "logs.tar.gz", "results.json", "summary.md"]
     doc = json.loads((out / "results.json").read_text())
@@ -48,6 +48,7 @@ def test_smoke_steps_write_results_summary_and_logs(tmp_path):
     for name in steps:
         assert f"| {name} | ok |" in summary
     assert "reduce   sum" in summary  # the benchmark table itself
+    assert "ops per step" in summary  # the op profile
     assert " skipped" in summary  # tests/gpu collected and skipped on the emulator
     with tarfile.open(out / "logs.tar.gz") as tar:
         assert sorted(tar.getnames()) == ["logs"] + [f"logs/{n}.log" for n in steps]

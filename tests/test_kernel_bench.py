@@ -169,3 +169,48 @@ def test_default_cases_of_this_device_and_one_dtype_for_all(capsys):
     assert main(["bench", "matmul", "--repeat", "1", "--dtype", "float64", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert {r["dtype"] for r in report["rows"]} == {"float64"} and len(report["rows"]) == 2
+
+
+def _stand_in_gpu_ctx(shapes=None):
+    ctx = kernel_bench.BenchContext(repeat=2, shapes=shapes)
+    ctx.gpu, ctx.kind, ctx.device, ctx.flop_unit = True, "gpu", "/CPU:0", "TFLOP/s"
+    ctx.backend, ctx.xp = types.SimpleNamespace(synchronize=lambda: None), _numpy_as_cupy()
+    return ctx
+
+
+def test_eager_family_times_one_op_per_call_next_to_the_vendor(capsys):
+    rows = kernel_bench.run_all(("eager",), repeat=2, out=print)
+    assert [r.case for r in rows] == ["add [4] float32 (per call)", "matmul [4, 4] float32 (per call)",
+                                      "reduce_sum [4] float32 (per call)", "relu [4] float32 (per call)"]
+    for r in rows:
+        assert 0 < float(r.ours_ms) < 5 and r.unit == "kcall/s"  # one call, not the batch of EAGER_CALLS
+        assert r.ours_rate == pytest.approx(1.0 / float(r.ours_ms))  # thousands of calls per second
+        assert r.vendor in ("NumPy", "PyTorch eager (CPU)") and r.to_json()["ours"]["repeats"] == 2
+    table = capsys.readouterr().out
+    assert f"{float(rows[0].ours_ms):.5f}" in table  # sub-0.1 ms times keep their digits
+
+
+def test_eager_family_on_a_stand_in_gpu_uses_the_device_arrays():
+    import tfcore as tf
+
+    with tf.device("/CPU:0"):
+        rows = kernel_bench.run("eager", ctx=_stand_in_gpu_ctx(shapes=[(3,)]))
+    assert [r.case.split()[1] for r in rows] == ["[3]", "[3,", "[3]", "[3]"]
+    assert {r.vendor for r in rows} == {"CuPy"}  # no PyTorch here: CuPy's own eager ops
+
+
+def test_softmax_vendor_is_pytorch_on_a_gpu_when_installed(monkeypatch):
+    """The softmax floor is against PyTorch: its fused kernel is the vendor, the CuPy-ops formula a column."""
+    import tfcore as tf
+
+    def softmax(t, dim):
+        e = np.exp(t - t.max(axis=dim, keepdims=True))
+        return e / e.sum(axis=dim, keepdims=True)
+
+    fake_torch = types.SimpleNamespace(from_dlpack=lambda a: np.asarray(a), softmax=softmax,
+                                       log_softmax=lambda t, dim: np.log(softmax(t, dim)))
+    monkeypatch.setattr(kernel_bench, "_torch_cuda", lambda: fake_torch)
+    with tf.device("/CPU:0"):
+        rows = kernel_bench.run("softmax", ctx=_stand_in_gpu_ctx(shapes=[(4, 16)]))
+    assert [r.vendor for r in rows] == ["PyTorch torch.softmax", "PyTorch torch.log_softmax"]
+    assert all(set(r.others) == {"CuPy ops"} and r.to_json()["others"]["CuPy ops"]["repeats"] == 2 for r in rows)

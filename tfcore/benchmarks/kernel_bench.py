@@ -28,7 +28,7 @@ import numpy as np
 
 from ..framework.commands import command
 
-FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax")
+FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax", "eager")
 BENCHES = {}
 DTYPES = ("float16", "float32", "float64")
 # What one --shapes entry means per family (also shown by `tfcore bench --help`).
@@ -38,6 +38,7 @@ SHAPE_MEANING = {
     "pool": "NxHxC: H=W",
     "reduce": "N (1-D) or RxC (reduced over each axis)",
     "softmax": "RxC (softmax over C)",
+    "eager": "N: elements of each operand (one eager op's latency)",
 }
 
 
@@ -571,11 +572,13 @@ def bench_softmax(ctx):
     shapes = ctx.cases(gpu=[(65536, 1024), (8192, 8192)], cpu=[(4096, 256)], emulated=[(64, 256)])
     for s in shapes:
         _need_dims("softmax", s, (2,))
+    torch = _torch_cuda() if ctx.gpu else None
     rows = []
     for (r, c), dt in ((s, dt) for s in shapes for dt in ctx.dtypes((np.float32,))):
         x = _rand((r, c), dt, 7)
         dname = _dtype_name(dt)
         tx, vx = ctx.tensor(x), ctx.vendor_array(x)
+        tt = torch.from_dlpack(vx) if torch is not None else None
 
         def vendor_softmax(vx=vx):
             e = xp.exp(vx - vx.max(axis=-1, keepdims=True))
@@ -588,9 +591,16 @@ def bench_softmax(ctx):
         for name, ours_fn, vendor_fn in (("softmax", tf.nn.softmax, vendor_softmax),
                                          ("log_softmax", tf.nn.log_softmax, vendor_log_softmax)):
             ours = ctx.time(lambda f=ours_fn, tx=tx: f(tx))
-            vendor = ctx.time(vendor_fn)
+            ops_time = ctx.time(vendor_fn)
+            label = "CuPy ops" if ctx.gpu else "NumPy ops"
+            if tt is None:
+                rows.append(KernelRow("softmax", f"{name} [{r}, {c}] {dname}", "GB/s", ours, ops_time,
+                                      2.0 * x.nbytes, label, peak, f"{r}x{c}", dname))
+                continue
+            torch_fn = getattr(torch, name)  # PyTorch's fused kernel: the vendor (issue 22's softmax floor)
+            vendor = ctx.time(lambda f=torch_fn, tt=tt: f(tt, dim=-1))
             rows.append(KernelRow("softmax", f"{name} [{r}, {c}] {dname}", "GB/s", ours, vendor, 2.0 * x.nbytes,
-                                  "CuPy ops" if ctx.gpu else "NumPy ops", peak, f"{r}x{c}", dname))
+                                  f"PyTorch torch.{name}", peak, f"{r}x{c}", dname, others={label: ops_time}))
     if ctx.shapes or ctx.dtype:
         return rows
     # Fused sparse softmax cross-entropy (loss + dlogits) against the unfused CuPy formula.
@@ -616,6 +626,72 @@ def bench_softmax(ctx):
     return rows
 
 
+EAGER_CALLS = 200  # eager ops per timed repeat: their mean is one op's latency
+
+
+@dataclass
+class EagerRow(KernelRow):
+    """One eager op's latency: ``ours_ms``/``vendor_ms`` per call, the rate in thousands of calls per second."""
+
+    def rate(self, ms):
+        return 1.0 / (ms * 1e-3) / 1e3
+
+
+def _per_call(timing, calls):
+    return Timing([t / calls for t in timing.samples_ms])
+
+
+@register("eager")
+def bench_eager(ctx):
+    """The latency of one eager op on tiny operands (the host's cost: Python, kernel selection, allocation,
+    launch), ``EAGER_CALLS`` calls per repeat, next to PyTorch's eager op on the same device (CuPy or NumPy
+    without PyTorch). Issue 22's floor: one eager GPU op <= 15 µs."""
+    torch = _torch_cuda() if ctx.gpu else _torch_cpu()
+    rows = []
+    for size in ctx.cases(gpu=[4], cpu=[4]):
+        size = size if isinstance(size, tuple) else (size,)
+        _need_dims("eager", size, (1,))
+        rows.extend(_eager_rows(ctx, torch, size[0]))
+    return rows
+
+
+def _eager_rows(ctx, torch, n):
+    tf = ctx.tf
+    x, m = _rand((n,), np.float32, 11), _rand((n, n), np.float32, 12)
+    tx, tm = ctx.tensor(x), ctx.tensor(m)
+    vx, vm = ctx.vendor_array(x), ctx.vendor_array(m)
+    if torch is not None:
+        px = torch.from_dlpack(vx) if ctx.gpu else torch.from_numpy(x)
+        pm = torch.from_dlpack(vm) if ctx.gpu else torch.from_numpy(m)
+        vendor_name = "PyTorch eager" + (" (CUDA)" if ctx.gpu else " (CPU)")
+        theirs = {"add": lambda: torch.add(px, px), "matmul": lambda: torch.matmul(pm, pm),
+                  "reduce_sum": lambda: torch.sum(px), "relu": lambda: torch.relu(px)}
+    else:
+        xp = ctx.xp
+        vendor_name = "CuPy" if ctx.gpu else "NumPy"
+        theirs = {"add": lambda: vx + vx, "matmul": lambda: vm @ vm, "reduce_sum": lambda: vx.sum(),
+                  "relu": lambda: xp.maximum(vx, 0)}
+    ours = {"add": lambda: tf.add(tx, tx), "matmul": lambda: tf.matmul(tm, tm),
+            "reduce_sum": lambda: tf.reduce_sum(tx), "relu": lambda: tf.nn.relu(tx)}
+    rows = []
+    for name, fn in ours.items():
+        with tf.device(ctx.device):
+            ours_t = _per_call(ctx.time(_repeated(fn)), EAGER_CALLS)
+        vendor_t = _per_call(ctx.time(_repeated(theirs[name])), EAGER_CALLS)
+        shape = f"[{n}, {n}]" if name == "matmul" else f"[{n}]"
+        rows.append(EagerRow("eager", f"{name} {shape} float32 (per call)", "kcall/s", ours_t, vendor_t, 1.0,
+                             vendor_name, 0.0, str(n), "float32"))
+    return rows
+
+
+def _repeated(fn):
+    def many():
+        for _ in range(EAGER_CALLS):
+            fn()
+
+    return many
+
+
 def run(family, repeat=10, ctx=None):
     """Rows for one family (``'matmul'``, ``'conv'``, ``'pool'``, ``'reduce'``, ``'softmax'``)."""
     if family not in BENCHES:
@@ -637,13 +713,18 @@ def format_rows(rows, device_label):
     for r in rows:
         frac = getattr(r, "peak_frac", None)
         others = "".join(f"; {name} {float(t):.3f} ms" for name, t in getattr(r, "others", {}).items())
-        lines.append(f"{r.family:<8} {r.case:<40} {float(r.ours_ms):>9.3f} {_spread(r.ours_ms):>7} "
+        lines.append(f"{r.family:<8} {r.case:<40} {_fmt_ms(r.ours_ms):>9} {_spread(r.ours_ms):>7} "
                      f"{_fmt_rate(r.ours_rate)} {r.unit:<6} {(f'{frac:.0%}' if frac else '-'):>7} "
-                     f"{float(r.vendor_ms):>10.3f} {_spread(r.vendor_ms):>7} {_fmt_rate(r.vendor_rate)} {r.unit:<6} "
+                     f"{_fmt_ms(r.vendor_ms):>10} {_spread(r.vendor_ms):>7} {_fmt_rate(r.vendor_rate)} {r.unit:<6} "
                      f"{r.vendor_ms / r.ours_ms:>11.2f}  {r.vendor}{others}")
     lines.append("spread: ± half the interquartile range of the repeats, relative to the median; of peak: our rate / "
                  "the device's peak (- unknown: CPU, emulator)")
     return "\n".join(lines)
+
+
+def _fmt_ms(ms):
+    """Milliseconds with three decimals, or five below 0.1 ms (an eager op's latency: 0.00260 = 2.6 µs)."""
+    return f"{float(ms):.5f}" if float(ms) < 0.1 else f"{float(ms):.3f}"
 
 
 def _spread(t):

@@ -34,6 +34,7 @@ DType to skip the NumPy-dtype lookup (``_common.arith_rule``).
 
 import contextlib
 import re
+import time
 import warnings
 
 import numpy as np
@@ -55,6 +56,7 @@ _ACTIVE = _ctx.ACTIVE         # [number of threads with a scope or tapes]: 0 ski
 _context = _ctx.context
 _conversions = tensor_conversion_registry.get
 _TRACING = _tracing.ACTIVE    # [number of threads tracing a tf.function]: 0 skips the graph hook
+_OBSERVER = [None]            # [an OpObserver while one watches every execute], see observe_ops
 
 REGISTRY = {}
 KINDS = ("cpu", "cuda")  # device kinds a kernel may be registered for (Backend.kind)
@@ -432,6 +434,8 @@ def execute(op, inputs, attrs=None, residuals_into=None):
     CPU backend, one output) does no allocation beyond the result array and its
     Tensor, and calls the kernel with the arrays as direct arguments.
     """
+    if _OBSERVER[0] is not None and not _OBSERVER[0].inside:
+        return _OBSERVER[0].run(execute, op, inputs, attrs, residuals_into)
     if _ACTIVE[0]:  # some thread has a device scope or a tape: read this thread's
         dev, tapes = _state._hot
     else:
@@ -516,6 +520,45 @@ def execute(op, inputs, attrs=None, residuals_into=None):
     if residuals_into is not None:
         residuals_into.append(saved)
     return outputs
+
+
+class OpObserver:
+    """Watches every op :func:`execute` runs while :func:`observe_ops` holds it (a profiler's hook).
+
+    ``run(execute, op, inputs, attrs, residuals_into)`` runs the op (``inside`` is True meanwhile, so ops a
+    kernel runs inside count as part of the outer op) and calls ``after(op, seconds, outputs)``, with the
+    wall time of the whole call. Subclasses override ``after`` (and ``run`` to add work around the op).
+    """
+
+    inside = False
+
+    def run(self, execute_fn, op, inputs, attrs, residuals_into):
+        self.inside = True
+        t0 = time.perf_counter()
+        try:
+            out = execute_fn(op, inputs, attrs, residuals_into)
+        finally:
+            self.inside = False
+        self.after(op, time.perf_counter() - t0, out)
+        return out
+
+    def after(self, op, seconds, outputs):
+        """One op ran (``outputs`` as ``execute`` returns them)."""
+
+
+@contextlib.contextmanager
+def observe_ops(observer):
+    """While inside, every op any thread executes goes through ``observer`` (an :class:`OpObserver`).
+
+    For profiling tools (``bench/profile_ops.py``); one observer at a time. Costs nothing when unused (one
+    check per op)."""
+    if _OBSERVER[0] is not None:
+        raise RuntimeError("observe_ops: another observer is already watching the ops")
+    _OBSERVER[0] = observer
+    try:
+        yield observer
+    finally:
+        _OBSERVER[0] = None
 
 
 def _unwrap_residuals(res, b, multi_output):
