@@ -66,6 +66,12 @@ def bench_tfcore(kind, policy, x, y, steps):
         tf.keras.mixed_precision.set_global_policy(None)
 
 
+def _tfcore_tf32():
+    import tfcore as tf
+
+    return tf.config.experimental.tensor_float_32_execution_enabled()
+
+
 def bench_torch(kind, amp, x, y, steps):
     import torch
     from torch import nn
@@ -74,6 +80,8 @@ def bench_torch(kind, amp, x, y, steps):
         raise ImportError("torch.cuda", name="CUDA for PyTorch")
     torch.manual_seed(0)
     dev = torch.device("cuda")
+    # float32 in the same math mode as tfcore's (TF32 by default, as in TF): PyTorch's matmul default is off
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = _tfcore_tf32()
     if kind == "mlp":
         model = nn.Sequential(nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU(),
                               nn.Linear(64, 10))
@@ -118,7 +126,8 @@ def main(argv=None):
                 print(f"{kind}: {name} skipped ({e.name} not available)", file=sys.stderr)
                 continue
             rows.append((kind, name, device, fp32, mixed))
-    print(f"\nTraining step, batch {args.batch_size}: float32 vs mixed precision (median ms/step)")
+    print(f"\nTraining step, batch {args.batch_size}: float32 vs mixed precision (median ms/step); float32 runs "
+          f"with TF32 {'on' if _tfcore_tf32() else 'off'} on both sides")
     print(f"{'model':6} {'framework':10} {'device':12} {'float32':>10} {'mixed':>10} {'f32/mixed':>10}")
     for kind, name, device, fp32, mixed in rows:
         print(f"{kind:6} {name:10} {device.split('device:')[-1]:12} {fp32 * 1e3:10.3f} {mixed * 1e3:10.3f} "

@@ -31,6 +31,21 @@ def test_tfcore_bench_train_is_a_cli_subcommand(capsys):
     assert "MLP 784-512-512-10 train b=8" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("flag,expected", [((), False), (("--tf32",), True)])
+def test_both_frameworks_run_in_the_same_math_mode(monkeypatch, flag, expected):
+    """Strict float32 rows turn tfcore's TF32 off (TF's default is on); the 11-27 H200 run compared tfcore in TF32
+    with PyTorch in strict float32 before this. The user's setting comes back afterwards."""
+    import tfcore as tf
+
+    seen = []
+    monkeypatch.setattr(training_bench, "time_tfcore", lambda *a: seen.append(
+        tf.config.experimental.tensor_float_32_execution_enabled()) or 1.0)
+    assert tf.config.experimental.tensor_float_32_execution_enabled()
+    training_bench.run(training_bench.config(_args("--tiny", "--no-torch", *flag)), out=lambda s: None)
+    assert seen and set(seen) == {expected}
+    assert tf.config.experimental.tensor_float_32_execution_enabled()
+
+
 def _args(*argv):
     import argparse
 

@@ -214,3 +214,20 @@ def test_softmax_vendor_is_pytorch_on_a_gpu_when_installed(monkeypatch):
         rows = kernel_bench.run("softmax", ctx=_stand_in_gpu_ctx(shapes=[(4, 16)]))
     assert [r.vendor for r in rows] == ["PyTorch torch.softmax", "PyTorch torch.log_softmax"]
     assert all(set(r.others) == {"CuPy ops"} and r.to_json()["others"]["CuPy ops"]["repeats"] == 2 for r in rows)
+
+
+def test_conv_rows_on_a_gpu_run_tf32_and_strict_fp32_on_both_sides(monkeypatch):
+    """Our TF32 tensor-core convolution against cuDNN in TF32, strict FP32 against strict FP32 (the 11-27 H200
+    run timed ours in TF32, TF's default, against cuDNN with TF32 off before this)."""
+    import tfcore as tf
+
+    modes = []
+    real_conv2d = tf.nn.conv2d
+    monkeypatch.setattr(tf.nn, "conv2d", lambda *a, **k: modes.append(
+        tf.config.experimental.tensor_float_32_execution_enabled()) or real_conv2d(*a, **k))
+    with tf.device("/CPU:0"):
+        rows = kernel_bench.run("conv", ctx=_stand_in_gpu_ctx(shapes=[(1, 6, 4)]))
+    assert [r.case.rsplit(" ", 1)[1] for r in rows] == ["TF32", "FP32"]
+    assert rows[0].vendor == "no TF32 vendor run (PyTorch missing)" and rows[1].vendor == "CuPy im2col + cuBLAS"
+    assert True in modes and False in modes and modes.index(False) > modes.index(True)
+    assert tf.config.experimental.tensor_float_32_execution_enabled()

@@ -338,20 +338,20 @@ def peak_tflops(ctx, math):
 
 @contextlib.contextmanager
 def _tf32_mode(tf, torch, enabled):
-    """TF32 on or off for both sides of a float32 matmul row: ours through
-    tf.config.experimental.enable_tensor_float_32_execution, PyTorch's cuBLAS through
-    torch.backends.cuda.matmul.allow_tf32. Restores both afterwards."""
+    """TF32 on or off for both sides of a float32 matmul or convolution row: ours through
+    tf.config.experimental.enable_tensor_float_32_execution (TF's default is on), PyTorch's cuBLAS and
+    cuDNN through ``allow_tf32``. Restores both afterwards."""
     ours = tf.config.experimental.tensor_float_32_execution_enabled()
-    theirs = torch.backends.cuda.matmul.allow_tf32 if torch is not None else None
+    theirs = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) if torch is not None else None
     tf.config.experimental.enable_tensor_float_32_execution(enabled)
     if torch is not None:
-        torch.backends.cuda.matmul.allow_tf32 = enabled
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = enabled
     try:
         yield
     finally:
         tf.config.experimental.enable_tensor_float_32_execution(ours)
         if torch is not None:
-            torch.backends.cuda.matmul.allow_tf32 = theirs
+            torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = theirs
 
 
 def _matmul_cases(ctx):
@@ -430,7 +430,8 @@ def bench_matmul(ctx):
 
 @register("conv")
 def bench_conv(ctx):
-    """ResNet-50's 3x3 stride-1 layers (batch 32 on a GPU), forward; plus both gradients of one layer."""
+    """ResNet-50's 3x3 stride-1 layers (batch 32 on a GPU), forward; plus both gradients of one layer. On a GPU
+    float32 runs twice, in the same math mode on both sides (TF32, then strict FP32), as matmul does."""
     tf = ctx.tf
     layers = ctx.cases(gpu=[(32, 56, 64), (32, 28, 128), (32, 14, 256), (32, 7, 512)], cpu=[(2, 14, 32)],
                        emulated=[(1, 8, 16)])
@@ -443,12 +444,12 @@ def bench_conv(ctx):
         x, w = _rand((n, hw, hw, c), dt, 3), (_rand((3, 3, c, c), dt, 4) * 0.05).astype(dt)
         tx, tw = ctx.tensor(x), ctx.tensor(w)
         dname = _dtype_name(dt)
-        ours = ctx.time(lambda tx=tx, tw=tw: tf.nn.conv2d(tx, tw, strides=1, padding="SAME"))
         others = {}
         if torch_cpu is not None:
             xc = torch_cpu.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch_cpu.channels_last)
             wc = torch_cpu.from_numpy(w).permute(3, 2, 0, 1).contiguous()
             others["PyTorch (CPU)"] = ctx.time(lambda xc=xc, wc=wc: torch_cpu.nn.functional.conv2d(xc, wc, padding=1))
+        run_vendor = None
         if torch is not None and dt == np.float32:
             xt = torch.from_numpy(x).cuda().permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
             wt = torch.from_numpy(w).cuda().permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
@@ -457,38 +458,60 @@ def bench_conv(ctx):
                 torch.nn.functional.conv2d(xt, wt, padding=1)
                 torch.cuda.synchronize()
 
-            vendor, label = ctx.time(run_vendor), "cuDNN (PyTorch, TF32 off)"
-        else:
-            vx, vw = ctx.vendor_array(x), ctx.vendor_array(w)
-            vendor = ctx.time(lambda vx=vx, vw=vw: _im2col_conv(ctx.xp, vx, vw))
-            label = "CuPy im2col + cuBLAS" if ctx.gpu else "NumPy im2col + BLAS"
+        vx, vw = ctx.vendor_array(x), ctx.vendor_array(w)
         flops = 2.0 * n * hw * hw * c * c * 9
-        rows.append(KernelRow("conv", f"fwd 3x3 N={n} {hw}x{hw}x{c}->{c} {dname}", ctx.flop_unit, ours, vendor, flops,
-                              label, peak_tflops(ctx, dname), f"{n}x{hw}x{hw}x{c} * 3x3x{c}x{c}", dname, others))
+        modes = ("TF32", "FP32") if ctx.gpu and dt == np.float32 else (None,)
+        for mode in modes:
+            with _tf32_mode(tf, torch, mode == "TF32") if mode else contextlib.nullcontext():
+                ours = ctx.time(lambda tx=tx, tw=tw: tf.nn.conv2d(tx, tw, strides=1, padding="SAME"))
+                if run_vendor is not None:
+                    vendor, label = ctx.time(run_vendor), f"cuDNN (PyTorch, TF32 {'on' if mode == 'TF32' else 'off'})"
+                elif mode == "TF32":
+                    vendor, label = NO_TIMING, "no TF32 vendor run (PyTorch missing)"
+                else:
+                    vendor = ctx.time(lambda vx=vx, vw=vw: _im2col_conv(ctx.xp, vx, vw))
+                    label = "CuPy im2col + cuBLAS" if ctx.gpu else "NumPy im2col + BLAS"
+            peak = peak_tflops(ctx, "tf32" if mode == "TF32" else dname)
+            rows.append(KernelRow("conv", f"fwd 3x3 N={n} {hw}x{hw}x{c}->{c} {dname}" + (f" {mode}" if mode else ""),
+                                  ctx.flop_unit, ours, vendor, flops, label, peak,
+                                  f"{n}x{hw}x{hw}x{c} * 3x3x{c}x{c}", dname, others))
     if torch is not None and not ctx.shapes and not ctx.dtype:  # fwd + both gradients of the first layer vs cuDNN
-        n, hw, c = layers[0]
-        x, w = _rand((n, hw, hw, c), np.float32, 3), _rand((3, 3, c, c), np.float32, 4) * 0.05
-        tx, tw = ctx.tensor(x), ctx.tensor(w)
+        rows.extend(_conv_grad_rows(ctx, torch, layers[0]))
+    return rows
 
-        def grads():
-            with tf.GradientTape() as tape:
-                tape.watch([tx, tw])
-                y = tf.nn.conv2d(tx, tw, strides=1, padding="SAME")
-            return tape.gradient(y, [tx, tw])
 
-        xt = torch.from_numpy(x).cuda().permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
-        wt = torch.from_numpy(w).cuda().permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
-        xt.requires_grad_(True)
-        wt.requires_grad_(True)
+def _conv_grad_rows(ctx, torch, layer):
+    """Forward + input gradient + filter gradient of one layer against cuDNN, TF32 then strict FP32."""
+    tf = ctx.tf
+    n, hw, c = layer
+    x, w = _rand((n, hw, hw, c), np.float32, 3), _rand((3, 3, c, c), np.float32, 4) * 0.05
+    tx, tw = ctx.tensor(x), ctx.tensor(w)
 
-        def run_vendor():
-            y = torch.nn.functional.conv2d(xt, wt, padding=1)
-            torch.autograd.grad(y, [xt, wt], torch.ones_like(y))
-            torch.cuda.synchronize()
+    def grads():
+        with tf.GradientTape() as tape:
+            tape.watch([tx, tw])
+            y = tf.nn.conv2d(tx, tw, strides=1, padding="SAME")
+        return tape.gradient(y, [tx, tw])
 
-        rows.append(KernelRow("conv", f"fwd+dx+dw 3x3 N={n} {hw}x{hw}x{c} f32", ctx.flop_unit, ctx.time(grads),
-                              ctx.time(run_vendor), 3.0 * 2.0 * n * hw * hw * c * c * 9, "cuDNN fwd+bwd (PyTorch)",
-                              peak_tflops(ctx, "float32"), f"{n}x{hw}x{hw}x{c} * 3x3x{c}x{c}", "float32"))
+    xt = torch.from_numpy(x).cuda().permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+    wt = torch.from_numpy(w).cuda().permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
+    xt.requires_grad_(True)
+    wt.requires_grad_(True)
+
+    def run_vendor():
+        y = torch.nn.functional.conv2d(xt, wt, padding=1)
+        torch.autograd.grad(y, [xt, wt], torch.ones_like(y))
+        torch.cuda.synchronize()
+
+    rows = []
+    for mode in ("TF32", "FP32"):
+        with _tf32_mode(tf, torch, mode == "TF32"):
+            ours, vendor = ctx.time(grads), ctx.time(run_vendor)
+        rows.append(KernelRow("conv", f"fwd+dx+dw 3x3 N={n} {hw}x{hw}x{c} f32 {mode}", ctx.flop_unit, ours, vendor,
+                              3.0 * 2.0 * n * hw * hw * c * c * 9,
+                              f"cuDNN fwd+bwd (PyTorch, TF32 {'on' if mode == 'TF32' else 'off'})",
+                              peak_tflops(ctx, "tf32" if mode == "TF32" else "float32"),
+                              f"{n}x{hw}x{hw}x{c} * 3x3x{c}x{c}", "float32"))
     return rows
 
 

@@ -196,15 +196,25 @@ def run(cfg, out=print):
     import tfcore as tf
 
     torch = None if cfg.no_torch else _torch()
+    tf32_before = tf.config.experimental.tensor_float_32_execution_enabled()
+    try:
+        return _run(tf, torch, cfg, out)
+    finally:
+        tf.config.experimental.enable_tensor_float_32_execution(tf32_before)
+
+
+def _run(tf, torch, cfg, out):
     gpu = _tfcore_gpu(tf)
     if cfg.tf32:
         tf.config.experimental.enable_tensor_float_32_execution(True)
         if torch is not None:
             torch.backends.cuda.matmul.allow_tf32 = True
             torch.backends.cudnn.allow_tf32 = True
-    elif torch is not None:
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+    else:  # strict float32 on both sides: TF32 is TF's (and tfcore's) default, so it is turned off here
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        if torch is not None:
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
     where = "GPU" if gpu else "CPU (no GPU: GPU-sized cases are skipped, numbers are CPU numbers)"
     tdev = "-" if torch is None else ("cuda" if torch.cuda.is_available() else "cpu")
     out(f"tfcore training-step benchmark on {where}; PyTorch: {'not installed' if torch is None else tdev}; "
