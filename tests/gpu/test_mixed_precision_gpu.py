@@ -34,4 +34,4 @@ def test_mixed_float16_cnn_on_the_gpu_matches_float32_accuracy():
     assert all(w.dtype == tf.float32 and w.device.endswith("GPU:0") for w in model.weights)
     assert isinstance(model.optimizer, mp.LossScaleOptimizer)
     assert reference > 0.9 and abs(accuracy - reference) <= 0.01
-    assert np.isfinite(float(model.optimizer.loss_scale))
+    assert np.isfinite(float(model.optimizer.dynamic_scale.numpy()))

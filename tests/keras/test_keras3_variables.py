@@ -197,3 +197,79 @@ def test_model_weights_come_layer_by_layer():
     values = [np.full(a.shape, i, np.float32) for i, a in enumerate(seq.get_weights())]
     seq.set_weights(values)
     np.testing.assert_array_equal(seq.layers[1].moving_mean.numpy(), np.full((3,), 4.0))
+
+
+class _WithPlainVariables(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d = tf.keras.layers.Dense(2)
+        self.v = tf.Variable(1.0)
+        self.frozen = tf.Variable(2.0, trainable=False)
+
+    def call(self, x):
+        return self.d(x) * self.v
+
+
+def test_plain_tf_variable_attributes_are_not_keras_weights(tmp_path):
+    """TF 2.21 / Keras 3.15 (read there): only Keras variables are weights; a tf.Variable attribute is not in
+    weights/trainable_variables/.weights.h5 or the summary's count, but a GradientTape sees it and
+    tf.train.Checkpoint saves it as the model's child."""
+    m = _WithPlainVariables()
+    m(tf.ones((1, 3)))
+    assert [w.path for w in m.trainable_variables] == ["__with_plain_variables/dense/kernel",
+                                                       "__with_plain_variables/dense/bias"]  # Keras 3's snake case
+    assert len(m.weights) == len(m.variables) == 2 and m.non_trainable_variables == []
+    assert m.count_params() == 8
+    with tf.GradientTape() as tape:
+        tf.reduce_sum(m(tf.ones((1, 3))))
+    assert len(tape.watched_variables()) == 3
+    path = tf.train.Checkpoint(model=m).save(str(tmp_path / "ck"))
+    names = [n for n, _ in tf.train.list_variables(path)]
+    assert "model/v/.ATTRIBUTES/VARIABLE_VALUE" in names and "model/d/bias/.ATTRIBUTES/VARIABLE_VALUE" in names
+
+    class Scaled(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(1.0)
+
+        def call(self, x):
+            return x * self.v
+
+    layer = Scaled()
+    layer(tf.ones(1))
+    assert layer.variables == [] and layer.trainable_weights == []
+
+
+def test_a_keras_weight_assigned_to_another_layer_is_tracked_there():
+    donor = _dense("donor")
+    holder = tf.keras.layers.Layer()
+    holder.shared = donor.kernel
+    assert [w.name for w in holder.weights] == ["kernel"]
+
+
+def test_fit_of_a_model_without_keras_weights_warns_and_trains_nothing():
+    """Keras 3 warns "The model does not have any trainable weights." and steps on (TF 2.21's
+    guide_basic_training_loops hits this with its tf.Variable model)."""
+
+    class Linear(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(5.0)
+
+        def call(self, x):
+            return self.w * x
+
+    m = Linear()
+    m.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+    with pytest.warns(UserWarning, match="does not have any trainable weights"):
+        m.fit(np.ones(8, np.float32), np.full(8, 3.0, np.float32), epochs=1, batch_size=8, verbose=0)
+    assert m.w.numpy() == 5.0
+
+
+def test_tf_module_still_tracks_plain_variables():
+    class Mod(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(1.0)
+
+    assert len(Mod().trainable_variables) == 1

@@ -71,7 +71,8 @@ def test_nested_layers_tracked_and_freezing_is_recursive():
         def __init__(self):
             super().__init__()
             self.inner = [L.Dense(3), L.Dense(2)]
-            self.scale = tf.Variable(2.0, name="scale")
+            # a Keras weight (a plain tf.Variable attribute is not one in Keras 3: test_keras3_variables.py)
+            self.scale = self.add_weight(name="scale", shape=(), initializer=tf.keras.initializers.Constant(2.0))
 
         def call(self, x):
             return self.inner[1](self.inner[0](x)) * self.scale

@@ -158,47 +158,110 @@ def test_loss_scale_optimizer_minimize_as_documented():
     var = tf.Variable(1.0)
     opt.minimize(lambda: var ** 2, var_list=[var])
     assert var.numpy() == 0.5
-    assert float(opt.loss_scale) == 2.0 ** 15 and int(opt.dynamic_counter.numpy()) == 1
-    assert opt.dynamic and opt.initial_scale == 2.0 ** 15 and opt.dynamic_growth_steps == 2000
+    assert float(opt.dynamic_scale.numpy()) == 2.0 ** 15 and int(opt.step_counter.numpy()) == 1
+    assert opt.initial_scale == 2.0 ** 15 and opt.dynamic_growth_steps == 2000
+    for keras2 in ("loss_scale", "dynamic_counter", "dynamic", "get_scaled_loss", "get_unscaled_gradients"):
+        with pytest.raises(AttributeError, match="Keras 3"):  # TF 2.21 has none of them
+            getattr(opt, keras2)
+
+
+def test_loss_scale_optimizer_variables_and_checkpoint_are_keras3s(tmp_path):
+    """Read from TF 2.21 (same model, one step): the wrapper's variables, then the inner optimizer's with its
+    slots built under the wrapper; checkpoint entries dynamic_scale, step_counter, inner_optimizer/..."""
+    model = tf.keras.Sequential([layers.Dense(2, input_shape=(3,), name="dense")], name="sequential")
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.Adam(0.01))
+    assert [v.path for v in opt.variables] == ["loss_scale_optimizer/iteration", "loss_scale_optimizer/learning_rate",
+                                               "adam/iteration", "adam/learning_rate"]
+    with pytest.raises(AttributeError, match="built"):
+        opt.dynamic_scale  # noqa: B018 - created by the first step, as in Keras 3
+    with tf.GradientTape() as tape:
+        scaled = opt.scale_loss(tf.reduce_sum(model(tf.ones((1, 3)))))
+    opt.apply_gradients(zip(tape.gradient(scaled, model.trainable_variables), model.trainable_variables))
+    assert [v.path for v in opt.variables] == [
+        "loss_scale_optimizer/iteration", "loss_scale_optimizer/learning_rate", "loss_scale_optimizer/step_counter",
+        "loss_scale_optimizer/dynamic_scale", "adam/iteration", "adam/learning_rate",
+        "loss_scale_optimizer/adam/sequential_dense_kernel_momentum",
+        "loss_scale_optimizer/adam/sequential_dense_kernel_velocity",
+        "loss_scale_optimizer/adam/sequential_dense_bias_momentum",
+        "loss_scale_optimizer/adam/sequential_dense_bias_velocity"]
+    assert opt.iterations is opt.inner_optimizer.iterations and opt.learning_rate is opt.inner_optimizer.learning_rate
+    path = tf.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "ck"))
+    names = sorted(n for n, _ in tf.train.list_variables(path) if n.startswith("optimizer/"))
+    assert names == [f"optimizer/{k}/.ATTRIBUTES/VARIABLE_VALUE" for k in (
+        "_iterations", "_learning_rate", "_trainable_variables/0", "_trainable_variables/1", "dynamic_scale",
+        "inner_optimizer/_iterations", "inner_optimizer/_learning_rate", "inner_optimizer/_variables/2",
+        "inner_optimizer/_variables/3", "inner_optimizer/_variables/4", "inner_optimizer/_variables/5",
+        "step_counter")]
+    # and back: a fresh wrapper restores the scale, the counter and the inner slots
+    opt.dynamic_scale.assign(512.0)
+    path = tf.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "ck2"))
+    fresh = mp.LossScaleOptimizer(tf.keras.optimizers.Adam(0.01))
+    fresh.build(model.trainable_variables)
+    tf.train.Checkpoint(model=model, optimizer=fresh).restore(path)
+    assert float(fresh.dynamic_scale.numpy()) == 512.0 and int(fresh.iterations.numpy()) == 1
+    np.testing.assert_array_equal(fresh.inner_optimizer.variables[2].numpy(), opt.inner_optimizer.variables[2].numpy())
 
 
 def test_loss_scale_optimizer_arguments_are_validated():
     sgd = tf.keras.optimizers.SGD()
-    with pytest.raises(ValueError, match="initial_scale"):
-        mp.LossScaleOptimizer(sgd, dynamic=False)
-    with pytest.raises(ValueError, match="dynamic_growth_steps"):
-        mp.LossScaleOptimizer(sgd, dynamic=False, initial_scale=2, dynamic_growth_steps=4)
+    with pytest.raises(ValueError, match="no longer supports `dynamic=False`"):  # TF 2.21's message
+        mp.LossScaleOptimizer(sgd, dynamic=False, initial_scale=8)
+    assert mp.LossScaleOptimizer(sgd, dynamic=True).initial_scale == 2.0 ** 15  # accepted, as TF
     with pytest.raises(ValueError, match="dynamic_growth_steps"):
         mp.LossScaleOptimizer(sgd, dynamic_growth_steps=0)
     with pytest.raises(ValueError, match="initial_scale"):
         mp.LossScaleOptimizer(sgd, initial_scale=-1.0)
     with pytest.raises(TypeError, match="inner_optimizer"):
         mp.LossScaleOptimizer("sgd")
-    fixed = mp.LossScaleOptimizer(sgd, dynamic=False, initial_scale=8)
-    assert fixed.dynamic_counter is None and float(fixed.loss_scale) == 8.0
-    cfg = fixed.get_config()
+    opt = mp.LossScaleOptimizer(sgd, initial_scale=8, dynamic_growth_steps=4)
+    cfg = opt.get_config()
+    assert set(cfg) == {"name", "inner_optimizer", "initial_scale", "dynamic_growth_steps"}  # Keras 3's keys
     again = mp.LossScaleOptimizer.from_config(cfg)
     assert again.get_config() == cfg
+    assert mp.LossScaleOptimizer.from_config({**cfg, "dynamic": True}).get_config() == cfg  # a Keras 2 config
 
 
 def test_non_finite_step_changes_no_variable_and_no_slot_and_halves_the_scale():
     opt = mp.LossScaleOptimizer(tf.keras.optimizers.Adam(0.1), initial_scale=8, dynamic_growth_steps=2)
     v = tf.Variable([1.0, 2.0])
     opt.apply_gradients([(tf.constant([0.5, 0.5]), v)])  # builds the slots, counter 1
-    before = [v.numpy().copy()] + [s.numpy().copy() for s in opt.variables[1:]]
+    before = [v.numpy().copy()] + [s.numpy().copy() for s in opt.inner_optimizer.variables]
     opt.apply_gradients([(tf.constant([np.nan, 1.0]), v)])
-    after = [v.numpy()] + [s.numpy() for s in opt.variables[1:]]
+    after = [v.numpy()] + [s.numpy() for s in opt.inner_optimizer.variables]
     for b, a in zip(before, after):
         np.testing.assert_array_equal(a, b)
-    assert float(opt.loss_scale) == 4.0 and int(opt.dynamic_counter.numpy()) == 0
-    assert int(opt.iterations.numpy()) == 2  # the skipped step counts, as TF
+    assert float(opt.dynamic_scale.numpy()) == 4.0 and int(opt.step_counter.numpy()) == 0
+    assert int(opt.iterations.numpy()) == 1  # Keras 3 (TF 2.21): the skipped step does not count
     opt.apply_gradients([(tf.constant([1.0, 1.0]), v)])
-    assert float(opt.loss_scale) == 4.0 and int(opt.dynamic_counter.numpy()) == 1
+    assert float(opt.dynamic_scale.numpy()) == 4.0 and int(opt.step_counter.numpy()) == 1
     opt.apply_gradients([(tf.constant([1.0, 1.0]), v)])  # 2 finite steps: the scale doubles
-    assert float(opt.loss_scale) == 8.0 and int(opt.dynamic_counter.numpy()) == 0
+    assert float(opt.dynamic_scale.numpy()) == 8.0 and int(opt.step_counter.numpy()) == 0
     small = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(), initial_scale=1)
     small.apply_gradients([(tf.constant([np.inf, 1.0]), v)])
-    assert float(small.loss_scale) == 1.0  # never below 1
+    small.apply_gradients([(tf.constant([np.inf, 1.0]), v)])
+    assert float(small.dynamic_scale.numpy()) == 0.25  # Keras 3 halves without a floor (TF 2.21: 1 -> 0.25)
+
+
+def test_keras3_trajectory_of_a_skipping_run():
+    """The sequence TF 2.21 prints for SGD(0.1), initial_scale=2, dynamic_growth_steps=2 and gradients
+    good, inf, inf, inf, good, good, good: (iterations, scale, variable) after each step."""
+    v = tf.Variable([1.0, 2.0])
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1), initial_scale=2.0, dynamic_growth_steps=2)
+    good, bad = tf.constant([1.0, 1.0]), tf.constant([np.inf, 1.0])
+    seen = []
+    for g in (good, bad, bad, bad, good, good, good):
+        opt.apply_gradients([(g, v)])
+        seen.append((int(opt.iterations.numpy()), float(opt.dynamic_scale.numpy()),
+                     v.numpy().astype(np.float64).round(4).tolist()))
+    assert seen == [(1, 2.0, [0.95, 1.95]), (1, 1.0, [0.95, 1.95]), (1, 0.5, [0.95, 1.95]), (1, 0.25, [0.95, 1.95]),
+                    (2, 0.25, [0.55, 1.55]), (3, 0.5, [0.15, 1.15]), (4, 0.5, [-0.05, 0.95])]
+
+
+def test_scale_loss_promotes_float16_and_uses_the_initial_scale_before_the_first_step():
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1))
+    assert float(opt.scale_loss(tf.constant(2.0)).numpy()) == 65536.0
+    assert opt.scale_loss(tf.constant(2.0, tf.float16)).dtype == tf.float32  # TF 2.21: float32
+    assert opt.scale_loss(tf.constant(2.0, tf.float64)).dtype == tf.float64
 
 
 def test_float16_overflow_is_skipped_until_the_scale_fits_then_grows():
@@ -213,7 +276,7 @@ def test_float16_overflow_is_skipped_until_the_scale_fits_then_grows():
         kernel_before = dense.kernel.numpy().copy()
         with tf.GradientTape() as tape:
             loss = tf.reduce_sum(tf.cast(dense(x), tf.float32))
-        scale = float(opt.loss_scale)
+        scale = float(opt.dynamic_scale.numpy()) if opt.built else opt.initial_scale
         opt.minimize(loss, dense.trainable_variables, tape=tape)
         applied = not np.array_equal(dense.kernel.numpy(), kernel_before)
         scales.append((scale, applied))
@@ -235,7 +298,7 @@ def test_loss_scaling_keeps_small_float16_gradients_from_underflowing():
             loss = tf.reduce_sum(loss)
             scaled = opt.scale_loss(loss) if opt is not None else loss
         g = tape.gradient(scaled, dense.kernel)
-        return g / opt.loss_scale if opt is not None else g
+        return g / opt.initial_scale if opt is not None else g
 
     np.testing.assert_array_equal(grads().numpy(), 0.0)
     np.testing.assert_allclose(grads(mp.LossScaleOptimizer(tf.keras.optimizers.SGD())).numpy(), [[1e-8]] * 3,
@@ -269,7 +332,7 @@ def test_mirrored_replicas_agree_on_skipping(two_cpus):
     strategy.run(step, args=(values.PerReplica([tf.constant([1.0, 1.0]), tf.constant([np.inf, 1.0])]),))
     for copy in v.values:
         np.testing.assert_array_equal(copy.numpy(), [1.0, 2.0])
-    assert [float(s.numpy()) for s in opt._loss_scale.values] == [2.0, 2.0]
+    assert [float(s.numpy()) for s in opt.dynamic_scale.values] == [2.0, 2.0]
     strategy.run(step, args=(values.PerReplica([tf.constant([1.0, 1.0]), tf.constant([1.0, 3.0])]),))
     for copy in v.values:  # the summed gradient [2, 4] applied on every copy
         np.testing.assert_allclose(copy.numpy(), [0.0, 0.0])
@@ -305,7 +368,7 @@ def test_mixed_float16_converges_to_the_float32_accuracy_on_cpu(monkeypatch):
     # fit's train step scales the loss: in Python once per trace (full and last partial batch), then the
     # traced graph replays the scaling on every step
     assert 1 <= len(scaled) <= 2
-    assert int(model.optimizer.dynamic_counter.numpy()) == steps and int(model.optimizer.iterations.numpy()) == steps
+    assert int(model.optimizer.step_counter.numpy()) == steps and int(model.optimizer.iterations.numpy()) == steps
 
 
 @pytest.fixture

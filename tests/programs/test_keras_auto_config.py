@@ -119,7 +119,12 @@ def test_subclassed_model_without_get_config_saves_and_loads(tmp_path):
     restored = tf.keras.models.load_model(
         path, custom_objects={"MySequentialModel": MySequentialModel, "FlexibleDense": FlexibleDense})
     assert type(restored) is MySequentialModel
-    np.testing.assert_allclose(restored(x).numpy(), expected, rtol=1e-6)
+    # as TF 2.21 (Keras 3): FlexibleDense's plain tf.Variables are not Keras weights, so the file holds no
+    # weights and the reloaded model computes with freshly drawn ones (TF printed [[6.63 5.26]] before and
+    # [[2.42 -4.86]] after); layers that should keep their values create them with add_weight
+    assert model.weights == [] and restored.weights == []
+    got = restored(x).numpy()
+    assert got.shape == expected.shape and not np.allclose(got, expected)
 
 
 def test_tf_module_prints_as_a_plain_python_object():

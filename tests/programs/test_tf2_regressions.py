@@ -75,7 +75,7 @@ def test_loss_scale_optimizer_custom_loop_skips_non_finite_steps_itself():
     v = tf.Variable([1.0, 2.0])
     opt.apply_gradients([(tf.constant([np.inf, 1.0]), v)])
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
-    assert float(opt.loss_scale) == 32.0
+    assert float(opt.dynamic_scale.numpy()) == 32.0
 
 
 def test_loss_scale_optimizer_in_a_tf_function_loop():

@@ -178,5 +178,5 @@ def _run(args, strategy):
         limits.restore_original_limits()
     say(f"Test accuracy: {accuracy:.4f} (loss {loss:.4f}); trained in {seconds:.1f} s")
     if args.mixed_precision:
-        say(f"Final loss scale: {float(model.optimizer.loss_scale):g}")
+        say(f"Final loss scale: {float(model.optimizer.dynamic_scale.numpy()):g}")
     return 0

@@ -34,7 +34,7 @@ from ..mixed_precision import policy as _policy
 from . import auto_config, call_errors
 from .keras_tensor import KerasTensor, is_symbolic, shape_of
 from .node import Node
-from .variable_paths import path_scope, set_keras_path
+from .variable_paths import path_scope, set_keras_path, to_snake_case
 
 
 class _UnknownBatch:
@@ -72,15 +72,6 @@ def _build_shapes(inputs):
     return shapes
 
 __all__ = ["Layer", "InputSpec", "to_snake_case"]
-
-
-def to_snake_case(name):
-    """Keras's class-name -> layer-name rule (``Conv2D`` -> ``conv2d``, ``ReLU`` -> ``re_lu``)."""
-    import re
-
-    intermediate = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    insecure = re.sub("([a-z])([A-Z])", r"\1_\2", intermediate).lower()
-    return insecure if insecure[0] != "_" else "private" + insecure
 
 
 class _CallState(threading.local):
@@ -307,9 +298,13 @@ class Layer(Module):
     def __setattr__(self, name, value):
         if name not in _UNTRACKED and not isinstance(value, str | int | float | Tensor | type(None)):
             if isinstance(value, Variable):
-                lst = self._trainable_weights if value.trainable else self._non_trainable_weights
-                if not any(v is value for v in lst):
-                    lst.append(value)
+                # Keras 3 tracks Keras variables (add_weight's, any layer's) as weights; a plain tf.Variable
+                # attribute is not a weight (TF 2.21: not in `weights`, not trained by fit, not in
+                # .weights.h5), though tf.train.Checkpoint still saves it as the object's child.
+                if getattr(value, "_keras_path", None) is not None:
+                    lst = self._trainable_weights if value.trainable else self._non_trainable_weights
+                    if not any(v is value for v in lst):
+                        lst.append(value)
                 _STRUCTURE[0] += 1
             elif _has_tracked(value) or _has_tracked(self.__dict__.get(name)):
                 _STRUCTURE[0] += 1

@@ -155,8 +155,13 @@ class Optimizer:
                                              dtype=dtypes.float32, device=self._cpu))
 
     def _keras_variable(self, variable, name=None):
-        """Give an optimizer variable Keras 3's path: ``adam/iteration``, ``adam/dense_kernel_momentum``."""
-        return set_keras_path(variable, path=f"{to_snake_case(self.name)}/{name or variable._name[:-2]}")
+        """Give an optimizer variable Keras 3's path: ``adam/iteration``, ``adam/dense_kernel_momentum``; under a
+        wrapper that builds it (a LossScaleOptimizer), ``loss_scale_optimizer/adam/dense_kernel_momentum``."""
+        prefix = to_snake_case(self.name)
+        outer = self.__dict__.get("_outer_path")
+        if outer:
+            prefix = f"{outer}/{prefix}"
+        return set_keras_path(variable, path=f"{prefix}/{name or variable._name[:-2]}")
 
     @property
     def learning_rate(self):

@@ -362,7 +362,11 @@ class Trainer:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         self._validate_target_and_loss(y, loss)
-        self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+        trainable = self.trainable_variables
+        if trainable:
+            self.optimizer.minimize(loss, trainable, tape=tape)
+        else:  # Keras 3: a model without trainable weights (plain tf.Variable attributes are none) still steps
+            warnings.warn("The model does not have any trainable weights.")  # noqa: B028 - as Keras 3
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data):
