@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 import tfcore as tf
+from tfcore.backend import native_cpu
+from tfcore.framework.context import context
 from tfcore.ops import batch_norm_ops
+from tfcore.ops.registry import kernel_for
 
 RNG = np.random.default_rng(7)
 SHAPES = [(3, 5, 7, 4), (2, 3, 1, 1), (1, 1, 1, 3), (4, 1, 2, 5)]  # ragged sizes, C=1, a single row
@@ -243,3 +246,90 @@ def test_op_runs_inside_tf_function():
         loss = tf.reduce_sum(y_eager * y_eager * y_eager)
     np.testing.assert_allclose(y.numpy(), y_eager.numpy(), rtol=1e-6)
     np.testing.assert_allclose(g.numpy(), tape.gradient(loss, xt).numpy(), rtol=1e-5, atol=1e-6)
+
+
+# -- the native CPU candidates (kernels/cpu_kernels.cc) ---------------------------------------------------------
+
+needs_native = pytest.mark.skipif(native_cpu.library() is None, reason="no C++ compiler: NumPy paths only")
+
+
+def _cpu_backend():
+    return context.find("CPU", 0).backend
+
+
+@needs_native
+@pytest.mark.parametrize("shape", [(3, 5, 7, 4), (1, 1, 1, 1), (2, 9, 1, 3), (5, 3, 3, 1), (2, 2, 3, 3, 6)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_native_kernels_match_float64_references(shape, dtype):
+    """The C++ forward and gradient, called directly (small shapes: execute picks them from 32768 values up)."""
+    x = (RNG.standard_normal(shape) * 3 + 5).astype(dtype)
+    dy = RNG.standard_normal(shape).astype(dtype)
+    c = shape[-1]
+    scale, offset = (p.astype(dtype) for p in _params(c))
+    old_mean, old_var = RNG.standard_normal(c).astype(dtype), RNG.uniform(0.5, 2, c).astype(dtype)
+    fmt = "NDHWC" if len(shape) == 5 else "NHWC"
+    out = batch_norm_ops._fused_batch_norm_v3_native(_cpu_backend(), x, scale, offset, old_mean, old_var,
+                                                     epsilon=1e-3, exponential_avg_factor=0.25, data_format=fmt,
+                                                     is_training=True)
+    x64 = x.astype(np.float64).reshape(-1, c)
+    mean, var = x64.mean(0), x64.var(0)
+    n = x64.shape[0]
+    unbiased = var * n / (n - 1) if n > 1 else np.zeros(c)
+    inv = 1 / np.sqrt(var + 1e-3)
+    y = ((x64 - mean) * inv * scale + offset).reshape(shape)
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out[0], y, rtol=tol, atol=tol)
+    np.testing.assert_allclose(out[1], 0.75 * old_mean + 0.25 * mean, rtol=tol, atol=tol)
+    np.testing.assert_allclose(out[2], 0.75 * old_var + 0.25 * unbiased, rtol=tol, atol=tol)
+    np.testing.assert_allclose(out[3], mean, rtol=tol, atol=tol)
+    np.testing.assert_allclose(out[4], var, rtol=tol * 10, atol=tol)
+    assert all(o.dtype == dtype for o in out) and out[5].shape == (0,)
+    dy64, xhat = dy.astype(np.float64).reshape(-1, c), (x64 - mean) * inv
+    for training in (True, False):
+        g = batch_norm_ops._fused_batch_norm_grad_v3_native(_cpu_backend(), dy, x, scale, out[3], out[4], out[5],
+                                                            epsilon=1e-3, data_format=fmt, is_training=training)
+        dscale, doffset = (dy64 * xhat).sum(0), dy64.sum(0)
+        dx = scale * inv * (dy64 - doffset / n - xhat * dscale / n) if training else dy64 * scale * inv
+        np.testing.assert_allclose(g[0], dx.reshape(shape), rtol=tol * 10, atol=tol * 10)
+        np.testing.assert_allclose(g[1], dscale, rtol=tol * 10, atol=tol * 10)
+        np.testing.assert_allclose(g[2], doffset, rtol=tol, atol=tol * 10)
+
+
+@needs_native
+def test_execute_picks_the_native_kernels_for_large_channels_last_inputs():
+    big = np.ones((4, 32, 32, 8), np.float32)
+    params = [np.ones(8, np.float32), np.zeros(8, np.float32), np.zeros(0, np.float32), np.zeros(0, np.float32)]
+    attrs = {"epsilon": 1e-3, "exponential_avg_factor": 1.0, "data_format": "NHWC", "is_training": True}
+    assert kernel_for("FusedBatchNormV3", [big] + params, attrs, "/CPU:0").name == "fused_batch_norm_native"
+    nchw = dict(attrs, data_format="NCHW")
+    assert kernel_for("FusedBatchNormV3", [big.transpose(0, 3, 1, 2).copy()] + params, nchw, "/CPU:0").name != \
+        "fused_batch_norm_native"
+    assert kernel_for("FusedBatchNormV3", [big[:1, :2]] + params, attrs, "/CPU:0").name != "fused_batch_norm_native"
+    half = [big.astype(np.float16)] + params
+    assert kernel_for("FusedBatchNormV3", half, attrs, "/CPU:0").name != "fused_batch_norm_native"
+    grad_in = [big, big, np.ones(8, np.float32), np.zeros(8, np.float32), np.ones(8, np.float32),
+               np.zeros(0, np.float32)]
+    grad_attrs = {"epsilon": 1e-3, "data_format": "NHWC", "is_training": True}
+    assert kernel_for("FusedBatchNormGradV3", grad_in, grad_attrs, "/CPU:0").name == "fused_batch_norm_grad_native"
+
+
+@needs_native
+def test_native_and_numpy_paths_agree_through_execute(monkeypatch):
+    """The same public call with the native kernels and with ``TFCORE_NATIVE_CPU=0`` (the NumPy candidates)."""
+    x = (RNG.standard_normal((8, 16, 16, 16)) * 2 + 1).astype(np.float32)
+    scale, offset = (p.astype(np.float32) for p in _params(16))
+
+    def run():
+        with tf.device("/CPU:0"):
+            xt = tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch(xt)
+                out = _raw(xt, scale, offset, epsilon=1e-3)
+                loss = tf.reduce_sum(out.y * tf.sin(xt))
+            return [t.numpy() for t in out[:5]] + [tape.gradient(loss, xt).numpy()]
+
+    native = run()
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
+    numpy_path = run()
+    for a, b in zip(native, numpy_path):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
