@@ -5,6 +5,7 @@ respect to ``x``, gamma and beta (PyTorch: ``nn.BatchNorm2d`` in training, ``y.s
 its own process, with the interpreter given for it (frameworks that do not import there are skipped)::
 
     python bench/bench_batch_norm.py [--shape 32 56 56 64] [--tf-python /path/to/python] [--torch-python ...]
+    python bench/bench_batch_norm.py --resnet50-ops   # ops of one eager Keras ResNet50 training step, by type
 
 tfcore runs twice: with its native CPU kernels and with ``TFCORE_NATIVE_CPU=0`` (the NumPy candidates). The
 tfcore lines also count the ops one step executes (``tf.debugging.set_log_device_placement``). Numbers are the
@@ -73,13 +74,57 @@ def run_side(python, kind, shape, repeats, env=None):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def resnet50_ops():
+    """The ops one eager training step of ``ResNet50(weights=None, input_shape=(32, 32, 3), classes=10)`` executes
+    (GradientTape + Adam, batch 2, on ``CPU:0``), as a Counter by op type."""
+    import collections
+    import contextlib
+    import io
+
+    import numpy as np
+
+    import tfcore as tf
+
+    with tf.device("/CPU:0"):
+        model = tf.keras.applications.ResNet50(weights=None, input_shape=(32, 32, 3), classes=10,
+                                               classifier_activation=None)
+        x = np.random.default_rng(0).standard_normal((2, 32, 32, 3)).astype(np.float32)
+        y = np.array([1, 2])
+        opt = tf.keras.optimizers.Adam()
+
+        def step():
+            with tf.GradientTape() as tape:
+                logits = model(x, training=True)
+                loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+
+        step()  # builds the optimizer's slots
+        buf = io.StringIO()
+        tf.debugging.set_log_device_placement(True)
+        try:
+            with contextlib.redirect_stdout(buf):
+                step()
+        finally:
+            tf.debugging.set_log_device_placement(False)
+    return collections.Counter(line.split()[2] for line in buf.getvalue().splitlines()
+                               if line.startswith("Executing op"))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shape", type=int, nargs=4, default=[32, 56, 56, 64], metavar=("N", "H", "W", "C"))
     p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--tf-python", default=sys.executable, help="interpreter with TensorFlow installed")
     p.add_argument("--torch-python", default=sys.executable, help="interpreter with PyTorch installed")
+    p.add_argument("--resnet50-ops", action="store_true", help="count the ops of one ResNet50 training step")
     args = p.parse_args(argv)
+    if args.resnet50_ops:
+        ops = resnet50_ops()
+        print(f"ResNet50 (32x32x3, 10 classes) eager training step: {sum(ops.values())} ops")
+        for name, n in ops.most_common():
+            print(f"  {name:28s} {n}")
+        return 0
     rows = [("tfcore (native CPU kernels)", sys.executable, "tfcore", None),
             ("tfcore (NumPy candidates)", sys.executable, "tfcore", {"TFCORE_NATIVE_CPU": "0"}),
             ("TensorFlow", args.tf_python, "tf", {"TF_CPP_MIN_LOG_LEVEL": "3"}),
