@@ -333,3 +333,17 @@ def test_native_and_numpy_paths_agree_through_execute(monkeypatch):
     numpy_path = run()
     for a, b in zip(native, numpy_path):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("is_training, factor", [(True, 1.0), (True, 0.5), (False, 1.0)])
+def test_outputs_never_share_memory(is_training, factor):
+    """Tensors are immutable values: no output may alias an input's array or another output's."""
+    x = RNG.standard_normal((2, 3, 3, 2)).astype(np.float32)
+    ins = [tf.constant(a) for a in (x, np.ones(2, np.float32), np.zeros(2, np.float32), np.zeros(2, np.float32),
+                                    np.ones(2, np.float32))]
+    out = tf.raw_ops.FusedBatchNormV3(x=ins[0], scale=ins[1], offset=ins[2], mean=ins[3], variance=ins[4],
+                                      exponential_avg_factor=factor, is_training=is_training)
+    arrays = [t._array for t in ins] + [t._array for t in out]
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1:]:
+            assert a is not b and not (a.size and b.size and np.shares_memory(a, b))

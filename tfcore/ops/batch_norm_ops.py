@@ -192,7 +192,11 @@ def _fused_batch_norm_v3(b, x, scale, offset, mean, variance, *, epsilon, expone
         y = y.astype(x.dtype)
     empty = xp.zeros((0,), acc)
     # every output its own array (no output aliases an input or another output): C values each
-    return y, out_mean.copy(), out_var.copy(), norm_mean.copy(), norm_var.copy(), empty
+    if not is_training:
+        out_mean, out_var, norm_mean, norm_var = mean.copy(), variance.copy(), mean.copy(), variance.copy()
+    elif out_mean is norm_mean:
+        norm_mean = norm_mean.copy()
+    return y, out_mean, out_var, norm_mean, norm_var, empty
 
 
 def _fused_batch_norm_grad_v3(b, y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3, *,
@@ -377,7 +381,9 @@ def _fused_batch_norm_v3_native(b, x, scale, offset, mean, variance, *, epsilon,
         f = t(exponential_avg_factor)
         out_mean = mean - (mean - batch_mean) * f
         out_var = variance - (variance - unbiased) * f
-    return y, out_mean.copy(), out_var, batch_mean, var, np.zeros((0,), x.dtype)
+    if out_mean is batch_mean:
+        batch_mean = batch_mean.copy()
+    return y, out_mean, out_var, batch_mean, var, np.zeros((0,), x.dtype)
 
 
 @_GRAD_OP.kernel("cpu", supports=_native_grad_applies, priority=1, name="fused_batch_norm_grad_native")
