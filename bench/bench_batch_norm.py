@@ -67,8 +67,12 @@ print(json.dumps({"median": statistics.median(times), "min": min(times), "ops": 
 
 def run_side(python, kind, shape, repeats, env=None):
     """``{"median", "min", "ops"}`` of one side, or None when it cannot run (the framework is not installed)."""
-    proc = subprocess.run([python, "-c", _SIDE, kind, ",".join(map(str, shape)), str(repeats)], capture_output=True,
-                          text=True, env=dict(os.environ, **(env or {})), timeout=600, check=False)
+    try:
+        proc = subprocess.run([python, "-c", _SIDE, kind, ",".join(map(str, shape)), str(repeats)],
+                              capture_output=True, text=True, env=dict(os.environ, **(env or {})), timeout=600,
+                              check=False)
+    except OSError:  # no such interpreter
+        return None
     if proc.returncode != 0:
         return None
     return json.loads(proc.stdout.strip().splitlines()[-1])
