@@ -853,12 +853,17 @@ TFC_EXPORT void tfc_truncated_normal_f64(uint64_t key, uint64_t ctr_lo, uint64_t
 // NumPy candidates these replace, and the formulas). Per-channel sums run in double over fixed chunks of
 // rows, added in chunk order (deterministic for any thread count); the variance takes a second pass over
 // x - mean (never E[x^2] - E[x]^2). Element-wise values use the NumPy candidate's formulas in T.
+// One thread: each pass streams memory at a few flops per value, which one core nearly saturates, while a
+// split pays a thread start and a join per pass; on a busy 2-core machine (load 4) the split step took 125-136
+// ms against 25-37 ms on one thread (a BN layer's training step at 32x56x56x64 float32).
 namespace {
+
+constexpr i64 BN_THREADS = 1;
 
 // sums[k * c + j] += f(row r, channel j) over the rows of chunk k, for `outs` outputs per channel.
 template <typename RowFn>
 void channel_chunk_sums(i64 m, i64 c, int outs, std::vector<double>& total, const RowFn& row_fn) {
-    const i64 threads = thread_parts(m, 4.0 * static_cast<double>(m) * c);
+    const i64 threads = BN_THREADS;
     const i64 chunks = std::min<i64>(m, threads * CHUNKS_PER_THREAD);
     std::vector<double> part(static_cast<size_t>(std::max<i64>(chunks, 1) * outs * c), 0.0);
     run_chunks(threads, chunks, m, [&](i64 k, i64 begin, i64 end) {
@@ -895,7 +900,7 @@ void batch_norm_train(const T* __restrict__ x, i64 m, i64 c, const T* __restrict
         k[j] = scale[j] / std::sqrt(var_out[j] + T(eps));
     }
     const T* kk = k.data();
-    const i64 threads = thread_parts(m, 2.0 * static_cast<double>(m) * c);
+    const i64 threads = BN_THREADS;
     run_chunks(threads, std::min<i64>(m, threads * CHUNKS_PER_THREAD), m, [&](i64, i64 begin, i64 end) {
         for (i64 r = begin; r < end; ++r) {
             const T* row = x + r * c;
@@ -930,7 +935,7 @@ void batch_norm_grad(const T* __restrict__ dy, const T* __restrict__ x, i64 m, i
         k3[j] = training ? -(k1[j] * doffset[j]) / n : T(0);
     }
     const T *a = k1.data(), *b = k2.data(), *d = k3.data();
-    const i64 threads = thread_parts(m, 4.0 * static_cast<double>(m) * c);
+    const i64 threads = BN_THREADS;
     run_chunks(threads, std::min<i64>(m, threads * CHUNKS_PER_THREAD), m, [&](i64, i64 begin, i64 end) {
         for (i64 r = begin; r < end; ++r) {
             const T* g = dy + r * c;

@@ -345,7 +345,8 @@ _FORWARD_OP.kernel()(_fused_batch_norm_v3)
 _GRAD_OP.kernel()(_fused_batch_norm_grad_v3)
 
 # -- native CPU candidates (kernels/cpu_kernels.cc): channels-last float32/float64, three passes forward and two
-# backward, split over the op's threads, where the NumPy candidates make about seven and eight
+# backward on one thread (memory-bound: see the kernels' comment), where the NumPy candidates make about seven and
+# eight
 
 _NATIVE_MIN = 1 << 15  # below this many values NumPy's passes cost less than the call
 
