@@ -45,6 +45,7 @@ from . import bitwise, ragged, version
 from . import experimental  # tf.experimental.DynamicRaggedShape, RowPartition
 from . import types  # tf.types.experimental.TraceType
 from . import profiler
+from . import raw_ops  # tf.raw_ops: ops by their TF names (FusedBatchNormV3, ...)
 import sys as _sys  # noqa: E402
 from . import compat  # tf.compat; install_as_tensorflow() is opt-in (importing it aliases nothing)
 compat.v2 = _sys.modules[__name__]  # tf.compat.v2 is the TF2 API itself (TensorBoard's hparams plugin uses it)

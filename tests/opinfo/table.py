@@ -208,8 +208,13 @@ sample(None, "nn.dropout", lambda x: tf.nn.dropout(x, 0.5, seed=3), X, grad=True
 sample(None, "nn.moments", lambda x: tuple(tf.nn.moments(x, axes=[0])), X, grad=True)
 sample(None, "nn.batch_normalization", lambda x, m, v, o, s: tf.nn.batch_normalization(x, m, v, o, s, 1e-3),
      X, f32(4, seed=1), f32(4, lo=0.5, hi=1.5, seed=2), f32(4, seed=3), f32(4, seed=4), grad=True)
-sample(None, "nn.fused_batch_norm", lambda x, s, o: tuple(tf.nn.fused_batch_norm(x, s, o)[:3]), IMG, f32(3, seed=1),
-     f32(3, seed=2), grad=True, tol=1e-4)
+sample("FusedBatchNormV3", "nn.fused_batch_norm", lambda x, s, o: tuple(tf.nn.fused_batch_norm(x, s, o)[:3]), IMG,
+       f32(3, seed=1), f32(3, seed=2), grad=True, tol=1e-4)
+sample("FusedBatchNormV3", "nn.fused_batch_norm_nchw_inference", lambda x, s, o, m, v: tf.nn.fused_batch_norm(
+    x, s, o, m, v, data_format="NCHW", is_training=False)[0], IMG, f32(5, seed=1), f32(5, seed=2), f32(5, seed=3),
+       f32(5, lo=0.5, hi=2.0, seed=4), grad=True, tol=1e-4)
+sample("FusedBatchNormV3", "nn.fused_batch_norm_float16", lambda x, s, o: tuple(tf.nn.fused_batch_norm(x, s, o)[:3]),
+       IMG.astype(np.float16), f32(3, seed=1), f32(3, seed=2), grad=True, tol=2e-3)
 sample(None, "nn.l2_normalize", lambda x: tf.nn.l2_normalize(x, axis=1), X, grad=True)
 sample("GatherV2", "nn.embedding_lookup",
        lambda p, i: tf.nn.embedding_lookup(p, i), f32(6, 3), i32(2, 3, hi=6), grad=True)
@@ -479,6 +484,10 @@ def _spmm(values, b, adjoint_a=False, adjoint_b=False):
 _LABELS = np.array([[0.2, 0.5, 0.3], [1.0, 0.0, 0.0]])
 
 # op name -> (function of float64 tensors, list of NumPy inputs[, check_gradients options])
+def _fused_bn(x, scale, offset):
+    return tf.nn.fused_batch_norm(x, scale, offset, epsilon=1e-3)[0]
+
+
 _GRADIENTS = {
     # -- math: unary ----------------------------------------------------------------------
     "Abs": (tf.abs, [away(2, 3)]),
@@ -595,6 +604,9 @@ _GRADIENTS = {
     "MaxPoolGradGrad": (vjp(vjp(_maxpool), wrt=1, fixed={0: away(1, 3, 3, 1), 1: r(1, 2, 2, 1)}), [r(1, 3, 3, 1)]),
     "AvgPool": (_avgpool, [r(1, 3, 3, 2)]),
     "AvgPoolGrad": (vjp(_avgpool, fixed={0: r(1, 3, 3, 2)}), [r(1, 2, 2, 2)]),
+    # -- nn: fused batch normalisation (training: the statistics depend on x) ---------------------
+    "FusedBatchNormV3": (_fused_bn, [r(2, 3, 1, 2), r(2, lo=0.5, hi=1.5), r(2)]),
+    "FusedBatchNormGradV3": (vjp(_fused_bn, fixed={1: r(2, lo=0.5, hi=1.5), 2: r(2)}), [r(2, 3, 1, 2), r(2, 3, 1, 2)]),
     # -- image --------------------------------------------------------------------------------
     # bilinear computes and returns float32 (as TF): a linear op, checked with a large step
     "ResizeBilinear": (lambda x: tf.cast(tf.image.resize(x, [3, 5], method="bilinear"), tf.float64),
@@ -921,7 +933,7 @@ for _op, _kernels in [
 # inverting them raises while tracing).
 for _op in ["AddV2", "Exp", "Cast", "BatchMatMulV2", "Sum", "ArgMax", "Softmax", "Conv2D", "MaxPool",
             "GatherV2", "ConcatV2", "Slice", "StridedSlice", "Transpose", "BiasAdd", "Relu", "ScatterNd", "Cumsum",
-            "SelectV2", "TopKV2", "MatrixBandPart", "ResizeBilinear", "OneHot"]:
+            "SelectV2", "TopKV2", "MatrixBandPart", "ResizeBilinear", "OneHot", "FusedBatchNormV3"]:
     entry(_op, saved_model=True)
 
 # ==================================================================================================

@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 10
+ABI_VERSION = 11
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -50,6 +50,8 @@ _SIGNATURES = {
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
     "tfc_box_muller": [_ptr, _i64, _ptr],  # TF's Box-Muller on Philox words (tfcore/ops/philox.py)
     "tfc_truncated_normal": [ctypes.c_uint64] * 3 + [_i64, _ptr],  # TF's truncated normal on a Philox stream
+    "tfc_batch_norm_train": [_ptr, _i64, _i64, _ptr, _ptr, ctypes.c_double, _ptr, _ptr, _ptr],  # FusedBatchNormV3
+    "tfc_batch_norm_grad": [_ptr] * 2 + [_i64] * 2 + [_ptr] * 3 + [ctypes.c_double, _i64] + [_ptr] * 3,
 }
 # Functions without a dtype suffix.
 _PLAIN_SIGNATURES = {"tfc_philox": [ctypes.c_uint64] * 3 + [_ptr, _i64, _ptr]}  # TF's Philox (tfcore/ops/philox.py)

@@ -20,7 +20,7 @@ from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.variables import Variable
-from . import _cpu_fast, random_ops
+from . import _cpu_fast, batch_norm_ops, random_ops
 from ._common import accumulation_dtype, as_tensor, describe, floating_rule, host_float32, normalize_axis, numeric_rule
 from .array_ops import broadcast_to, reshape, transpose, zeros_like
 from .math_ops import (
@@ -489,40 +489,29 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0):
-    """``tf.compat.v1.nn.fused_batch_norm`` for 4-D inputs: ``(y, batch_mean, batch_variance)``.
+    """``tf.compat.v1.nn.fused_batch_norm``: ``(y, batch_mean, batch_variance)`` of one ``FusedBatchNormV3`` op
+    (``tfcore/ops/batch_norm_ops.py``) on a 4-D (or, with ``NDHWC``/``NCDHW``, 5-D) input.
 
     Training: normalizes with the batch statistics; the returned variance is the unbiased
     (Bessel-corrected) one, and with ``exponential_avg_factor`` < 1 both statistics are blended
     into ``mean``/``variance`` as TF does. Inference: normalizes with ``mean``/``variance``.
+    ``epsilon`` is raised to at least 1.001e-5, as TF does for cuDNN.
     """
+    if (not is_training or exponential_avg_factor != 1.0) and (mean is None or variance is None):
+        raise ValueError("Both `mean` and `variance` must be a 1D tensor when `is_training` is False or "
+                         f"`exponential_avg_factor` != 1.0. Received: `mean` {mean!r} and `variance` {variance!r}")
     x = as_tensor(x)
-    if x.shape.rank != 4:
-        raise InvalidArgumentError(None, None, f"FusedBatchNormV3: input must be 4-dimensional, got {describe([x])}")
-    axes = [0, 2, 3] if data_format.startswith("NC") else [0, 1, 2]
-    ch = 1 if data_format.startswith("NC") else 3
-    bshape = [1, -1, 1, 1] if ch == 1 else [1, 1, 1, -1]
     scale, offset = as_tensor(scale), as_tensor(offset)
-
-    def bc(t):
-        return reshape(t, bshape)
-
-    if is_training:
-        batch_mean, batch_var = moments(cast(x, scale.dtype), axes)
-        y = batch_normalization(x, bc(batch_mean), bc(batch_var), bc(offset), bc(scale), epsilon)
-        n = x._array.size // x._array.shape[ch]
-        unbiased = multiply(batch_var, scalar_like(n / max(n - 1, 1), batch_var))
-        if exponential_avg_factor != 1.0 and mean is not None and variance is not None:
-            f = exponential_avg_factor
-            batch_mean = add(multiply(as_tensor(mean), scalar_like(1 - f, batch_mean)),
-                             multiply(batch_mean, scalar_like(f, batch_mean)))
-            unbiased = add(multiply(as_tensor(variance), scalar_like(1 - f, unbiased)),
-                           multiply(unbiased, scalar_like(f, unbiased)))
-        return y, batch_mean, unbiased
+    empty = None
     if mean is None or variance is None:
-        raise ValueError("fused_batch_norm: mean and variance are required when is_training=False")
-    mean, variance = as_tensor(mean), as_tensor(variance)
-    y = batch_normalization(x, bc(mean), bc(variance), bc(offset), bc(scale), epsilon)
-    return y, mean, variance
+        empty = convert_to_tensor(np.zeros((0,), scale.dtype.as_numpy_dtype))
+    mean = empty if mean is None else mean
+    variance = empty if variance is None else variance
+    epsilon = max(float(epsilon), 1.001e-5)
+    out = batch_norm_ops.fused_batch_norm_v3(x, scale, offset, mean, variance, epsilon=epsilon,
+                                             exponential_avg_factor=exponential_avg_factor,
+                                             data_format=data_format, is_training=is_training)
+    return out.y, out.batch_mean, out.batch_variance
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):

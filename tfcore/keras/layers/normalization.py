@@ -5,7 +5,7 @@ from ... import nn
 from ...framework import dtypes, recording
 from ...framework.tensor_shape import TensorShape
 from ...framework.variables import Variable, VariableAggregation, VariableSynchronization
-from ...ops import array_ops, math_ops, nn_ops, reduce_ops
+from ...ops import array_ops, batch_norm_ops, math_ops, nn_ops, reduce_ops
 from .. import initializers
 from ..engine.base_layer import InputSpec, Layer
 from ._weights import add_role_weight, initializers_config, set_weight_args
@@ -68,6 +68,13 @@ class BatchNormalization(_Normalization):
     As TF's fused kernel (used for 4-D inputs normalised over the channel axis), the moving variance is
     updated with the unbiased (Bessel-corrected) batch variance in that case, and with the biased one
     otherwise.
+
+    Training runs one ``FusedBatchNormV3`` op forward (and one ``FusedBatchNormGradV3`` backward) when the
+    layer normalises over the last axis (or axis 1) of a 2- to 5-D float16/bfloat16/float32/float64 input
+    (2- and 3-D inputs are reshaped to 4-D, which copies nothing) and is not ``synchronized``; the op also
+    blends the batch statistics into the moving averages (``old - (old - batch) * (1 - momentum)``, the
+    update of the composite path). Other cases, and inference, run the composite ``tf.nn.moments`` +
+    ``tf.nn.batch_normalization``.
     """
 
     _config_keys = ("axis", "momentum", "epsilon", "center", "scale")
@@ -116,6 +123,7 @@ class BatchNormalization(_Normalization):
                                                synchronization=VariableSynchronization.ON_READ,
                                                aggregation=VariableAggregation.MEAN)
         self._fused_like = rank == 4 and axes in ([3], [1]) and self.fused is not False
+        self._fused_format = _fused_data_format(rank, axes) if not self.synchronized else None
         self.built = True
 
     def _param(self, v):
@@ -125,8 +133,12 @@ class BatchNormalization(_Normalization):
 
     def call(self, inputs, training=None):
         given = inputs
-        inputs = self._to_param_dtype(inputs)
         training = bool(training) and self.trainable
+        if training and self._fused_format is not None and inputs.dtype.is_floating:
+            fused = self._fused_training(inputs)
+            if fused is not None:
+                return fused
+        inputs = self._to_param_dtype(inputs)
         if training:
             mean, variance = nn.moments(inputs, self._reduction_axes, keepdims=False)
             n = 1
@@ -145,10 +157,59 @@ class BatchNormalization(_Normalization):
                                      self._param(self.gamma), self.epsilon)
         return self._output(out, given)
 
+    def _fused_training(self, inputs):
+        """Training-mode output from one ``FusedBatchNormV3`` op (which also blends the batch statistics into
+        the moving averages), or None when the input's static shape cannot be viewed as 4-D."""
+        fmt, shape4 = self._fused_format, None
+        shape = inputs.shape.as_list()
+        if len(shape) < 4:
+            if any(d is None for d in shape[1:]):
+                return None
+            shape4 = [-1] + shape[1:] + [1] * (4 - len(shape))
+            if fmt == "NHWC":  # (N, C) -> (N, 1, 1, C); (N, L, C) -> (N, L, 1, C)
+                shape4 = [-1] + shape[1:-1] + [1] * (4 - len(shape)) + [shape[-1]]
+        given = inputs
+        param_dtype = self._param_dtype()
+        half = inputs.dtype in (dtypes.float16, dtypes.bfloat16) and param_dtype is dtypes.float32
+        if not half and inputs.dtype is not param_dtype:
+            inputs = math_ops.cast(inputs, param_dtype)
+        x = array_ops.reshape(inputs, shape4) if shape4 is not None else inputs
+        channels = self.moving_mean.shape[0]
+        gamma = self.gamma if self.gamma is not None else array_ops.ones([channels], param_dtype)
+        beta = self.beta if self.beta is not None else array_ops.zeros([channels], param_dtype)
+        decay = 1.0 - self.momentum
+        out = batch_norm_ops.fused_batch_norm_v3(x, gamma, beta, self.moving_mean, self.moving_variance,
+                                                 epsilon=self.epsilon, exponential_avg_factor=decay,
+                                                 data_format=fmt, is_training=True)
+        with recording.stop_recording():  # moving averages are state, not part of the loss
+            self.moving_mean.assign(out.batch_mean)
+            if self._fused_like:  # the op's blend of the unbiased batch variance
+                self.moving_variance.assign(out.batch_variance)
+            else:  # the biased one (reserve_space_2), as the composite path
+                self.moving_variance.assign_sub((self.moving_variance - out.reserve_space_2) * decay)
+        y = out.y
+        if shape4 is not None:
+            y = array_ops.reshape(y, [-1] + shape[1:])
+        return self._output(y, given)
+
     def get_config(self):
         config = super().get_config()
         config.update(initializers_config(self, ("moving_mean", "moving_variance")))
         return config
+
+
+def _fused_data_format(rank, axes):
+    """The ``FusedBatchNormV3`` data format a BatchNormalization over ``axes`` of a rank-``rank`` input runs in
+    (2- and 3-D inputs reshaped to 4-D), or None when the op cannot express it."""
+    if len(axes) != 1 or not 2 <= rank <= 5:
+        return None
+    last = {4: "NHWC", 5: "NDHWC"}.get(rank, "NHWC")
+    first = {4: "NCHW", 5: "NCDHW"}.get(rank, "NCHW")
+    if axes[0] == rank - 1:
+        return last
+    if axes[0] == 1:
+        return first
+    return None
 
 
 class LayerNormalization(_Normalization):
