@@ -202,7 +202,7 @@ def test_model_weights_come_layer_by_layer():
 class _WithPlainVariables(tf.keras.Model):
     def __init__(self):
         super().__init__()
-        self.d = tf.keras.layers.Dense(2)
+        self.d = tf.keras.layers.Dense(2, name="dense")  # named: other tests' Dense layers take "dense"
         self.v = tf.Variable(1.0)
         self.frozen = tf.Variable(2.0, trainable=False)
 

@@ -65,9 +65,8 @@ class BatchNormalization(_Normalization):
     the moving mean/variance. momentum 0.99, epsilon 1e-3; a frozen layer (``trainable=False``) always runs
     in inference mode, as in TF 2.
 
-    As TF's fused kernel (used for 4-D inputs normalised over the channel axis), the moving variance is
-    updated with the unbiased (Bessel-corrected) batch variance in that case, and with the biased one
-    otherwise.
+    As Keras 3 (TF 2.21, every rank), the moving variance is updated with the biased batch variance (Keras
+    2's fused kernel took the Bessel-corrected one for 4-D inputs: tf.keras before TF 2.16).
 
     Training runs one ``FusedBatchNormV3`` op forward (and one ``FusedBatchNormGradV3`` backward) when the
     layer normalises over the last axis (or axis 1) of a 2- to 5-D float16/bfloat16/float32/float64 input
@@ -122,7 +121,6 @@ class BatchNormalization(_Normalization):
                                                initializer=self.moving_variance_initializer, trainable=False,
                                                synchronization=VariableSynchronization.ON_READ,
                                                aggregation=VariableAggregation.MEAN)
-        self._fused_like = rank == 4 and axes in ([3], [1]) and self.fused is not False
         self._fused_format = _fused_data_format(rank, axes) if not self.synchronized else None
         self.built = True
 
@@ -141,16 +139,10 @@ class BatchNormalization(_Normalization):
         inputs = self._to_param_dtype(inputs)
         if training:
             mean, variance = nn.moments(inputs, self._reduction_axes, keepdims=False)
-            n = 1
-            for a in self._reduction_axes:
-                n *= inputs.shape[a]
-            update_var = variance
-            if self._fused_like and n > 1:
-                update_var = variance * (n / (n - 1.0))
             decay = 1.0 - self.momentum
             with recording.stop_recording():  # moving averages are state, not part of the loss
                 self.moving_mean.assign_sub((self.moving_mean - array_ops.stop_gradient(mean)) * decay)
-                self.moving_variance.assign_sub((self.moving_variance - array_ops.stop_gradient(update_var)) * decay)
+                self.moving_variance.assign_sub((self.moving_variance - array_ops.stop_gradient(variance)) * decay)
         else:
             mean, variance = self.moving_mean, self.moving_variance
         out = nn.batch_normalization(inputs, self._param(mean), self._param(variance), self._param(self.beta),
@@ -183,10 +175,8 @@ class BatchNormalization(_Normalization):
                                                  data_format=fmt, is_training=True)
         with recording.stop_recording():  # moving averages are state, not part of the loss
             self.moving_mean.assign(out.batch_mean)
-            if self._fused_like:  # the op's blend of the unbiased batch variance
-                self.moving_variance.assign(out.batch_variance)
-            else:  # the biased one (reserve_space_2), as the composite path
-                self.moving_variance.assign_sub((self.moving_variance - out.reserve_space_2) * decay)
+            # Keras 3 blends the biased batch variance (reserve_space_2), not the op's Bessel-corrected one
+            self.moving_variance.assign_sub((self.moving_variance - out.reserve_space_2) * decay)
         y = out.y
         if shape4 is not None:
             y = array_ops.reshape(y, [-1] + shape[1:])
