@@ -28,11 +28,7 @@ def _float_scalar(value, dtype):
     Placed like any converted value: the ``tf.device`` scope's device, else the default one.
     """
     dev = (_state._device if _ctx.ACTIVE[0] else None) or _ctx.default_device()
-    arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
-    b = dev.backend
-    if b.kind != "cpu" or b.xp is not np:
-        arr = b.asarray(arr)
-    return Tensor(arr, dtype, dev)
+    return Tensor(dev.backend.asarray(value, dtype.as_numpy_dtype), dtype, dev)
 
 
 def binary_args(x, y):

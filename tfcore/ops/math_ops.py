@@ -405,11 +405,7 @@ def scalar_like(value, t):
     """A scalar constant of ``t``'s dtype on ``t``'s device (gradients use it; it is not an op)."""
     dtype = t._dtype if type(t) is Tensor else t.dtype
     dev = t._device
-    arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
-    b = dev.backend
-    if b.kind != "cpu" or b.xp is not np:
-        arr = b.asarray(arr)
-    return Tensor(arr, dtype, dev)
+    return Tensor(dev.backend.asarray(value, dtype.as_numpy_dtype), dtype, dev)
 
 
 def ones_scalar(t):
@@ -859,9 +855,10 @@ def _matmul(b, x, y, *, transpose_a, transpose_b):
         x = x.swapaxes(-1, -2)  # the method: no Python-level wrapper (np.swapaxes costs ~0.5 us)
     if transpose_b:
         y = y.swapaxes(-1, -2)
-    if b.xp is np and x.dtype.itemsize == 2 and x.dtype.kind in "fV":
-        # float16/bfloat16 on the host: NumPy has no half BLAS (10x slower, bfloat16 accumulates in
-        # bfloat16); multiply in float32 and round once, as a GPU's float32 accumulators do
+    if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+        # float16/bfloat16: NumPy has no half BLAS (10x slower, bfloat16 accumulates in bfloat16); multiply
+        # in float32 and round once, as a GPU's float32 accumulators do (our CUDA kernels take half
+        # precision on GPUs; this generic code serves the shapes they do not)
         out_dtype, x, y = in_accumulation_dtype(x, y)
         with np.errstate(over="ignore"):  # overflow gives inf, silently, as on a GPU (loss scaling relies on it)
             return blas_threads.matmul(x, y).astype(out_dtype)
