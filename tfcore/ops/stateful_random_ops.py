@@ -8,6 +8,7 @@ state it read; ``make_seeds``/``split`` draw full-range int64 keys; ``skip(d)`` 
 by ``256 * d``. A checkpoint of a generator therefore carries its stream to and from TensorFlow.
 """
 
+import enum
 import os as _os
 import threading as _threading
 
@@ -25,7 +26,15 @@ from .random_ops import (
     uniform_full_int_from,
 )
 
-__all__ = ["Generator", "get_global_generator", "set_global_generator", "create_rng_state"]
+__all__ = ["Generator", "get_global_generator", "set_global_generator", "create_rng_state", "Algorithm"]
+
+
+class Algorithm(enum.Enum):
+    """``tf.random.Algorithm``: the counter-based generator (tfcore draws with Philox for every choice)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
 
 PHILOX = 1          # tf.random.Algorithm.PHILOX.value
 _STATE_SIZE = 3     # PHILOX_STATE_SIZE
