@@ -23,7 +23,7 @@ from ._common import (
     numeric_rule,
     same_dtype_rule,
 )
-from .array_ops import broadcast_to, reshape, transpose, zeros_like
+from .array_ops import broadcast_to, ones_like, reshape, transpose, zeros_like
 from .array_shape_ops import _unbroadcast
 from .registry import Op, execute
 
@@ -439,8 +439,6 @@ def ones_scalar(t):
 
 
 def ones_like_(t):
-    from .array_ops import ones_like
-
     return ones_like(t)
 
 

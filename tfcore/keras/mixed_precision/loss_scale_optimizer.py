@@ -31,6 +31,7 @@ from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import ResourceVariable, Variable
 from ...ops import math_ops, reduce_ops
+from .. import optimizers
 from ..optimizers import distributed
 from ..optimizers.optimizer import Optimizer, _cpu_device, flatten_gradients
 
@@ -260,15 +261,11 @@ class LossScaleOptimizer(Optimizer):
 
     # -- config ----------------------------------------------------------------------------------------
     def get_config(self):
-        from .. import optimizers
-
         return {"inner_optimizer": optimizers.serialize(self._optimizer), "dynamic": self._dynamic,
                 "initial_scale": self._initial_scale, "dynamic_growth_steps": self._growth_steps}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from .. import optimizers
-
         config = dict(config)
         config["inner_optimizer"] = optimizers.deserialize(config["inner_optimizer"], custom_objects=custom_objects)
         return cls(**config)
