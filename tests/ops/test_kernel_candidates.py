@@ -170,3 +170,20 @@ def test_half_precision_convolutions_run_the_float32_candidates_on_the_cpu():
     got = execute(REGISTRY["Conv2D"], [tf.constant(x), tf.constant(w)], _CONV)
     assert got.dtype == tf.float16
     assert got.numpy()[0, 2, 2, 0] == 13.5 and got.numpy()[0, 0, 0, 0] == 6.0
+
+
+@pytest.mark.parametrize("op", ["ReluGrad", "_FusedMatMul", "_FusedConv2D", "MaxPoolGrad"])
+def test_host_float32_is_the_cpu_variant_chosen_at_registration(op):
+    """``@host_float32`` kernels: the ``cpu`` generic candidate computes 16-bit floats in float32, the ``cuda``
+    one is the kernel itself; the kind is chosen when the kernel is registered, not tested on every call."""
+    cpu, cuda = REGISTRY[op].candidates["cpu"][-1], REGISTRY[op].candidates["cuda"][-1]
+    assert cpu.fn is not cuda.fn and cpu.name == cuda.name
+    assert cuda.fn.kind_variants["cpu"] is cpu.fn
+
+
+def test_host_float32_rounds_a_float32_result_once_on_the_cpu():
+    g = np.array([1.0, 2.0, -3.0, 65504.0], np.float16)
+    y = np.array([1.0, 0.0, 2.0, 1.0], np.float16)
+    got = execute(REGISTRY["ReluGrad"], [tf.constant(g), tf.constant(y)], {})
+    assert got.dtype == tf.float16
+    np.testing.assert_array_equal(got.numpy(), np.array([1.0, 0.0, -3.0, 65504.0], np.float16))
