@@ -500,6 +500,7 @@ def _stack(values):
     return array_ops.stack(values, axis=0)
 
 
+@add_dispatch_support  # tf.map_fn over a RaggedTensor (tfcore/ragged/ragged_dispatch.py)
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False,
            infer_shape=True, name=None, fn_output_signature=None):
     """``tf.map_fn``: ``fn`` applied to each slice of ``elems`` along axis 0, results stacked."""
@@ -750,4 +751,3 @@ def dataset_loop(dataset, body, state, break_index=None):
     return results
 
 
-map_fn = add_dispatch_support(map_fn)  # tf.map_fn over a RaggedTensor (tfcore/ragged/ragged_dispatch.py)
