@@ -19,10 +19,10 @@ import logging
 
 import numpy as np
 
-from tfcore.backend import mpi
+from tfcore.backend import collectives, mpi
 from tfcore.framework import context as _ctx
 from tfcore.framework import recording
-from tfcore.framework.tensor import Tensor
+from tfcore.framework.tensor import Tensor, backend_array, from_backend_array
 from tfcore.framework.tensor_conversion import convert_to_tensor
 from tfcore.framework.variables import Variable, VariableSynchronization
 
@@ -109,8 +109,6 @@ class MultiWorkerAllReduce(cdo.CrossDeviceOps):
             return [[t._copy_to(per_replica[r][k]._device) for k, t in enumerate(totals)] for r in range(n)]
 
     def _across_workers(self, tensors):
-        from tfcore.framework.tensor import backend_array, from_backend_array
-
         dev = tensors[0]._device
         buckets = cdo._buckets(tensors, self.bytes_per_pack)
         with _ctx.device(dev.name):
@@ -243,8 +241,6 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
                     [d.name for d in devices], self._reduction_reason)
 
     def _choose_transport(self, devices, implementation):
-        from tfcore.backend import collectives
-
         distinct_gpus = (all(d.device_type == "GPU" and d.backend.device_collectives for d in devices)
                          and len({d.backend.device_id for d in devices}) == len(devices))
         # NCCL also refuses two ranks on one GPU: the workers sharing a host must own different GPUs

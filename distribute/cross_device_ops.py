@@ -25,8 +25,10 @@ import numpy as np
 
 from tfcore.backend import collectives
 from tfcore.framework import context as _ctx
-from tfcore.framework import recording
+from tfcore.framework import device_spec, recording
 from tfcore.framework.tensor import backend_array, from_backend_array
+from tfcore.ops.array_ops import concat, reshape, split
+from tfcore.ops.math_ops import add, add_n, truediv
 
 from .reduce_util import ReduceOp
 
@@ -75,13 +77,10 @@ class ReductionToOneDevice(CrossDeviceOps):
     def _target(self, per_replica):
         if self._reduce_to_device is None:
             return _ctx.context.find("CPU", 0)
-        from tfcore.framework import device_spec
 
         return _ctx.context.resolve(device_spec.parse(self._reduce_to_device))
 
     def batch_all_reduce(self, reduce_op, per_replica):
-        from tfcore.ops.math_ops import add_n, truediv
-
         n = len(per_replica)
         if n == 1:
             return per_replica
@@ -107,8 +106,6 @@ class HierarchicalCopyAllReduce(CrossDeviceOps):
         self.num_packs = num_packs
 
     def batch_all_reduce(self, reduce_op, per_replica):
-        from tfcore.ops.math_ops import add, truediv
-
         n = len(per_replica)
         if n == 1:
             return per_replica
@@ -153,7 +150,6 @@ def _buckets(tensors, bytes_per_pack):
 
 def _pack(tensors):
     """One flat tensor (on the tensors' device) holding ``tensors`` one after the other."""
-    from tfcore.ops.array_ops import concat, reshape
 
     flat = [reshape(t, [-1]) for t in tensors]
     return concat(flat, 0) if len(flat) > 1 else flat[0]
@@ -161,7 +157,6 @@ def _pack(tensors):
 
 def _unpack(flat, like):
     """Split ``flat`` back into tensors shaped like ``like`` (on ``flat``'s device)."""
-    from tfcore.ops.array_ops import reshape, split
 
     sizes = [t.shape.num_elements() for t in like]
     parts = split(flat, sizes, 0) if len(like) > 1 else [flat]
@@ -170,7 +165,6 @@ def _unpack(flat, like):
 
 def _mean(total, n):
     """``total / n`` as the host reduction computes it (TF's ``value / n``: integers give floats)."""
-    from tfcore.ops.math_ops import truediv
 
     return truediv(total, np.asarray(n, total.dtype.as_numpy_dtype))
 

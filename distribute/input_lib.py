@@ -2,10 +2,14 @@
 
 import numpy as np
 
+from tfcore.data.iterators import Optional
 from tfcore.framework import context as _ctx
 from tfcore.framework import nest, tracing
 from tfcore.framework.errors import OutOfRangeError
 from tfcore.framework.tensor import Tensor
+from tfcore.framework.tensor_conversion import convert_to_tensor
+from tfcore.ops.array_ops import slice as slice_op
+from tfcore.ops.array_ops import split
 
 from .values import PerReplica
 
@@ -27,8 +31,6 @@ class InputContext:
 
 def _to_device(t, dev):
     if not isinstance(t, Tensor):
-        from tfcore.framework.tensor_conversion import convert_to_tensor
-
         with _ctx.device(dev.name):
             return convert_to_tensor(t)
     return t._copy_to(dev)
@@ -41,7 +43,6 @@ def _split_sizes(n, parts):
 
 def split_batch(element, devices):
     """One global-batch element -> the same structure with PerReplica leaves."""
-    from tfcore.ops.array_ops import split
 
     n = len(devices)
 
@@ -64,7 +65,6 @@ def split_batch(element, devices):
 def _rows(t, start, stop):
     if isinstance(t, np.ndarray):
         return t[start:stop]
-    from tfcore.ops.array_ops import slice as slice_op
 
     return slice_op(t, [start] + [0] * (t.shape.rank - 1), [stop - start] + [-1] * (t.shape.rank - 1))
 
@@ -82,7 +82,6 @@ def worker_rows(element, num_workers, index):
             return _rows(leaf, start, start + sizes[index])
         return leaf
 
-    from tfcore.framework import nest
 
     return nest.map_structure(cut, element)
 
@@ -225,7 +224,6 @@ class DistributedIterator:
 
     def get_next(self):
         """The next element; raises ``tf.errors.OutOfRangeError`` at the end."""
-        from tfcore.framework.errors import OutOfRangeError
 
         try:
             return next(self._elements)
@@ -234,7 +232,6 @@ class DistributedIterator:
 
     def get_next_as_optional(self):
         """The next element as a ``tf.experimental.Optional`` (empty at the end)."""
-        from tfcore.data.iterators import Optional
 
         try:
             return Optional(next(self._elements), self._element_spec)

@@ -2,6 +2,8 @@
 
 import enum
 
+from tfcore.framework.variables import VariableAggregation
+
 
 class ReduceOp(enum.Enum):
     """How values from several replicas combine: SUM or MEAN."""
@@ -11,8 +13,6 @@ class ReduceOp(enum.Enum):
 
     @staticmethod
     def from_variable_aggregation(aggregation):
-        from tfcore.framework.variables import VariableAggregation
-
         mapping = {VariableAggregation.SUM: ReduceOp.SUM, VariableAggregation.MEAN: ReduceOp.MEAN}
         if aggregation not in mapping:
             raise ValueError(f"Could not convert from {aggregation} to a ReduceOp")

@@ -17,9 +17,14 @@ from tfcore.framework import context as _ctx
 from tfcore.framework import device_spec, nest, recording, tracing
 from tfcore.framework.errors import CancelledError
 from tfcore.framework.indexed_slices import IndexedSlices
+from tfcore.framework.tensor import Tensor
 from tfcore.framework.tensor_conversion import convert_to_tensor
 from tfcore.framework.variables import variable_creator_scope, variable_creators, variable_creators_scope
 from tfcore.function.polymorphic_function import Function
+from tfcore.ops import array_ops, math_ops
+from tfcore.ops.array_ops import concat
+from tfcore.ops.math_ops import cast, multiply, truediv
+from tfcore.ops.reduce_ops import reduce_sum
 
 from . import cross_device_ops as cdo
 from . import distribute_lib, values
@@ -112,8 +117,6 @@ def _is_tf_function(fn):
 
 
 def tracing_tensor_types():
-    from tfcore.framework.tensor import Tensor
-
     return (Tensor,)
 
 
@@ -184,7 +187,6 @@ class ReplicaContext:
         """``all_reduce`` of a flat list holding IndexedSlices: as TF's cross-device ops, the slices of every
         replica are gathered (values and indices concatenated in replica order; MEAN divides the values by
         the replica count) and stay IndexedSlices; the dense leaves are all-reduced as usual."""
-        from tfcore.ops import array_ops, math_ops
 
         out = list(leaves)
         dense = [i for i, v in enumerate(leaves) if type(v) is not IndexedSlices]
@@ -283,7 +285,6 @@ class ReplicaContext:
 def _flatten_distributed(structure):
     """``(tensors, rebuild)``: the tensor leaves of ``structure``, a distributed value's components counted
     one by one, and ``rebuild(new_tensors)`` that puts new tensors in their places (other leaves kept)."""
-    from tfcore.framework.tensor import Tensor
 
     leaves = nest.flatten(structure)
     tensors, where = [], []
@@ -503,8 +504,6 @@ class Strategy:
     # -- cross-replica results ------------------------------------------------------------------
     def reduce(self, reduce_op, value, axis=None):
         """Combine a per-replica value into one tensor (on the first replica's device)."""
-        from tfcore.ops.math_ops import cast, multiply, truediv
-        from tfcore.ops.reduce_ops import reduce_sum
 
         reduce_op = cdo._as_reduce_op(reduce_op)
         vals = list(value.values) if isinstance(value, values.DistributedValues) else None
@@ -530,7 +529,6 @@ class Strategy:
 
     def gather(self, value, axis):
         """Concatenate per-replica values along ``axis`` (on the first replica's device)."""
-        from tfcore.ops.array_ops import concat
 
         vals = list(value.values) if isinstance(value, values.DistributedValues) else [value]
         home = self._devices[0]
@@ -586,9 +584,6 @@ class _DefaultStrategy(Strategy):
             return fn(*args, **(kwargs or {}))
 
     def reduce(self, reduce_op, value, axis=None):
-        from tfcore.ops.math_ops import truediv
-        from tfcore.ops.reduce_ops import reduce_sum
-
         t = convert_to_tensor(value)
         if axis is None:
             return t

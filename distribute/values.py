@@ -18,6 +18,7 @@ from tfcore.framework.variables import (
     VariableSynchronization,
     keras_variable_repr,
 )
+from tfcore.ops.math_ops import add_n, truediv
 
 from . import distribute_lib
 from .reduce_util import ReduceOp
@@ -208,8 +209,6 @@ class SyncOnReadVariable(MirroredVariable):
     """Per-replica accumulators (metrics): replica writes stay local, cross-replica reads aggregate."""
 
     def _aggregated(self):
-        from tfcore.ops.math_ops import add_n
-
         comps = [c._value for c in self._components]
         if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA or (
                 len(comps) == 1 and not self._strategy._synchronizes_workers):
@@ -238,8 +237,6 @@ class SyncOnReadVariable(MirroredVariable):
         if idx is not None:
             getattr(self._components[idx], method)(value)
         elif method == "assign" and self._aggregation == VariableAggregation.SUM:
-            from tfcore.ops.math_ops import truediv
-
             n = self._strategy.num_replicas_in_sync
             share = truediv(value, n) if not isinstance(value, DistributedValues) else value
             self._update_all("assign", share)

@@ -7,7 +7,10 @@ In eager mode an assertion checks immediately and returns None (as TF does);
 import numpy as np
 
 from .framework import context as _ctx
+from .framework import dtypes
+from .framework import dtypes as _dtypes
 from .framework.errors import InvalidArgumentError
+from .framework.tensor import Tensor
 from .ops._common import as_tensor
 from .ops.logging_ops import format_array
 
@@ -114,8 +117,6 @@ def assert_rank(x, rank, message=None, name=None):
 
 
 def assert_type(tensor, tf_type, message=None, name=None):
-    from .framework import dtypes
-
     if as_tensor(tensor).dtype is not dtypes.as_dtype(tf_type):
         raise TypeError(f"{message or ''} {as_tensor(tensor).dtype.name} != {dtypes.as_dtype(tf_type).name}".strip())
 
@@ -168,7 +169,6 @@ def assert_rank_in(x, ranks, message=None, name=None):
 
 def assert_same_float_dtype(tensors=None, dtype=None):
     """The common floating dtype of ``tensors`` (and ``dtype``); ValueError if they differ or are not floating."""
-    from .framework import dtypes as _dtypes
 
     found = _dtypes.as_dtype(dtype) if dtype is not None else None
     for t in tensors or []:
@@ -218,7 +218,6 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
 
 def is_numeric_tensor(tensor):
     """True for a tensor of a numeric (integer, floating or complex) dtype."""
-    from .framework.tensor import Tensor
 
     if not isinstance(tensor, Tensor):
         return False

@@ -7,7 +7,6 @@ from .ops.candidate_sampling_ops import (
                                          log_uniform_candidate_sampler,
                                          uniform_candidate_sampler,
 )
-from .ops.random_extra_ops import *
 from .ops.random_ops import *
 from .ops.stateful_random_ops import *
 from .ops.stateless_random_ops import *

@@ -192,9 +192,10 @@ def test_stride1_backprop_input_as_one_product_matches_per_tap_col2im(cpu, monke
     w = _rng.standard_normal((kh, kw, 3, 4))
     oh, ow, _, _ = conv_ops.conv_geometry(sizes, kh, kw, attrs["strides"], attrs["dilations"], padding, explicit)
     dy = _rng.standard_normal((2, oh, ow, 4))
-    got = conv_ops._conv2d_backprop_input(cpu, w, dy, input_sizes=sizes, **attrs)
-    monkeypatch.setattr(conv_ops, "_backprop_input_stride1", lambda *a: None)
-    want = conv_ops._conv2d_backprop_input(cpu, w, dy, input_sizes=sizes, **attrs)
+    attrs["input_sizes"] = sizes
+    got = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (w, dy), attrs)
+    monkeypatch.setattr(conv_ops, "_flipped_pads", lambda *a: None)  # neither the product nor the direct kernel
+    want = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (w, dy), attrs)
     assert got.shape == sizes
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
@@ -215,14 +216,15 @@ def test_conv2d_saves_its_columns_as_a_residual_that_the_filter_gradient_reuses(
     x1 = _rng.standard_normal((2, 5, 5, 3))
     w = _rng.standard_normal((3, 3, 3, 4))
     dy = _rng.standard_normal((2, 5, 5, 4))
-    res = conv_ops._conv2d(cpu, x1, w, **attrs)
+    res = conv_ops.CONV2D.run_kernel(cpu, (x1, w), attrs)
     assert isinstance(res, Residuals) and res.saved["im2col"].shape == (2 * 5 * 5, 3 * 3 * 3)
-    reused = conv_ops._conv2d_backprop_filter(cpu, x1, dy, filter_sizes=w.shape, im2col=res.saved["im2col"], **attrs)
-    fresh = conv_ops._conv2d_backprop_filter(cpu, x1, dy, filter_sizes=w.shape, **attrs)
+    reused = conv_ops.CONV2D_BACKPROP_FILTER.run_kernel(
+        cpu, (x1, dy), {**attrs, "filter_sizes": w.shape, "im2col": res.saved["im2col"]})
+    fresh = conv_ops.CONV2D_BACKPROP_FILTER.run_kernel(cpu, (x1, dy), {**attrs, "filter_sizes": w.shape})
     np.testing.assert_allclose(reused, fresh, rtol=1e-12)
     np.testing.assert_allclose(fresh[1, 1], np.einsum("nhwc,nhwo->co", x1, dy), rtol=1e-10)  # the centre tap
     monkeypatch.setattr(conv_ops, "MAX_SAVED_COLUMNS_BYTES", 64)
-    assert not isinstance(conv_ops._conv2d(cpu, x1, w, **attrs), Residuals)  # large columns are not kept
+    assert not isinstance(conv_ops.CONV2D.run_kernel(cpu, (x1, w), attrs), Residuals)  # large columns are not kept
 
 
 def test_residuals_live_on_the_tapes_call_record_only():

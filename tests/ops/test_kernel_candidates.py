@@ -6,6 +6,8 @@ import pytest
 
 import tfcore as tf
 from tfcore import cli
+from tfcore.backend import native_cpu
+from tfcore.framework.context import context
 from tfcore.framework.errors import InvalidArgumentError
 from tfcore.ops import registry
 from tfcore.ops.registry import REGISTRY, Op, describe_kernels, execute, kernel_for
@@ -126,3 +128,62 @@ def test_cpu_fast_paths_are_registered_candidates(op, inputs, attrs, fast):
         assert got.shape == want.shape
         np.testing.assert_array_equal(got, want)
     assert fast not in " ".join(describe_kernels(op).get("cuda", []))
+
+
+_CONV = dict(strides=(1, 1, 1, 1), padding="SAME", explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1))
+
+
+@pytest.mark.skipif(native_cpu.library() is None, reason="no C++ compiler: the native CPU kernels are not built")
+@pytest.mark.parametrize("op, inputs, attrs, native", [
+    ("Conv2D", [np.ones((2, 6, 6, 3), np.float32), np.ones((3, 3, 3, 8), np.float32)], _CONV,
+     "conv2d_direct_native"),
+    ("Conv2DBackpropInput", [np.ones((3, 3, 3, 8), np.float32), np.ones((2, 6, 6, 8), np.float32)],
+     {**_CONV, "input_sizes": (2, 6, 6, 3)}, "conv2d_backprop_input_direct_native"),
+    ("Conv2DBackpropInput", [np.ones((3, 3, 8, 8), np.float64), np.ones((2, 3, 3, 8), np.float64)],
+     {**_CONV, "strides": (1, 2, 2, 1), "input_sizes": (2, 6, 6, 8)}, "conv2d_backprop_input_direct_native"),
+    ("Conv2DBackpropFilter", [np.ones((2, 6, 6, 3), np.float32), np.ones((2, 6, 6, 8), np.float32)],
+     {**_CONV, "filter_sizes": (3, 3, 3, 8)}, "conv2d_backprop_filter_direct_native"),
+])
+def test_native_convolutions_are_registered_cpu_candidates(op, inputs, attrs, native, capsys):
+    """The native direct convolutions are ``cpu`` candidates with ``supports=`` (not branches inside the
+    generic im2col code): chosen for the arrays they take, listed by ``tfcore info --ops``, absent on other
+    kinds; without the library (``TFCORE_NATIVE_CPU=0``) the generic code runs and gives the same values."""
+    assert kernel_for(op, inputs, attrs).name == native
+    assert native not in " ".join(describe_kernels(op).get("cuda", []))
+    assert cli.main(["info", "--ops", op]) in (0, None)
+    assert native in capsys.readouterr().out
+    cpu = context.find("CPU", 0).backend
+    got = REGISTRY[op].run_kernel(cpu, tuple(inputs), attrs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFCORE_NATIVE_CPU", "0")
+        assert kernel_for(op, inputs, attrs).name != native
+        want = REGISTRY[op].run_kernel(cpu, tuple(inputs), attrs)
+    np.testing.assert_allclose(got, getattr(want, "output", want), rtol=1e-5)
+
+
+@pytest.mark.skipif(native_cpu.library() is None, reason="no C++ compiler: the native CPU kernels are not built")
+def test_half_precision_convolutions_run_the_float32_candidates_on_the_cpu():
+    """float16 Conv2D on the CPU: a candidate casts to float32 and dispatches again (the native kernel then
+    runs), rounding the result once."""
+    x, w = np.ones((1, 5, 5, 3), np.float16), np.full((3, 3, 3, 8), 0.5, np.float16)
+    assert kernel_for("Conv2D", [x, w], _CONV).name == "Conv2D[float16/bfloat16 in float32]"
+    got = execute(REGISTRY["Conv2D"], [tf.constant(x), tf.constant(w)], _CONV)
+    assert got.dtype == tf.float16
+    assert got.numpy()[0, 2, 2, 0] == 13.5 and got.numpy()[0, 0, 0, 0] == 6.0
+
+
+@pytest.mark.parametrize("op", ["ReluGrad", "_FusedMatMul", "_FusedConv2D", "MaxPoolGrad"])
+def test_host_float32_is_the_cpu_variant_chosen_at_registration(op):
+    """``@host_float32`` kernels: the ``cpu`` generic candidate computes 16-bit floats in float32, the ``cuda``
+    one is the kernel itself; the kind is chosen when the kernel is registered, not tested on every call."""
+    cpu, cuda = REGISTRY[op].candidates["cpu"][-1], REGISTRY[op].candidates["cuda"][-1]
+    assert cpu.fn is not cuda.fn and cpu.name == cuda.name
+    assert cuda.fn.kind_variants["cpu"] is cpu.fn
+
+
+def test_host_float32_rounds_a_float32_result_once_on_the_cpu():
+    g = np.array([1.0, 2.0, -3.0, 65504.0], np.float16)
+    y = np.array([1.0, 0.0, 2.0, 1.0], np.float16)
+    got = execute(REGISTRY["ReluGrad"], [tf.constant(g), tf.constant(y)], {})
+    assert got.dtype == tf.float16
+    np.testing.assert_array_equal(got.numpy(), np.array([1.0, 0.0, -3.0, 65504.0], np.float16))

@@ -125,7 +125,7 @@ def test_native_im2col_equals_the_numpy_columns(n, h, w, c, k, stride, dilation,
     x = _rng.standard_normal((n, h, w, c)).astype(dtype)
     strides, dilations = (1, stride, stride, 1), (1, dilation, dilation, 1)
     oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, k, k, strides, dilations, padding, ())
-    got = conv_ops._columns(np, x, oh, ow, k, k, strides, dilations, ph, pw)
+    got = conv_ops._host_columns(np, x, oh, ow, k, k, strides, dilations, ph, pw)
     want = conv_ops._im2col(np, conv_ops.pad_spatial(np, x, ph, pw), oh, ow, k, k, strides, dilations)
     assert got.dtype == dtype and (c == 1 or got.flags.c_contiguous)  # one channel: the NumPy tap-major copy
     np.testing.assert_array_equal(got, want)
@@ -237,9 +237,9 @@ def test_direct_convolution_and_its_filter_gradient_match_float64_references(cpu
     wide = native_cpu.library().wide_direct_channels(dtype)
     long_sum = co > 16 and kh * kw * c > conv_ops._DIRECT_MAX_TERMS
     run_co = conv_ops._kernel_channels(co)
-    assert conv_ops._direct_ready(np, run_co, kh * kw * c, x, wt) is (
+    assert conv_ops._direct_ready(run_co, kh * kw * c, x, wt) is (
         not long_sum or (wide > 0 and run_co % wide == 0))
-    got = conv_ops._conv2d(cpu, x, wt, **attrs)
+    got = conv_ops.CONV2D.run_kernel(cpu, (x, wt), attrs)
     assert type(got) is np.ndarray and got.dtype == dtype  # the direct kernel saves no columns
     tol = 2e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(kh * kw * c))
@@ -251,7 +251,7 @@ def test_direct_convolution_and_its_filter_gradient_match_float64_references(cpu
         patch = xpad[:, i * dilation:i * dilation + stride * (oh - 1) + 1:stride,
                      j * dilation:j * dilation + stride * (ow - 1) + 1:stride, :]
         dw_want[i, j] = patch.reshape(-1, c).T @ dy.reshape(-1, co).astype(np.float64)
-    dw = conv_ops._conv2d_backprop_filter(cpu, x, dy, filter_sizes=(kh, kw, c, co), **attrs)
+    dw = conv_ops.CONV2D_BACKPROP_FILTER.run_kernel(cpu, (x, dy), {**attrs, "filter_sizes": (kh, kw, c, co)})
     np.testing.assert_allclose(dw, dw_want, rtol=tol, atol=tol * np.sqrt(n * oh * ow))
 
 
@@ -262,14 +262,14 @@ def test_direct_kernels_take_the_channel_counts_and_sizes_they_are_fast_for():
                            (12, 8, 3, False), (6, 8, 3, False),     # not 4 or a multiple of 8
                            (16, 64, 3, True), (40, 64, 3, False)):  # wide output and over 256 terms: BLAS
         w = np.ones((k, k, c, co), np.float32)
-        assert conv_ops._direct_ready(np, co, k * k * c, x, w) is want, (co, c, k)
+        assert conv_ops._direct_ready(co, k * k * c, x, w) is want, (co, c, k)
     # over 256 terms, the output-channel counts of the wide kernels run directly where the build has them
     wide = native_cpu.library().wide_direct_channels(np.float32)
     assert wide in (0, 32)  # 0 without AVX-512
     for co in (32, 64, 96, 128):
         w = np.ones((3, 3, 64, co), np.float32)
-        assert conv_ops._direct_ready(np, co, 9 * 64, x, w) is (wide > 0), co
-    assert not conv_ops._direct_ready(np, 8, 9, x.astype(np.float16), np.ones((3, 3, 8, 8), np.float16))
+        assert conv_ops._direct_ready(co, 9 * 64, x, w) is (wide > 0), co
+    assert not conv_ops._direct_ready(8, 9, x.astype(np.float16), np.ones((3, 3, 8, 8), np.float16))
     # other counts run as the next one the kernels take, with zero filters
     assert [conv_ops._kernel_channels(co) for co in (1, 3, 4, 5, 8, 12, 24, 100)] == [4, 4, 4, 8, 8, 16, 24, 104]
 
@@ -288,10 +288,10 @@ def test_direct_stride1_input_gradient_matches_the_numpy_path(cpu, monkeypatch, 
     attrs = _conv_attrs(1, dilation, padding)
     oh, ow, _, _ = conv_ops.conv_geometry(x_shape, k, k, attrs["strides"], attrs["dilations"], padding, ())
     dy = _rng.standard_normal((3, oh, ow, co)).astype(dtype)
-    got = conv_ops._conv2d_backprop_input(cpu, wt, dy, input_sizes=x_shape, **attrs)
+    got = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt, dy), {**attrs, "input_sizes": x_shape})
     monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
-    want = conv_ops._conv2d_backprop_input(cpu, wt.astype(np.float64), dy.astype(np.float64),
-                                           input_sizes=x_shape, **attrs)
+    want = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt.astype(np.float64), dy.astype(np.float64)),
+                                                       {**attrs, "input_sizes": x_shape})
     tol = 2e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k * k * co))
 
@@ -464,16 +464,16 @@ def test_threaded_direct_convolution_and_filter_gradient_match_float64_reference
     pads = _geometry(case)
     attrs = _conv_attrs(stride, dilation, padding)
     threads(1)
-    one = conv_ops._conv2d(cpu, x, wt, **attrs)
+    one = conv_ops.CONV2D.run_kernel(cpu, (x, wt), attrs)
     assert native_cpu.last_parts() == 1
     threads(count)
-    got = conv_ops._conv2d(cpu, x, wt, **attrs)
+    got = conv_ops.CONV2D.run_kernel(cpu, (x, wt), attrs)
     assert native_cpu.last_parts() == count
     np.testing.assert_array_equal(got, one)
     want = _reference_conv(x, wt, stride, dilation, pads)
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5 * np.sqrt(kh * kw * c))
     dy = _rng.standard_normal(want.shape).astype(np.float32)
-    dw = conv_ops._conv2d_backprop_filter(cpu, x, dy, filter_sizes=(kh, kw, c, co), **attrs)
+    dw = conv_ops.CONV2D_BACKPROP_FILTER.run_kernel(cpu, (x, dy), {**attrs, "filter_sizes": (kh, kw, c, co)})
     assert native_cpu.last_parts() == count
     xpad = np.pad(x.astype(np.float64), ((0, 0), pads[0], pads[1], (0, 0)))
     oh, ow = want.shape[1:3]
@@ -489,7 +489,7 @@ def test_threaded_direct_convolution_and_filter_gradient_match_float64_reference
 def test_small_convolutions_stay_on_one_thread(cpu, threads):
     threads(4)
     x = np.ones((1, 5, 5, 8), np.float32)
-    conv_ops._conv2d(cpu, x, np.ones((3, 3, 8, 8), np.float32), **_conv_attrs(1, 1, "SAME"))
+    conv_ops.CONV2D.run_kernel(cpu, (x, np.ones((3, 3, 8, 8), np.float32)), _conv_attrs(1, 1, "SAME"))
     assert native_cpu.last_parts() == 1  # 29 kFLOP: a thread start would cost more than it saves
 
 
@@ -535,12 +535,12 @@ def test_strided_input_gradient_runs_the_direct_kernel_and_matches_float64(cpu, 
     attrs = dict(_conv_attrs(1, dilation, padding), strides=(1, *strides, 1))
     oh, ow, ph, pw = conv_ops.conv_geometry(x_shape, k, k, attrs["strides"], attrs["dilations"], padding, ())
     dy = _rng.standard_normal((x_shape[0], oh, ow, co)).astype(dtype)
-    assert conv_ops._backprop_input_strided_direct(np, wt, dy, x_shape, attrs["strides"], ph, pw,
-                                                   attrs["dilations"]) is not None
-    got = conv_ops._conv2d_backprop_input(cpu, wt, dy, input_sizes=x_shape, **attrs)
+    assert conv_ops.CONV2D_BACKPROP_INPUT.select("cpu", (wt, dy), {**attrs, "input_sizes": x_shape}).name == \
+        "conv2d_backprop_input_direct_native"
+    got = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt, dy), {**attrs, "input_sizes": x_shape})
     monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
-    want = conv_ops._conv2d_backprop_input(cpu, wt.astype(np.float64), dy.astype(np.float64),
-                                           input_sizes=x_shape, **attrs)
+    want = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt.astype(np.float64), dy.astype(np.float64)),
+                                                       {**attrs, "input_sizes": x_shape})
     assert got.shape == x_shape and got.dtype == dtype
     tol = 2e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k * k * co))
@@ -549,8 +549,9 @@ def test_strided_input_gradient_runs_the_direct_kernel_and_matches_float64(cpu, 
 @needs_native
 def test_wide_strides_keep_the_per_tap_input_gradient():
     w, dy = np.ones((3, 3, 8, 8), np.float32), np.ones((1, 2, 2, 8), np.float32)
-    assert conv_ops._backprop_input_strided_direct(np, w, dy, (1, 6, 6, 8), (1, 3, 3, 1), (0, 0), (0, 0),
-                                                   (1, 1, 1, 1)) is None  # 9x the work: not worth it
+    attrs = dict(_conv_attrs(1, 1, "VALID"), strides=(1, 3, 3, 1), input_sizes=(1, 6, 6, 8))
+    assert not conv_ops._backprop_input_direct_applies(w, dy, **attrs)  # 9x the work: not worth it
+    assert conv_ops.CONV2D_BACKPROP_INPUT.select("cpu", (w, dy), attrs).name.startswith("_conv2d_backprop_input")
 
 
 # -- depthwise convolution, multiplier 1 ----------------------------------------------------------------

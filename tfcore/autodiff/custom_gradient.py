@@ -17,6 +17,7 @@ import threading
 from ..framework import recording, tracing
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
+from ..ops import array_ops
 from ..ops.registry import Op, execute
 
 # One op object stands for every eager custom-gradient call; the user's gradient
@@ -173,8 +174,6 @@ def _like_result(result, outs):
 
 
 def _zeros_like(t):
-    from ..ops import array_ops
-
     return array_ops.zeros_like(t)
 
 

@@ -12,6 +12,7 @@ import enum
 
 import numpy as np
 
+from .. import ops
 from ..framework import context as _ctx
 from ..framework import nest, recording, tracing
 from ..framework.dtypes import DIFFERENTIABLE_DTYPES as _DIFFERENTIABLE
@@ -35,8 +36,6 @@ def _ops():
     """``tfcore.ops`` (imported on first use: ops import the registry, which this layer sits on)."""
     global _OPS
     if _OPS is None:
-        from .. import ops
-
         _OPS = ops
     return _OPS
 

@@ -13,6 +13,7 @@ import warnings
 from . import activation as _activation
 from .activation import Activation
 from .base import GPUBackend, PhysicalGPUInfo
+from .kernel_library import CupyKernelLibrary
 
 
 def _cupy():
@@ -100,7 +101,6 @@ class CudaBackend(GPUBackend):
         import cupy
 
         from . import allocator as alloc_mod
-        from .kernel_library import CupyKernelLibrary
 
         super().__init__(device_id, device_name, compute_capability, total_memory, logical_index)
         self.xp = cupy

@@ -9,12 +9,13 @@ with NVRTC. Every generated source must compile with NVRTC (tests check it).
 import hashlib
 import threading
 
+from .emulator.build import cache_root
+
 _lock = threading.Lock()
 
 
 def source_file(source):
     """The cached ``.cu`` file holding ``source`` (written once)."""
-    from .emulator.build import cache_root
 
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     path = cache_root() / "generated" / f"fused_{digest}.cu"

@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 
+from .collectives import _nccl_dtype
 from .errors import DeadlineExceededError
 
 # Environment variables a launcher sets in every process it starts (Open MPI, MPICH/Hydra, PMIx, Slurm).
@@ -192,7 +193,6 @@ class World:
 
     def nccl_all_reduce(self, arrays, backend):
         """Sums over every process of ``arrays`` (device arrays on ``backend``'s GPU) with NCCL; new arrays."""
-        from .collectives import _nccl_dtype
         from .cuda import nccl_module
 
         nccl = nccl_module()

@@ -7,6 +7,7 @@ classes as the ``tensorboard`` package ships them (its copies of TF's ``.proto``
 the bytes are TF's), loaded on
 first use with a clear error when ``tensorboard`` is missing. Any other name raises AttributeError.
 """
+from ..io import _deps
 
 _PROTOS = {"Summary": "summary_pb2", "Event": "event_pb2", "SummaryMetadata": "summary_pb2",
            "HistogramProto": "summary_pb2", "TensorProto": "tensor_pb2"}
@@ -24,5 +25,4 @@ def __getattr__(name):
         raise AttributeError(f"module 'tfcore.compat.v1' has no attribute {name!r}: tfcore implements the TF2 API "
                              "only (tf.compat.v1 holds just the protos " + ", ".join(sorted(_PROTOS))
                              + " and train.summary_iterator, io.tf_record_iterator)")
-    from ..io import _deps  # imported on use: tfcore.io needs the optional tensorboard package
     return getattr(_deps.tensorboard_proto(module), name)

@@ -38,8 +38,10 @@ from ..framework import device_spec as _device_spec
 from ..framework import recording as _recording
 from ..framework import tracing as _tracing
 from ..framework.tensor import Tensor
+from ..function import autograph as _ag
 from ..function import executor as _executor
 from ..function.func_graph import FuncGraph
+from ..function.polymorphic_function import Function
 from ..ops import random_ops as _random_ops
 from . import structure
 from .chunks import Failure
@@ -283,9 +285,6 @@ class TracedFunction:
 
 
 def _autograph(fn):
-    from ..function import autograph as _ag
-    from ..function.polymorphic_function import Function
-
     if isinstance(fn, Function):  # a tf.function given to map: traced inline with its own AutoGraph setting
         return fn._traced_python_function()
     return _ag.convert_for_tracing(fn)

@@ -20,11 +20,11 @@ import copy
 from tfcore.framework.errors import InvalidArgumentError
 
 from .options import AutoShardPolicy
+from .readers import _FileDataset
 
 
 def _file_reader(dataset):
     """The first file reader with a static list of files in the pipeline, or None."""
-    from .readers import _FileDataset
 
     stack = [dataset]
     while stack:

@@ -4,6 +4,7 @@ Transformation factories (``assert_cardinality``, ``enumerate_dataset``...)
 return a function to pass to ``Dataset.apply``, as TF's do.
 """
 
+from ..framework import dtypes
 from ..framework.errors import OpError
 from ._runtime import enable_debug_mode
 from .csv_readers import CsvDataset, make_csv_dataset
@@ -20,8 +21,10 @@ from .options import (
     OptimizationOptions,
     ThreadingOptions,
 )
-from .structure import DatasetSpec
+from .sources import ListDataset
+from .structure import DatasetSpec, normalize_element
 from .threads import close_iterator
+from .transform_basic import AssertCardinalityDataset
 
 __all__ = [
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy", "AutotuneOptions",
@@ -41,7 +44,6 @@ def cardinality(dataset):
 
 def assert_cardinality(expected_cardinality):
     """Declare the number of elements; iteration fails with FailedPreconditionError if it differs."""
-    from .transform_basic import AssertCardinalityDataset
 
     return lambda ds: AssertCardinalityDataset(ds, expected_cardinality)
 
@@ -99,8 +101,6 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
 
 def from_list(elements, name=None):
     """A dataset whose elements are ``elements`` (each may be a nested structure)."""
-    from .sources import ListDataset
-    from .structure import normalize_element
 
     elements = [normalize_element(e) for e in elements]
     if not elements:
@@ -112,7 +112,6 @@ def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TF's public name
     """An infinite int64 count ``start, start + step, ...``."""
     import sys
 
-    from ..framework import dtypes
 
     stop = sys.maxsize if step > 0 else -sys.maxsize
     return DatasetV2.range(start, stop, step, output_type=dtype or dtypes.int64)

@@ -5,6 +5,7 @@ import numpy as np
 from ..framework import dtypes, nest, tracing
 from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.tensor import Tensor
+from ..framework.variables import Variable, variable_creators_scope
 from . import structure
 from .threads import close_iterator
 
@@ -106,8 +107,6 @@ class OwnedIterator:
 
     def _tfc_checkpoint_children(self):
         if self._position is None:
-            from ..framework.variables import Variable, variable_creators_scope
-
             with variable_creators_scope(()):  # one position, not a per-replica mirror
                 self._position = Variable(np.int64(self._consumed), trainable=False, dtype=dtypes.int64,
                                           name="iterator_position")

@@ -18,6 +18,7 @@ from ..framework.tensor_spec import TensorSpec
 from . import structure
 from .dataset_ops import DatasetV2, check_scalar_int
 from .options import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+from .transform_map import dummy_element
 
 
 def _rows(a, i, j):
@@ -295,7 +296,6 @@ class GeneratorDataset(DatasetV2):
     def _trace_element(self):
         """Zeros shaped like the signature (unknown dimensions 1): the generator is not run to trace
         the functions of later stages (TF does not run it when a dataset is built)."""
-        from .transform_map import dummy_element
 
         return dummy_element(self._spec, unknown=1)
 

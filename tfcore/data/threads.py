@@ -33,6 +33,7 @@ import threading
 import time
 import weakref
 
+from . import structure
 from .chunks import ChunkSizer, Failure, chunked, close_iterator, split_at_failure
 
 __all__ = ["PrefetchIterator", "ParallelMapIterator", "close_iterator"]
@@ -183,8 +184,6 @@ class _StageIterator:
 
 
 def _element_nbytes(element):
-    from . import structure
-
     nbytes = 0
     for t in structure.flatten(element):
         nbytes += getattr(getattr(t, "_array", None), "nbytes", 0)

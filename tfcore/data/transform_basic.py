@@ -8,6 +8,8 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.tensor import Tensor
+from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_spec import TensorSpec
 from . import structure
 from .dataset_ops import DatasetV2, UnaryDataset, UnaryUnchangedStructureDataset, check_scalar_int
 from .options import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Options
@@ -196,9 +198,6 @@ class EnumerateDataset(UnaryDataset):
 
     @property
     def element_spec(self):
-        from ..framework.tensor_shape import TensorShape
-        from ..framework.tensor_spec import TensorSpec
-
         return (TensorSpec(TensorShape([]), dtypes.int64), self._input.element_spec)
 
     def _cardinality(self):

@@ -16,7 +16,10 @@ from . import structure
 from .chunks import chunked
 from .dataset_ops import UnaryDataset, check_scalar_int
 from .options import UNKNOWN_CARDINALITY
+from .sources import ListDataset
 from .threads import close_iterator
+from .transform_map import dummy_element
+from .transform_ragged import ragged_batch_iterator, unbatch_ragged
 
 
 def _check_batch_size(batch_size, what="batch_size"):
@@ -124,7 +127,6 @@ class BatchDataset(UnaryDataset):
         if src is not None:
             return _SliceBatchIterator(src, self._batch_size, self._drop)
         if _ragged_input(self._input):  # rows of any length batch into RaggedTensors
-            from .transform_ragged import ragged_batch_iterator
 
             return ragged_batch_iterator(self, self._input._make_iter(ctx))
         return _BatchIterator(self._input._make_iter(ctx), self._batch_size, self._drop)
@@ -409,8 +411,6 @@ class UnbatchDataset(UnaryDataset):
         if not leaves or not all(type(t) is Tensor and t._array.ndim > 0 for t in leaves):
             return super()._trace_element()
         if any(t._array.shape[0] == 0 for t in leaves):
-            from .transform_map import dummy_element
-
             return dummy_element(self.element_spec, unknown=1)
         dev = structure.cpu_device()
         return structure.pack_as(x, [Tensor(t._array[0, ...], t._dtype, dev) for t in leaves])
@@ -418,8 +418,6 @@ class UnbatchDataset(UnaryDataset):
     def _make_iter(self, ctx):
         it = self._input._make_iter(ctx)
         if _ragged_input(self._input, sparse=True):
-            from .transform_ragged import unbatch_ragged
-
             yield from unbatch_ragged(it)
             return
         dev = structure.cpu_device()
@@ -481,8 +479,6 @@ class WindowDataset(UnaryDataset):
         return -(-n // self._shift)
 
     def _make_iter(self, ctx):
-        from .sources import ListDataset
-
         it = self._input._make_iter(ctx)
         size, shift, stride, drop = self._size, self._shift, self._stride, self._drop
         span = (size - 1) * stride + 1

@@ -22,6 +22,7 @@ from . import autotune, structure
 from ._runtime import DataFunction, StateFunction, autotune_parallelism
 from .chunks import Failure, chunked
 from .dataset_ops import DatasetV2, UnaryDataset, UnaryUnchangedStructureDataset, check_scalar_int
+from .iterators import IterContext
 from .options import AUTOTUNE, UNKNOWN_CARDINALITY
 from .threads import ParallelMapIterator, PrefetchIterator, close_iterator
 
@@ -90,7 +91,6 @@ def _first_element_spec(dataset, fn):
 
 def first_element(dataset):
     """The first element of ``dataset`` (zeros shaped like its spec when it is empty)."""
-    from .iterators import IterContext
 
     with tracing.suspended():  # a dataset built inside a tf.function trace: nothing here is recorded
         it = dataset._make_iter(IterContext(dataset.options()))

@@ -7,6 +7,7 @@ or a TF.js layers model in ``DIR`` (``model.json`` + shards), ``<name>`` being t
 import os
 
 from ..framework.commands import command
+from ..keras.saving.saving_api import load_model
 from . import FORMATS, UnsupportedLayerError, export
 
 
@@ -19,8 +20,6 @@ def _arguments(p):
 
 @command("export", "export a saved Keras model to ONNX, TFLite or TensorFlow.js", _arguments)
 def run(args):
-    from ..keras.saving.saving_api import load_model
-
     if not os.path.isfile(args.model):
         raise SystemExit(f"tfcore export: error: --model {args.model}: no such file")
     try:

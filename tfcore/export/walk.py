@@ -8,8 +8,9 @@ format-neutral :class:`~.graph.Graph` that the ONNX and TFLite writers take.
 import numpy as np
 
 from ..framework import nest
+from ..framework.tensor_shape import TensorShape
 from ..keras.engine.functional import GraphNetwork
-from ..keras.engine.input_layer import InputLayer
+from ..keras.engine.input_layer import Input, InputLayer
 from .converters import CONVERTERS, UnsupportedLayerError
 from .graph import Graph
 
@@ -33,8 +34,6 @@ def network_of(model):
 
 def _trace_subclassed(model, shape):
     """Run a subclassed model's ``call`` on ``keras.Input``s: its layer calls become a functional graph."""
-    from ..framework.tensor_shape import TensorShape
-    from ..keras.engine.input_layer import Input
 
     shapes = shape if isinstance(shape, list | tuple) and shape and not isinstance(shape[0], int | type(None)) \
         else [shape]

@@ -7,7 +7,7 @@
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, type_spec
 from .errors import InvalidArgumentError
 from .tensor import Tensor
 from .tensor_conversion import convert_to_tensor
@@ -148,8 +148,6 @@ def stack_sparse(items):
 
 
 def _register():
-    from . import type_spec
-
     type_spec.register_spec(SparseTensorSpec, lambda v: isinstance(v, SparseTensor), SparseTensorSpec.from_value)
 
 

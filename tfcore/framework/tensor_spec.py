@@ -1,6 +1,9 @@
 """``tf.TensorSpec``: the shape and dtype a tensor is expected to have."""
 
-from . import dtypes
+from . import dtypes, type_spec
+from .tensor import Tensor
+from .tensor_conversion import convert_to_tensor
+from .tensor_conversion_registry import is_convertible
 from .tensor_shape import TensorShape, as_shape
 
 
@@ -21,7 +24,6 @@ class TensorSpec:
     @property
     def value_type(self):
         """The Python type of the values this spec describes (``tf.Tensor``), as TF's TypeSpec."""
-        from .tensor import Tensor
 
         return Tensor
 
@@ -64,10 +66,6 @@ class TensorSpec:
 def _register():
     import numpy as np
 
-    from . import type_spec
-    from .tensor import Tensor
-    from .tensor_conversion import convert_to_tensor
-    from .tensor_conversion_registry import is_convertible
 
     def is_tensor_like(v):
         return isinstance(v, Tensor | np.ndarray | np.generic | int | float | complex | str | bytes | list | tuple) \

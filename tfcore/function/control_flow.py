@@ -15,13 +15,16 @@ re-runs the loop under a tape (recomputation instead of stored iterations).
 
 import numpy as np
 
-from ..framework import nest, recording, tracing
+from ..autodiff.tape import GradientTape
+from ..framework import dtypes, nest, recording, tracing
 from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..framework.variables import Variable
+from ..ops import array_ops
+from ..ops.tensor_array_ops import TensorArray
 from . import executor
 from .func_graph import FuncGraph, Node
 
@@ -192,8 +195,6 @@ def _record_cond_on_tapes(index_tensor, graphs, keys, outer, cap_slots, results,
 
         def branch_grad(g):
             def fn():
-                from ..autodiff.tape import GradientTape
-
                 env = _EnvView(dict(zip(cap_slots, caps)))
                 with GradientTape() as tape:
                     for i in diff:
@@ -460,8 +461,6 @@ def _record_while_on_tapes(outer, loop, flat0, cap_slots, results, max_slot, sta
         xs, cs = inputs[:k], inputs[k:k + n_caps]
 
         def recompute(*vals):
-            from ..autodiff.tape import GradientTape
-
             n_dys = len(dys)
             xv = [_fresh(v) for v in vals[:k]]  # distinct from captures that are the same tensor
             cv = list(vals[k:k + n_caps])
@@ -493,18 +492,15 @@ def _record_while_on_tapes(outer, loop, flat0, cap_slots, results, max_slot, sta
 
 
 def _zeros_like(t):
-    from ..ops import array_ops
-
     return array_ops.zeros_like(t) if isinstance(t, Tensor) else None
 
 
 # -- functional ops built on while_loop --------------------------------------------------------------------
 def _stack(values):
-    from ..ops import array_ops
-
     return array_ops.stack(values, axis=0)
 
 
+@add_dispatch_support  # tf.map_fn over a RaggedTensor (tfcore/ragged/ragged_dispatch.py)
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False,
            infer_shape=True, name=None, fn_output_signature=None):
     """``tf.map_fn``: ``fn`` applied to each slice of ``elems`` along axis 0, results stacked."""
@@ -519,7 +515,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
             raise ValueError("map_fn: elements in elems must be 1+ dimensional tensors, not scalars")
         if e.shape[0] != n:
             raise ValueError(f"map_fn: all elems must have the same size along axis 0; got {[x.shape for x in flat]}")
-    from ..ops.tensor_array_ops import TensorArray
 
     def body(i, *tas):
         xs = nest.pack_sequence_as(elems, [e[i] for e in flat])
@@ -533,7 +528,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     else:
         structure = _first_output(fn, elems, flat)
         out_dtypes = [_to_tensor_leaf(p).dtype for p in nest.flatten(structure)]
-    from ..ops import array_ops
 
     tas = tuple(TensorArray(d, size=n) for d in out_dtypes)
     res = while_loop(lambda i, *_: i < n, body, (array_ops.constant(0), *tas))
@@ -560,8 +554,6 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         raise TypeError(f"scan: fn must be callable, got {fn!r}")
     flat = [_to_tensor_leaf(e) for e in nest.flatten(elems)]
     n = flat[0].shape[0]
-    from ..ops import array_ops
-    from ..ops.tensor_array_ops import TensorArray
 
     if reverse:
         flat = [array_ops.reverse(e, [0]) for e in flat]
@@ -602,7 +594,6 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, s
 def _fold(fn, elems, initializer, reverse):
     if not callable(fn):
         raise TypeError(f"fold: fn must be callable, got {fn!r}")
-    from ..ops import array_ops
 
     flat = [_to_tensor_leaf(e) for e in nest.flatten(elems)]
     if reverse:
@@ -670,8 +661,6 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
 
 
 def _py_call(func, inp, tout, numpy, stateful=True):
-    from ..framework import dtypes
-
     inputs = [_to_tensor_leaf(x) for x in (inp or [])]
     multi = isinstance(tout, list | tuple)
     touts = [dtypes.as_dtype(t) if t is not None else None for t in (tout if multi else [tout])]
@@ -689,8 +678,6 @@ def _py_call(func, inp, tout, numpy, stateful=True):
         return res if multi else res[0]
 
     def dry():
-        from ..ops import array_ops
-
         res = [array_ops.zeros([], dtype=d) for d in touts]
         return res if multi else res[0]
 
@@ -764,4 +751,3 @@ def dataset_loop(dataset, body, state, break_index=None):
     return results
 
 
-map_fn = add_dispatch_support(map_fn)  # tf.map_fn over a RaggedTensor (tfcore/ragged/ragged_dispatch.py)

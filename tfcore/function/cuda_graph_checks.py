@@ -19,6 +19,9 @@ it was not run, and :func:`workspace_regrowth` runs with whatever capture backen
 import numpy as np
 
 from ..config import experimental as _config
+from ..framework.context import device as device_scope
+from ..ops import array_ops, reduce_ops
+from . import polymorphic_function
 
 
 def _result(ok, detail):
@@ -55,9 +58,6 @@ def forced_capture_failure(device):
 
 def workspace_regrowth(device, rows=50176, cols=32, calls=5):
     """Capture a reduction, regrow the workspace eagerly, fill the freed memory, replay, compare."""
-    from ..framework.context import device as device_scope
-    from ..ops import array_ops, reduce_ops
-    from . import polymorphic_function
 
     rng = np.random.default_rng(0)
     host = rng.standard_normal((rows, cols)).astype(np.float32)

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..framework import recording
 from ..framework.tensor import Tensor
+from . import executor
 
 _selected = threading.local()
 
@@ -169,8 +170,6 @@ class _RecordingGraph:
         self._entries = entries
 
     def launch(self):
-        from . import executor
-
         self._owner.launches += 1
         with recording.stop_recording():
             for step, snap in self._entries:

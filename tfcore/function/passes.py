@@ -14,6 +14,7 @@ outputs for pruning and merging; nodes with them are never folded.
 import numpy as np
 
 from ..ops.registry import execute
+from .func_graph import Node
 
 _RANDOM_PREFIXES = ("Random", "TruncatedNormal", "Multinomial", "StatelessRandom", "Dropout")
 
@@ -109,7 +110,6 @@ def optimize(graph, plan_cls, fuse=False):
 def _with_inputs(n, ins, res_in=()):
     if ins == n.inputs and res_in == n.res_in:
         return n
-    from .func_graph import Node
 
     return Node(n.kind, n.op, ins, n.outputs, n.attrs, n.target, n.stateful, n.name, n.device, res_in, n.res_out)
 

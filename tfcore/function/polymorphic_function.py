@@ -30,6 +30,7 @@ from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..framework.type_spec import TypeSpec
 from ..framework.variables import Variable
+from . import autograph as _ag
 from . import cuda_graph, executor, out_of_scope
 from .func_graph import FuncGraph
 from .trace_type import tracing_type_of
@@ -652,8 +653,6 @@ class Function:
         if not self._autograph:
             return self._python_function
         if self._converted is None:
-            from . import autograph as _ag
-
             self._converted = _ag.convert_for_tracing(self._python_function)
         return self._converted
 

@@ -16,7 +16,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.sparse_tensor import SparseTensor, check_sparse
 from ..framework.tensor_conversion import convert_to_tensor
 from ..ops.registry import Op, execute
-from . import image_codecs
+from . import image_codecs, protos
 from .tensor_serialization import array_from_tensor_proto, tensor_proto_from_array
 
 
@@ -372,8 +372,6 @@ def serialize_many_sparse(sp_input, out_type=dtypes.string, name=None):
 
 
 def _parse_proto(data, what):
-    from . import protos
-
     tp = protos.message_class("TensorProto")()
     try:
         tp.ParseFromString(data)

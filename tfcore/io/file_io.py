@@ -8,6 +8,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.variables import Variable
 from ..ops.registry import Op, execute
 
 
@@ -136,7 +137,6 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
 def match_filenames_once(pattern, name=None):
     """``tf.io.match_filenames_once``: a non-trainable local variable holding the files matching ``pattern``
     when it is called (TF 2 initialises it at once)."""
-    from ..framework.variables import Variable
 
     return Variable(matching_files(pattern), trainable=False, name=name or "matching_filenames",
                     validate_shape=False)

@@ -14,6 +14,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
+from ..ops.image_ops import convert_image_dtype
 from ..ops.registry import Op, execute
 from . import _deps
 
@@ -213,8 +214,6 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_
     out = execute(_DECODE_IMAGE, (_contents(contents),),
                   {"channels": channels or 0, "dtype": raw_dt, "expand_animations": expand_animations})
     if dt.is_floating:
-        from ..ops.image_ops import convert_image_dtype
-
         out = convert_image_dtype(out, dt)
     return out
 

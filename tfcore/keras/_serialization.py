@@ -2,6 +2,8 @@
 
 import re
 
+from .utils.object_registration import lookup_custom_object
+
 
 def snake(name):
     s = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
@@ -13,7 +15,6 @@ def lookup(identifier, table, kind):
     if isinstance(identifier, dict):
         cls = table.get(identifier.get("class_name")) or table.get(snake(identifier.get("class_name", "")))
         if cls is None:
-            from .utils.object_registration import lookup_custom_object
             cls = lookup_custom_object(identifier.get("class_name", ""))
         if cls is None:
             raise ValueError(f"Unknown {kind}: {identifier.get('class_name')!r}")
@@ -23,7 +24,6 @@ def lookup(identifier, table, kind):
         if obj is None:
             obj = table.get(snake(identifier))
         if obj is None:
-            from .utils.object_registration import lookup_custom_object
             obj = lookup_custom_object(identifier)
         if obj is None:
             raise ValueError(f"Unknown {kind}: {identifier!r}. Please ensure you are using a "

@@ -6,6 +6,8 @@ from tfcore.framework.tensor import Tensor
 from .. import nn
 from ..framework.tensor_conversion import convert_to_tensor as _convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduce_ops
+from .saving import safe_mode
+from .utils.object_registration import lookup_custom_object
 
 __all__ = [
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "softsign", "elu", "selu", "gelu", "swish",
@@ -229,7 +231,6 @@ def get(identifier):
     if isinstance(identifier, str):
         fn = _TABLE.get(identifier)
         if fn is None:
-            from .utils.object_registration import lookup_custom_object
             fn = lookup_custom_object(identifier)
         if fn is None:
             raise ValueError(f"Unknown activation function: '{identifier}'. Please ensure you are using a "
@@ -250,8 +251,6 @@ def _from_config(config):
     ``{"class_name": "MyActivation", "config": {...}, "registered_name": "Custom>MyActivation"}`` for
     registered callable classes.
     """
-    from .saving import safe_mode
-    from .utils.object_registration import lookup_custom_object
 
     class_name = config.get("class_name")
     inner = config.get("config")
@@ -289,8 +288,6 @@ def serialize(activation):
     if name in _TABLE and _TABLE[name] is activation:
         return name
     if name == "<lambda>":
-        from .saving import safe_mode
-
         return {"class_name": "__lambda__", "config": {"value": list(safe_mode.func_dump(activation))}}
     if hasattr(activation, "get_config"):
         return {"class_name": type(activation).__name__, "config": activation.get_config()}

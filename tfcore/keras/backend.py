@@ -4,6 +4,8 @@ import collections
 
 import numpy as np
 
+from .engine.keras_tensor import KerasTensor
+
 _FLOATX = "float32"
 _EPSILON = 1e-7
 _IMAGE_DATA_FORMAT = "channels_last"
@@ -97,5 +99,4 @@ def batch_set_value(tuples):
 
 
 def is_keras_tensor(x):
-    from .engine.keras_tensor import KerasTensor
     return isinstance(x, KerasTensor)

@@ -14,7 +14,11 @@ import warnings
 
 import numpy as np
 
+from .. import summary
 from ..distribute import distributed_file_utils
+from ..saving.checkpoint import Checkpoint
+from ..saving.management import CheckpointManager
+from .engine.compile_utils import flat_metric_names
 from .utils import io_utils
 from .utils.progbar import Progbar
 
@@ -282,7 +286,6 @@ class ProgbarLogger(Callback):
             self._names_known = False
         if not self._names_known and self.model is not None and hasattr(self.model, "metrics"):
             # compiled metrics exist only after the first batch: keep asking until they do (Keras too)
-            from .engine.compile_utils import flat_metric_names
 
             metrics = self.model.metrics
             names = set(flat_metric_names(metrics)) | {m.name for m in metrics}
@@ -780,8 +783,6 @@ class TensorBoard(Callback):
     def _writer(self, run):
         w = self._writers.get(run)
         if w is None:
-            from .. import summary
-
             log_dir = distributed_file_utils.write_dirpath(self.log_dir, _model_strategy(self.model))  # chief only
             w = self._writers[run] = summary.create_file_writer(os.path.join(log_dir, run))
         return w
@@ -795,7 +796,6 @@ class TensorBoard(Callback):
     def _write_keras_model(self):
         import json
 
-        from .. import summary
 
         try:
             config = json.dumps({"class_name": type(self.model).__name__, "config": self.model.get_config(),
@@ -815,8 +815,6 @@ class TensorBoard(Callback):
         self._epoch_batches = 0
 
     def on_train_batch_end(self, batch, logs=None):
-        from .. import summary
-
         self._global_train_batch += 1
         self._epoch_batches += 1
         if self.update_freq == "epoch" or self._global_train_batch % self.update_freq:
@@ -827,8 +825,6 @@ class TensorBoard(Callback):
                     summary.scalar("batch_" + name, value)
 
     def on_test_end(self, logs=None):
-        from .. import summary
-
         opt = getattr(self.model, "optimizer", None)
         if opt is None or not hasattr(opt, "iterations") or not self._in_fit:
             return
@@ -838,8 +834,6 @@ class TensorBoard(Callback):
                 summary.scalar(f"evaluation_{name}_vs_iterations", value)
 
     def on_epoch_end(self, epoch, logs=None):
-        from .. import summary
-
         logs = logs or {}
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
@@ -858,8 +852,6 @@ class TensorBoard(Callback):
             self._log_weights(epoch)
 
     def _log_weights(self, epoch):
-        from .. import summary
-
         with self._writer("train").as_default(step=epoch):
             for layer in self.model.layers:
                 for weight in layer.weights:
@@ -925,8 +917,6 @@ class BackupAndRestore(Callback):
         return getattr(self.model, "distribute_strategy", None)
 
     def _checkpoint(self):
-        from ..saving.checkpoint import Checkpoint
-
         optimizer = getattr(self.model, "optimizer", None)
         if optimizer is None:
             return Checkpoint(model=self.model)
@@ -935,8 +925,6 @@ class BackupAndRestore(Callback):
         return Checkpoint(model=self.model, optimizer=optimizer)
 
     def on_train_begin(self, logs=None):
-        from ..saving.management import CheckpointManager
-
         self._ckpt = self._checkpoint()
         state_path = os.path.join(self.backup_dir, _STATE_FILE)
         latest = CheckpointManager(self._ckpt, self.backup_dir, max_to_keep=None).latest_checkpoint

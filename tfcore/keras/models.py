@@ -1,5 +1,6 @@
 """``tf.keras.models``: Model, Sequential and (de)serialisation helpers."""
 
+from .engine.input_layer import Input
 from .engine.model import Functional, Model
 from .engine.sequential import Sequential
 from .layers.serialization import deserialize, register, serialize
@@ -25,7 +26,6 @@ def clone_model(model, input_tensors=None, clone_function=None):
     clone = clone_function or (lambda layer: deserialize(serialize(layer)))
     new = Sequential(name=model.name)
     if model._input_layer is not None:
-        from .engine.input_layer import Input
         new.add(Input(batch_shape=model._input_layer._batch_input_shape, dtype=model._input_layer.dtype))
     for layer in model.layers:
         new.add(clone(layer))

@@ -8,7 +8,11 @@ import time
 
 import numpy as np
 
+from .. import config as tf_config
+from .. import distribute, keras
+from ..backend import mpi
 from ..framework.commands import command
+from .datasets import digits
 
 
 def build_model(kind, num_classes=10, mixed_precision=False):
@@ -18,7 +22,6 @@ def build_model(kind, num_classes=10, mixed_precision=False):
     is a separate float32 layer, as TF's mixed-precision guide does: the logits are computed in
     float16 and the probabilities, hence the loss, in float32.
     """
-    from .. import keras
 
     layers = keras.layers
     if mixed_precision:
@@ -45,7 +48,6 @@ def build_model(kind, num_classes=10, mixed_precision=False):
 
 def load_digits():
     """``((x_train, y_train), (x_test, y_test))`` scaled to [0, 1] float32 with a channel axis."""
-    from .datasets import digits
 
     (x_train, y_train), (x_test, y_test) = digits.load_data()
     prep = lambda x: (x.astype(np.float32) / 16.0)[..., None]
@@ -86,7 +88,6 @@ def _add_arguments(parser):
 
 def configure_devices(n, memory_limit_mb=None):
     """Devices for ``n`` replicas (before any tensor exists): physical GPUs, a split GPU:0, or logical CPUs."""
-    from .. import config as tf_config
 
     gpus = tf_config.list_physical_devices("GPU")
     if n <= 1:
@@ -119,8 +120,6 @@ def _limit_blas_threads():
 
 @command("train", "train a small CNN (or MLP) on the bundled 8x8 digits with Keras fit", _add_arguments)
 def run(args):
-    from .. import distribute
-    from ..backend import mpi
     from . import train_workers
 
     workers = getattr(args, "workers", 1)
@@ -139,7 +138,6 @@ def run(args):
 def _run(args, strategy):
     import contextlib
 
-    from .. import keras
 
     chief = strategy is None or getattr(strategy.extended, "should_checkpoint", True)
     say = print if chief else (lambda *a, **k: None)  # in a multi-worker job only the chief reports

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from ..backend import mpi
+from ..distribute import MultiWorkerMirroredStrategy
 
 
 def _child_arguments(args):
@@ -47,8 +48,6 @@ def launch(args):
 
 def strategy(args):
     """In a worker: the MultiWorkerMirroredStrategy of the job (``--workers`` must match the launcher)."""
-    from ..backend import mpi
-    from ..distribute import MultiWorkerMirroredStrategy
 
     size = mpi.launcher_size()
     if args.workers not in (1, size):

@@ -28,11 +28,7 @@ def _float_scalar(value, dtype):
     Placed like any converted value: the ``tf.device`` scope's device, else the default one.
     """
     dev = (_state._device if _ctx.ACTIVE[0] else None) or _ctx.default_device()
-    arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
-    b = dev.backend
-    if b.kind != "cpu" or b.xp is not np:
-        arr = b.asarray(arr)
-    return Tensor(arr, dtype, dev)
+    return Tensor(dev.backend.asarray(value, dtype.as_numpy_dtype), dtype, dev)
 
 
 def binary_args(x, y):
@@ -87,13 +83,15 @@ def in_accumulation_dtype(*arrays):
 
 
 def host_float32(kernel):
-    """Decorator: a ``cpu`` kernel given float16/bfloat16 arrays runs on float32 copies and its results are
-    rounded back. NumPy emulates 16-bit arithmetic element by element (3-10x slower than float32 plus two
-    SIMD casts); for exact operations (masks, maxima, selections) the values are identical, and sums and
-    products are rounded once, as a GPU's float32 registers do. Other backends call the kernel as is."""
+    """Decorator for a kernel registered with ``@op.kernel(...)``: its ``cpu`` candidate runs float16/bfloat16
+    arrays on float32 copies and rounds the results back. NumPy emulates 16-bit arithmetic element by element
+    (3-10x slower than float32 plus two SIMD casts); for exact operations (masks, maxima, selections) the
+    values are identical, and sums and products are rounded once, as a GPU's float32 registers do. Other
+    kinds register the kernel as is: :meth:`Op.kernel` picks the variant per device kind
+    (``kernel.kind_variants``), so no backend test runs per call. Returns ``kernel`` itself."""
     def run(b, *arrays, **attrs):
         dt = arrays[0].dtype if arrays else None
-        if b.kind != "cpu" or dt is None or accumulation_dtype(dt) == dt:
+        if dt is None or accumulation_dtype(dt) == dt:
             return kernel(b, *arrays, **attrs)
         out = kernel(b, *[a.astype(_F32) if a.dtype == dt else a for a in arrays], **attrs)
         if type(out) is tuple:
@@ -104,7 +102,8 @@ def host_float32(kernel):
 
     run.__name__ = run.__qualname__ = kernel.__name__
     run.__doc__ = kernel.__doc__
-    return run
+    kernel.kind_variants = {**getattr(kernel, "kind_variants", {}), "cpu": run}
+    return kernel
 
 
 def describe(tensors):

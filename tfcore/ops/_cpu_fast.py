@@ -54,8 +54,8 @@ def column_sums(x2):
 
 def shared_zeros_like(x):
     """A read-only zeros array shaped like ``x`` (for full-array ``maximum``), or None when ``x`` is large
-    or not a float32/float64 array."""
-    if x.dtype not in _BLAS or x.size > _ZEROS_MAX_ELEMENTS:
+    or not a float32/float64 NumPy array (a CuPy array takes a scalar zero)."""
+    if type(x) is not np.ndarray or x.dtype not in _BLAS or x.size > _ZEROS_MAX_ELEMENTS:
         return None
     return _shared(_zeros, (x.shape, x.dtype), lambda: np.zeros(x.shape, x.dtype))
 

@@ -11,6 +11,7 @@ from ..framework import context as _ctx
 from ..framework import dtypes
 from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from ._array_common import _axis_arg, _cast, _check_range, _host_ints, _index_tensor, _raw, is_tensor_like, scatter_add
@@ -32,8 +33,6 @@ def _gather_grad(call, g):
     axis, bd = call.attrs["axis"], call.attrs["batch_dims"]
     pshape = params._array.shape
     if axis == 0 and bd == 0 and type(g) is Tensor:
-        from ..framework.indexed_slices import IndexedSlices
-
         k = int(np.prod(idx._array.shape, dtype=np.int64))
         values = reshape(g, (k,) + tuple(pshape[1:]))
         dense_shape = _convert(np.asarray(pshape, dtype=np.int32 if idx._dtype is dtypes.int32 else np.int64),

@@ -12,6 +12,7 @@ from ..framework import tracing as _tracing
 from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor, is_tensor
+from ..framework.variables import Variable
 from ._array_common import _host_ints
 from ._common import as_tensor
 from .array_gather_scatter_ops import _gather_dense_gradient, boolean_mask
@@ -165,8 +166,6 @@ Tensor._override_operator("__getitem__", _getitem)
 
 
 def _install_variable_getitem():
-    from ..framework.variables import Variable
-
     Variable._override_operator("__getitem__", _getitem)
 
 

@@ -1,7 +1,7 @@
 """``tf.bitwise``: element-wise bit operations on integer tensors (TF's ``BitwiseAnd``, ``LeftShift`` ...)."""
 
 from ..framework.errors import InvalidArgumentError
-from ._common import binary_args, describe
+from ._common import as_tensor, binary_args, describe
 from .registry import Op, execute
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"]
@@ -73,6 +73,5 @@ def right_shift(x, y, name=None):
 
 def invert(x, name=None):
     """``tf.bitwise.invert``: flip every bit."""
-    from ._common import as_tensor
 
     return execute(INVERT, (as_tensor(x),))

@@ -13,6 +13,10 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
+from . import array_ops as _a
+from . import loss_ops as _loss
+from . import math_ops as _m
+from . import reduce_ops as _r
 from ._common import as_tensor
 from .random_ops import _generator
 from .registry import Op, execute
@@ -177,9 +181,6 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
 def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
                             subtract_log_q, remove_accidental_hits, seed):
     """TF's ``_compute_sampled_logits``: logits of the true classes and the sampled candidates, and their labels."""
-    from . import array_ops as _a
-    from . import math_ops as _m
-    from . import reduce_ops as _r
 
     if isinstance(weights, (list, tuple)):
         weights = _a.concat(list(weights), axis=0)  # 'div' partitioning: shards are consecutive row blocks
@@ -225,8 +226,6 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     sampled logits, corrected by ``log`` of their expected counts). ``weights``: ``[num_classes, dim]`` (or a list
     of row shards), ``labels``: ``[batch, num_true]`` int64; candidates from ``log_uniform_candidate_sampler``
     unless ``sampled_values`` is given."""
-    from . import loss_ops as _loss
-    from . import reduce_ops as _r
 
     logits, labels = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                              sampled_values, True, remove_accidental_hits, None)
@@ -238,8 +237,6 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
                          remove_accidental_hits=True, seed=None, name="sampled_softmax_loss"):
     """``tf.nn.sampled_softmax_loss``: softmax cross-entropy over the true class(es) and ``num_sampled``
     candidates (accidental hits masked by default), per example."""
-    from . import array_ops as _a
-    from . import loss_ops as _loss
 
     logits, labels = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                              sampled_values, True, remove_accidental_hits, seed)

@@ -54,7 +54,7 @@ def _finish(b, out, bias, fused_ops):
     """Bias (and ReLU) applied in place on ``out``, the product's fresh result array."""
     _cpu_fast.add_bias(out, bias)
     if len(fused_ops) == 2:
-        zeros = _cpu_fast.shared_zeros_like(out) if b.kind == "cpu" else None
+        zeros = _cpu_fast.shared_zeros_like(out)
         b.xp.maximum(out, zeros if zeros is not None else out.dtype.type(0), out=out)
     return out
 

@@ -16,9 +16,11 @@ from . import math_ops as _m
 from . import random_ops, stateless_random_ops
 from . import reduce_ops as _r
 from ._common import as_tensor, describe
+from .conv_nd_ops import _ints, _pads, _windows
 from .conv_ops import depthwise_conv2d
-from .image_ops import ResizeMethod, _check_image, convert_image_dtype, pad_to_bounding_box, resize
+from .image_ops import ResizeMethod, _check_image, adjust_brightness, convert_image_dtype, pad_to_bounding_box, resize
 from .nn_ops import relu
+from .pool_ops import avg_pool2d
 from .registry import Op, execute
 
 __all__ = [
@@ -202,7 +204,6 @@ def _check_hue_delta(max_delta):
 
 def random_brightness(image, max_delta, seed=None):
     """``tf.image.random_brightness``: add a delta drawn from ``[-max_delta, max_delta)``."""
-    from .image_ops import adjust_brightness
 
     if max_delta < 0:
         raise ValueError("max_delta must be non-negative.")
@@ -229,7 +230,6 @@ def random_hue(image, max_delta, seed=None):
 
 def stateless_random_brightness(image, max_delta, seed):
     """``tf.image.stateless_random_brightness``: the same ``seed`` (shape [2]) gives the same delta."""
-    from .image_ops import adjust_brightness
 
     if max_delta < 0:
         raise ValueError("max_delta must be non-negative.")
@@ -424,7 +424,6 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
                     k2=0.03):
     """``tf.image.ssim_multiscale``: contrast-structure terms at each scale (2x2 average-pool between scales)
     and the SSIM at the coarsest, combined with ``power_factors``."""
-    from .pool_ops import avg_pool2d
 
     x, y = _float_pair(img1, img2)
     mv = float(max_val)
@@ -604,7 +603,6 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
 def extract_patches(images, sizes, strides, rates, padding, name=None):
     """``tf.image.extract_patches``: ``[batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]`` patches
     (rows, then columns, then depth inside each patch), sampled every ``strides`` with dilation ``rates``."""
-    from .conv_nd_ops import _ints, _pads, _windows
 
     x = as_tensor(images)
     if x.ndim != 4:

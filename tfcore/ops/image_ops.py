@@ -15,7 +15,7 @@ from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import math_ops as _m
-from . import random_ops
+from . import random_ops, reduce_ops
 from ._array_common import _host_ints
 from ._common import as_tensor, describe
 from .array_ops import concat, pad, reshape, reverse, transpose
@@ -314,7 +314,6 @@ def adjust_brightness(image, delta):
 
 def per_image_standardization(image):
     """``tf.image.per_image_standardization``: zero mean, unit variance per image (stddev floored)."""
-    from . import reduce_ops
 
     t = as_tensor(image)
     if t._array.ndim not in (3, 4):
@@ -333,7 +332,6 @@ def rgb_to_grayscale(images, name=None):
     t = as_tensor(images)
     f = convert_image_dtype(t, dtypes.float32)
     w = _convert(np.array([0.2989, 0.5870, 0.1140], np.float32), device=f._device)
-    from . import reduce_ops
 
     gray = reduce_ops.reduce_sum(_m.multiply(f, w), -1, keepdims=True)
     return convert_image_dtype(gray, t.dtype)

@@ -19,6 +19,7 @@ from . import array_ops as _a
 from . import math_ops as _m
 from . import reduce_ops as _r
 from ._common import as_tensor, describe
+from .nn_ops import l2_normalize as _l2
 from .registry import Op, execute
 
 __all__ = [
@@ -601,7 +602,6 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``tf.linalg.l2_normalize``: ``x / sqrt(max(sum(x**2, axis), epsilon))``."""
-    from .nn_ops import l2_normalize as _l2
 
     return _l2(x, axis=axis if dim is None else dim, epsilon=epsilon)
 

@@ -49,15 +49,6 @@ __all__ = [
 ]
 
 
-def _maybe_nonzero(t):
-    """False only when ``t`` is certainly all zeros (checked on host memory only: no GPU sync)."""
-    if t is None:
-        return False
-    if t._device.backend.kind == "cpu":
-        return bool(t._array.any())
-    return True
-
-
 def _xent_grad(c, grad_loss, grad_grad, with_labels):
     """TF's gradient: ``grad_loss * backprop`` (+ the term from a gradient on ``backprop``).
 
@@ -68,7 +59,7 @@ def _xent_grad(c, grad_loss, grad_grad, with_labels):
     if grad_loss is not None:
         gl = reshape(grad_loss, (-1, 1))
         grad = multiply(gl, c.outputs[1])
-    if _maybe_nonzero(grad_grad):
+    if grad_grad is not None:  # TF: None, or the tape's zeros for an unused output (``_is_zeros_tensor``)
         sm = softmax(logits)
         term = multiply(subtract(grad_grad, reduce_sum(multiply(grad_grad, sm), axis=-1, keepdims=True)), sm)
         grad = term if grad is None else add(grad, term)

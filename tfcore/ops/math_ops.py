@@ -7,6 +7,7 @@ import numpy as np
 
 from ..backend import blas_threads, xp_compat
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.variables import Variable
@@ -22,7 +23,7 @@ from ._common import (
     numeric_rule,
     same_dtype_rule,
 )
-from .array_ops import broadcast_to, reshape, transpose, zeros_like
+from .array_ops import broadcast_to, ones_like, reshape, transpose, zeros_like
 from .array_shape_ops import _unbroadcast
 from .registry import Op, execute
 
@@ -184,6 +185,7 @@ _OR = _binary("LogicalOr", "logical_or", None, bool_rule)
 _XOR = _binary("LogicalXor", "logical_xor", None, bool_rule)
 
 
+@add_dispatch_support
 def add(x, y, name=None):
     """``tf.add`` (x + y with broadcasting)."""
     if type(x) is not Tensor or type(y) is not Tensor:
@@ -191,12 +193,14 @@ def add(x, y, name=None):
     return execute(_ADD, (x, y))
 
 
+@add_dispatch_support
 def subtract(x, y, name=None):
     if type(x) is not Tensor or type(y) is not Tensor:
         x, y = binary_args(x, y)
     return execute(_SUB, (x, y))
 
 
+@add_dispatch_support
 def multiply(x, y, name=None):
     if type(x) is not Tensor or type(y) is not Tensor:
         x, y = binary_args(x, y)
@@ -207,6 +211,7 @@ def _int_div_dtype(d):
     return dtypes.float32 if d.size <= 2 else dtypes.float64
 
 
+@add_dispatch_support
 def truediv(x, y, name=None):
     """``x / y``; integer inputs are cast to float32 (8/16-bit) or float64 first, as TF."""
     x, y = binary_args(x, y)
@@ -219,11 +224,13 @@ def truediv(x, y, name=None):
     return execute(_DIV, (x, y))
 
 
+@add_dispatch_support
 def divide(x, y, name=None):
     """``tf.math.divide``."""
     return truediv(x, y)
 
 
+@add_dispatch_support
 def realdiv(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_DIV, (x, y))
@@ -266,6 +273,7 @@ def _div_no_nan_cpu(b, x, y):
         return np.true_divide(x, y) if y != 0 else np.zeros(x.shape, dtype=np.result_type(x, y))
     return _div_no_nan(b, x, y)
 
+@add_dispatch_support
 def divide_no_nan(x, y, name=None):
     """x / y, 0 where y == 0 (TF's ``DivNoNan``; Keras metrics divide their totals with it).
 
@@ -280,6 +288,7 @@ def divide_no_nan(x, y, name=None):
     return where(is_zero, zero, truediv(x, where(is_zero, scalar_like(1, y), y)))
 
 
+@add_dispatch_support
 def floordiv(x, y, name=None):
     """``x // y`` (floor division)."""
     x, y = binary_args(x, y)
@@ -288,6 +297,7 @@ def floordiv(x, y, name=None):
     return execute(_FLOORDIV, (x, y))
 
 
+@add_dispatch_support
 def floormod(x, y, name=None):
     """``x % y`` with Python's sign convention (TF's floormod)."""
     x, y = binary_args(x, y)
@@ -297,6 +307,7 @@ def floormod(x, y, name=None):
 mod = floormod
 
 
+@add_dispatch_support
 def pow(x, y, name=None):  # noqa: A001 - TF's public name
     """``tf.pow``."""
     x, y = binary_args(x, y)
@@ -306,21 +317,25 @@ def pow(x, y, name=None):  # noqa: A001 - TF's public name
     return execute(_POW, (x, y))
 
 
+@add_dispatch_support
 def maximum(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_MAX, (x, y))
 
 
+@add_dispatch_support
 def minimum(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_MIN, (x, y))
 
 
+@add_dispatch_support
 def atan2(y, x, name=None):
     y, x = binary_args(y, x)
     return execute(_ATAN2, (y, x))
 
 
+@add_dispatch_support
 def nextafter(x1, x2, name=None):
     """``tf.math.nextafter``: the next representable value of ``x1`` in the direction of ``x2``, element-wise
     with broadcasting (float32 or float64; ``x1`` itself where ``x1 == x2``). Its gradient is TF's: one for
@@ -329,56 +344,67 @@ def nextafter(x1, x2, name=None):
     return execute(_NEXTAFTER, (x1, x2))
 
 
+@add_dispatch_support
 def squared_difference(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_SQDIFF, (x, y))
 
 
+@add_dispatch_support
 def equal(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_EQUAL, (x, y))
 
 
+@add_dispatch_support
 def not_equal(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_NOT_EQUAL, (x, y))
 
 
+@add_dispatch_support
 def less(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_LESS, (x, y))
 
 
+@add_dispatch_support
 def less_equal(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_LESS_EQUAL, (x, y))
 
 
+@add_dispatch_support
 def greater(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_GREATER, (x, y))
 
 
+@add_dispatch_support
 def greater_equal(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_GREATER_EQUAL, (x, y))
 
 
+@add_dispatch_support
 def logical_and(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_AND, (x, y))
 
 
+@add_dispatch_support
 def logical_or(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_OR, (x, y))
 
 
+@add_dispatch_support
 def logical_xor(x, y, name=None):
     x, y = binary_args(x, y)
     return execute(_XOR, (x, y))
 
 
+@add_dispatch_support
 def scalar_mul(scalar, x, name=None):
     return multiply(x, scalar)
 
@@ -405,11 +431,7 @@ def scalar_like(value, t):
     """A scalar constant of ``t``'s dtype on ``t``'s device (gradients use it; it is not an op)."""
     dtype = t._dtype if type(t) is Tensor else t.dtype
     dev = t._device
-    arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
-    b = dev.backend
-    if b.kind != "cpu" or b.xp is not np:
-        arr = b.asarray(arr)
-    return Tensor(arr, dtype, dev)
+    return Tensor(dev.backend.asarray(value, dtype.as_numpy_dtype), dtype, dev)
 
 
 def ones_scalar(t):
@@ -417,8 +439,6 @@ def ones_scalar(t):
 
 
 def ones_like_(t):
-    from .array_ops import ones_like
-
     return ones_like(t)
 
 
@@ -504,6 +524,7 @@ _ISINF = _unary("IsInf", lambda b, x: b.xp.isinf(x), None, floating_rule)
 _ISFINITE = _unary("IsFinite", lambda b, x: b.xp.isfinite(x), None, floating_rule)
 
 
+@add_dispatch_support
 def negative(x, name=None):
     return execute(_NEG, (x,))
 
@@ -511,6 +532,7 @@ def negative(x, name=None):
 _CONJ = _unary("Conj", lambda b, x: b.xp.conj(x), lambda c, g: [conj(g)], output_arg="output")
 
 
+@add_dispatch_support
 def conj(x, name=None):
     """``tf.math.conj``: the complex conjugate; real tensors are returned unchanged (as TF)."""
     t = as_tensor(x)
@@ -519,128 +541,159 @@ def conj(x, name=None):
     return execute(_CONJ, (t,))
 
 
+@add_dispatch_support
 def abs(x, name=None):  # noqa: A001
     return execute(_ABS, (x,))
 
 
+@add_dispatch_support
 def sign(x, name=None):
     return execute(_SIGN, (x,))
 
 
+@add_dispatch_support
 def square(x, name=None):
     return execute(_SQUARE, (x,))
 
 
+@add_dispatch_support
 def sqrt(x, name=None):
     return execute(_SQRT, (x,))
 
 
+@add_dispatch_support
 def rsqrt(x, name=None):
     return execute(_RSQRT, (x,))
 
 
+@add_dispatch_support
 def exp(x, name=None):
     return execute(_EXP, (x,))
 
 
+@add_dispatch_support
 def expm1(x, name=None):
     return execute(_EXPM1, (x,))
 
 
+@add_dispatch_support
 def log(x, name=None):
     return execute(_LOG, (x,))
 
 
+@add_dispatch_support
 def log1p(x, name=None):
     return execute(_LOG1P, (x,))
 
 
+@add_dispatch_support
 def sin(x, name=None):
     return execute(_SIN, (x,))
 
 
+@add_dispatch_support
 def cos(x, name=None):
     return execute(_COS, (x,))
 
 
+@add_dispatch_support
 def tan(x, name=None):
     return execute(_TAN, (x,))
 
 
+@add_dispatch_support
 def asin(x, name=None):
     return execute(_ASIN, (x,))
 
 
+@add_dispatch_support
 def acos(x, name=None):
     return execute(_ACOS, (x,))
 
 
+@add_dispatch_support
 def atan(x, name=None):
     return execute(_ATAN, (x,))
 
 
+@add_dispatch_support
 def sinh(x, name=None):
     return execute(_SINH, (x,))
 
 
+@add_dispatch_support
 def cosh(x, name=None):
     return execute(_COSH, (x,))
 
 
+@add_dispatch_support
 def tanh(x, name=None):
     return execute(_TANH, (x,))
 
 
+@add_dispatch_support
 def sigmoid(x, name=None):
     return execute(_SIGMOID, (x,))
 
 
+@add_dispatch_support
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), computed stably."""
     return negative(softplus(negative(x)))
 
 
+@add_dispatch_support
 def softplus(features, name=None):
     return execute(_SOFTPLUS, (features,))
 
 
+@add_dispatch_support
 def softsign(features, name=None):
     return execute(_SOFTSIGN, (features,))
 
 
+@add_dispatch_support
 def reciprocal(x, name=None):
     return execute(_RECIPROCAL, (x,))
 
 
+@add_dispatch_support
 def erf(x, name=None):
     return execute(_ERF, (x,))
 
 
+@add_dispatch_support
 def floor(x, name=None):
     return execute(_FLOOR, (x,))
 
 
+@add_dispatch_support
 def ceil(x, name=None):
     return execute(_CEIL, (x,))
 
 
+@add_dispatch_support
 def round(x, name=None):  # noqa: A001
     """Round half to even, as ``tf.round``."""
     return execute(_ROUND, (x,))
 
 
+@add_dispatch_support
 def logical_not(x, name=None):
     return execute(_NOT, (x,))
 
 
+@add_dispatch_support
 def is_nan(x, name=None):
     return execute(_ISNAN, (x,))
 
 
+@add_dispatch_support
 def is_inf(x, name=None):
     return execute(_ISINF, (x,))
 
 
+@add_dispatch_support
 def is_finite(x, name=None):
     return execute(_ISFINITE, (x,))
 
@@ -664,6 +717,7 @@ def _cast(b, x, *, dtype):
     return x.astype(dtype.as_numpy_dtype)
 
 
+@add_dispatch_support
 def cast(x, dtype, name=None):
     """``tf.cast``: float->int truncates toward zero, as TF."""
     dtype = dtypes.as_dtype(dtype)
@@ -673,6 +727,7 @@ def cast(x, dtype, name=None):
     return execute(_CAST, (t,), {"dtype": dtype})
 
 
+@add_dispatch_support
 def saturate_cast(value, dtype, name=None):
     dtype = dtypes.as_dtype(dtype)
     t = as_tensor(value)
@@ -703,6 +758,7 @@ def _clip(b, x, lo, hi):
     return b.xp.minimum(b.xp.maximum(x, lo), hi)
 
 
+@add_dispatch_support
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """``tf.clip_by_value``."""
     t = as_tensor(t)
@@ -743,6 +799,7 @@ def _where_indices(b, c):
     return b.xp.argwhere(c).astype(b.xp.int64)
 
 
+@add_dispatch_support
 def where(condition, x=None, y=None, name=None):
     """``tf.where``: select from x/y by condition, or the int64 indices of True entries."""
     if x is None and y is None:
@@ -768,6 +825,7 @@ def _add_n(b, *xs):
     return out
 
 
+@add_dispatch_support
 def add_n(inputs, name=None):
     """``tf.add_n``: element-wise sum of same-shape tensors."""
     ts = [as_tensor(t) for t in inputs]
@@ -859,9 +917,10 @@ def _matmul(b, x, y, *, transpose_a, transpose_b):
         x = x.swapaxes(-1, -2)  # the method: no Python-level wrapper (np.swapaxes costs ~0.5 us)
     if transpose_b:
         y = y.swapaxes(-1, -2)
-    if b.xp is np and x.dtype.itemsize == 2 and x.dtype.kind in "fV":
-        # float16/bfloat16 on the host: NumPy has no half BLAS (10x slower, bfloat16 accumulates in
-        # bfloat16); multiply in float32 and round once, as a GPU's float32 accumulators do
+    if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+        # float16/bfloat16: NumPy has no half BLAS (10x slower, bfloat16 accumulates in bfloat16); multiply
+        # in float32 and round once, as a GPU's float32 accumulators do (our CUDA kernels take half
+        # precision on GPUs; this generic code serves the shapes they do not)
         out_dtype, x, y = in_accumulation_dtype(x, y)
         with np.errstate(over="ignore"):  # overflow gives inf, silently, as on a GPU (loss scaling relies on it)
             return blas_threads.matmul(x, y).astype(out_dtype)
@@ -871,6 +930,7 @@ def _matmul(b, x, y, *, transpose_a, transpose_b):
 MATMUL.kernel("cuda")(_matmul)  # replaced by the tiled CUDA kernel where one is registered
 
 
+@add_dispatch_support
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
     """``tf.linalg.matmul``: (batched, broadcasting) matrix product of rank >= 2 tensors.
@@ -892,6 +952,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                                     "transpose_b": bool(transpose_b or adjoint_b)})
 
 
+@add_dispatch_support
 def tensordot(a, b, axes, name=None):
     """``tf.tensordot``: contraction built from transpose, reshape and matmul."""
     a, b = (as_tensor(t) for t in binary_args(a, b))
@@ -977,6 +1038,7 @@ def _einsum(b, *xs, specs, out_spec):
     return b.xp.einsum(",".join(specs) + "->" + out_spec, *xs)
 
 
+@add_dispatch_support
 def einsum(equation, *inputs, **kwargs):
     """``tf.einsum``: Einstein summation (ellipsis supported; gradients need no traces)."""
     ts = [as_tensor(x) for x in inputs]
@@ -1013,6 +1075,7 @@ def _cumsum(b, x, *, axis, exclusive, reverse):
     return xp.ascontiguousarray(out)
 
 
+@add_dispatch_support
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """``tf.math.cumsum``."""
     t = as_tensor(x)

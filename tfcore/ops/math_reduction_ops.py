@@ -5,6 +5,7 @@
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor as _convert
 from . import array_ops as _a
@@ -20,11 +21,13 @@ __all__ = [
 ]
 
 
+@add_dispatch_support
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     """``tf.math.accumulate_n``: the element-wise sum of ``inputs`` (same as ``add_n``)."""
     return _m.add_n(list(inputs))
 
 
+@add_dispatch_support
 def is_non_decreasing(x, name=None):
     """``tf.math.is_non_decreasing``: True when each element is >= the previous one (flattened)."""
     flat = _a.reshape(as_tensor(x), [-1])
@@ -33,6 +36,7 @@ def is_non_decreasing(x, name=None):
     return _r.reduce_all(_m.greater_equal(flat[1:], flat[:-1]))
 
 
+@add_dispatch_support
 def is_strictly_increasing(x, name=None):
     """``tf.math.is_strictly_increasing``."""
     flat = _a.reshape(as_tensor(x), [-1])
@@ -41,6 +45,7 @@ def is_strictly_increasing(x, name=None):
     return _r.reduce_all(_m.greater(flat[1:], flat[:-1]))
 
 
+@add_dispatch_support
 def invert_permutation(x, name=None):
     """``tf.math.invert_permutation``: ``y[x[i]] = i``."""
     t = as_tensor(x)
@@ -52,6 +57,7 @@ def invert_permutation(x, name=None):
     return _convert(inv, device=t._device)
 
 
+@add_dispatch_support
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """``tf.math.cumulative_logsumexp``: ``log(cumsum(exp(x)))`` computed stably (shifted by the max)."""
     t = as_tensor(x)
@@ -79,11 +85,13 @@ def _segment_extreme(data, segment_ids, num_segments, largest):
     return out[:n]
 
 
+@add_dispatch_support
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """``tf.math.unsorted_segment_max``: empty segments hold the dtype's lowest value (as TF)."""
     return _segment_extreme(data, segment_ids, num_segments, True)
 
 
+@add_dispatch_support
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """``tf.math.unsorted_segment_min``: empty segments hold the dtype's largest value."""
     return _segment_extreme(data, segment_ids, num_segments, False)
@@ -96,16 +104,19 @@ def _sorted_count(segment_ids, op_name):
     return int(host[-1]) + 1 if host.size else 0
 
 
+@add_dispatch_support
 def segment_max(data, segment_ids, name=None):
     """``tf.math.segment_max`` (sorted ``segment_ids``)."""
     return unsorted_segment_max(data, segment_ids, _sorted_count(segment_ids, "SegmentMax"))
 
 
+@add_dispatch_support
 def segment_min(data, segment_ids, name=None):
     """``tf.math.segment_min`` (sorted ``segment_ids``)."""
     return unsorted_segment_min(data, segment_ids, _sorted_count(segment_ids, "SegmentMin"))
 
 
+@add_dispatch_support
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """``tf.math.unsorted_segment_sqrt_n``: segment sums divided by ``sqrt`` of the segment sizes."""
     d = as_tensor(data)
@@ -117,12 +128,14 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     return _m.divide(_r.unsorted_segment_sum(d, ids, n), _m.sqrt(counts))
 
 
+@add_dispatch_support
 def zero_fraction(value, name=None):
     """``tf.math.zero_fraction`` (also ``tf.nn.zero_fraction``): the fraction of zeros, as float32."""
     t = as_tensor(value)
     return _r.reduce_mean(_m.cast(_m.equal(t, _a.zeros_like(t)), dtypes.float32))
 
 
+@add_dispatch_support
 def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
                  aggregate_to_topk=True, name=None):
     """``tf.math.approx_max_k``: the exact top ``k`` along ``reduction_dimension`` (recall 1.0)."""
@@ -134,6 +147,7 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reducti
     return _a.transpose(vals, back), _a.transpose(idx, back)
 
 
+@add_dispatch_support
 def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
                  aggregate_to_topk=True, name=None):
     """``tf.math.approx_min_k``: the exact bottom ``k`` along ``reduction_dimension``."""

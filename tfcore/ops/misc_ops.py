@@ -11,6 +11,7 @@ import builtins
 
 import numpy as np
 
+from ..framework import context as _ctx
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor
@@ -574,7 +575,6 @@ def bitcast(input, type, name=None):  # noqa: A002
 
 def get_current_name_scope():
     """``tf.get_current_name_scope``: the ``tf.name_scope`` path in effect (``''`` at the top)."""
-    from ..framework import context as _ctx
 
     return _ctx.current_name_scope()
 

@@ -6,7 +6,10 @@ distributions (``philox.py``) on the host and are copied to the target device, s
 gives TF 2.21's values on CPU and GPU. A seeded op holds TF's ``GuardedPhiloxRandom``: the stream
 ``PhiloxRandom(seed, seed2)``, of which each call reserves ``256 * size`` blocks, one stream per
 (op, dtype, seeds) as TF's eager runtime keeps one kernel per attribute set. ``shuffle``,
-``categorical`` and the draws of ``random_extra_ops.py`` use NumPy generators under the same seeds.
+``categorical``, ``gamma``, ``poisson`` and the stateless gamma, Poisson, binomial, categorical and
+parameterized truncated normal draws (``RandomDraw``: sampled on the host, placed on the op's device;
+no gradient in tfcore, TF differentiates ``gamma`` with respect to ``alpha``) use NumPy generators under
+the same seeds.
 
 Seed rules (``tf.random.set_seed`` documentation):
 - no global seed, no op seed: nondeterministic;
@@ -28,12 +31,13 @@ import numpy as np
 from ..framework import dtypes, replica_state
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import Tensor, is_tensor
+from ..framework.tensor_conversion import convert_to_tensor
 from . import math_ops as _m
 from . import philox
 from ._common import as_tensor, describe, shape_tuple
 from .registry import Op, execute
 
-__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "shuffle", "categorical"]
+__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "shuffle", "categorical", "gamma", "poisson"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -476,6 +480,52 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     n = int(num_samples.numpy()) if isinstance(num_samples, Tensor) else int(num_samples)
     return execute(_MULTINOMIAL, (t,), {"num_samples": n, "dtype": dt, "gen": _generator("Multinomial", seed)})
+
+
+# -- gamma and Poisson: NumPy's distributions on the op's stream, drawn on the host -----------------
+
+_DRAW = Op("RandomDraw")
+
+
+@_DRAW.kernel()
+def _draw(b, *params, sample, dtype):
+    host = [np.asarray(b.to_numpy(p)) for p in params]
+    return b.asarray(np.asarray(sample(*host)).astype(dtype.as_numpy_dtype, copy=False))
+
+
+def run_host_draw(sample, params, dtype):
+    """Run ``sample(*host arrays of params)`` as the ``RandomDraw`` op: the draw on the host, its result cast
+    to ``dtype`` and placed on the op's device."""
+    return execute(_DRAW, tuple(params), {"sample": sample, "dtype": dtypes.as_dtype(dtype)})
+
+
+def draw_params(*values, dtype=dtypes.float64):
+    """The distribution parameters of a host draw as tensors (NumPy values as ``dtype``)."""
+    return [as_tensor(v) if hasattr(v, "numpy") else convert_to_tensor(np.asarray(v, dtype.as_numpy_dtype))
+            for v in values]
+
+
+def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
+    """``tf.random.gamma``: ``shape + broadcast(alpha, beta).shape`` draws from Gamma(alpha, rate=beta)."""
+    gen = _generator("RandomGamma", seed)
+    shp = shape_tuple(shape, "RandomGamma")
+    a, bt = draw_params(alpha, 1.0 if beta is None else beta)
+
+    def sample(al, be):
+        al, be = np.broadcast_arrays(al, be)
+        if np.any(al <= 0):
+            raise ValueError("alpha must be positive")
+        return gen.gamma(al, size=shp + al.shape) / be
+
+    return run_host_draw(sample, [a, bt], dtype)
+
+
+def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
+    """``tf.random.poisson``: ``shape + lam.shape`` Poisson draws."""
+    gen = _generator("RandomPoissonV2", seed)
+    shp = shape_tuple(shape, "RandomPoissonV2")
+    (rate,) = draw_params(lam)
+    return run_host_draw(lambda r: gen.poisson(r, size=shp + r.shape), [rate], dtype)
 
 
 # -- stateless ops: the same seed always gives the same numbers ----------------------------------

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..backend import xp_compat
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, is_tensor
@@ -100,6 +101,7 @@ def _sum_cpu(b, x, *, axis, keepdims):
     return np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
+@add_dispatch_support
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_sum``: axis is an int, a list (negative allowed) or None (all)."""
     return _run(_SUM, input_tensor, axis, keepdims)
@@ -144,6 +146,7 @@ def _mean_cpu(b, x, *, axis, keepdims):
     return _mean(b, x, axis=axis, keepdims=keepdims)
 
 
+@add_dispatch_support
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_mean`` (integer inputs give the truncated integer mean, as TF)."""
     return _run(_MEAN, input_tensor, axis, keepdims)
@@ -175,6 +178,7 @@ def _prod(b, x, *, axis, keepdims):
     return b.xp.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
+@add_dispatch_support
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_prod``."""
     return _run(_PROD, input_tensor, axis, keepdims)
@@ -219,11 +223,13 @@ _MAX.kernel()(_extreme_kernel("amax", _lowest))
 _MIN.kernel()(_extreme_kernel("amin", _highest))
 
 
+@add_dispatch_support
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_max`` (gradient split evenly among tied maxima)."""
     return _run(_MAX, input_tensor, axis, keepdims)
 
 
+@add_dispatch_support
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_min``."""
     return _run(_MIN, input_tensor, axis, keepdims)
@@ -245,11 +251,13 @@ def _all(b, x, *, axis, keepdims):
     return b.xp.all(x, axis=axis, keepdims=keepdims)
 
 
+@add_dispatch_support
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_any`` (bool inputs)."""
     return _run(_ANY, input_tensor, axis, keepdims)
 
 
+@add_dispatch_support
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_all`` (bool inputs)."""
     return _run(_ALL, input_tensor, axis, keepdims)
@@ -257,6 +265,7 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 
 # -- composites ----------------------------------------------------------------------
 
+@add_dispatch_support
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.reduce_logsumexp``: log(sum(exp(x))) computed stably around the (gradient-stopped) max."""
     x = as_tensor(input_tensor)
@@ -269,6 +278,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return _m.add(result, my_max)
 
 
+@add_dispatch_support
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.math.reduce_variance`` (population variance)."""
     x = as_tensor(input_tensor)
@@ -278,17 +288,20 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return reduce_mean(_m.square(_m.subtract(x, mean)), axis, keepdims=keepdims)
 
 
+@add_dispatch_support
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.math.reduce_std``."""
     return _m.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
+@add_dispatch_support
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """``tf.math.reduce_euclidean_norm``: sqrt(sum(x**2))."""
     x = as_tensor(input_tensor)
     return _m.sqrt(reduce_sum(_m.square(x), axis, keepdims))
 
 
+@add_dispatch_support
 def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):  # noqa: A002
     """``tf.math.count_nonzero``."""
     x = as_tensor(input)
@@ -328,11 +341,13 @@ def _arg(op, input, axis, output_type):  # noqa: A002
     return execute(op, (t,), {"axis": axis, "output_type": dtypes.as_dtype(output_type)})
 
 
+@add_dispatch_support
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """``tf.math.argmax``: index of the first maximum along ``axis`` (default 0)."""
     return _arg(_ARGMAX, input, axis, output_type)
 
 
+@add_dispatch_support
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """``tf.math.argmin``."""
     return _arg(_ARGMIN, input, axis, output_type)
@@ -369,6 +384,7 @@ def _cumprod(b, x, *, axis, exclusive, reverse):
     return xp.ascontiguousarray(out)
 
 
+@add_dispatch_support
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """``tf.math.cumprod``."""
     t = as_tensor(x)
@@ -433,6 +449,7 @@ def _unsorted_segment_sum(b, data, ids, *, num_segments):
 _SEGMENT_SUM.kernel()(_unsorted_segment_sum)
 
 
+@add_dispatch_support
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """``tf.math.unsorted_segment_sum``: ``out[i] = sum(data[j] for ids[j] == i)``; negative ids are dropped."""
     d = as_tensor(data)
@@ -441,6 +458,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return execute(_UNSORTED_SEGMENT_SUM, (d, ids), {"num_segments": n})
 
 
+@add_dispatch_support
 def segment_sum(data, segment_ids, name=None):
     """``tf.math.segment_sum``: ``segment_ids`` is a sorted 1-D vector as long as data's first dimension."""
     d = as_tensor(data)
@@ -462,6 +480,7 @@ def _segment_counts(ids, num_segments, like):
     return reshape(counts, (num_segments,) + (1,) * (like._array.ndim - ids._array.ndim))
 
 
+@add_dispatch_support
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """``tf.math.unsorted_segment_mean`` (empty segments give 0)."""
     d = as_tensor(data)
@@ -470,6 +489,7 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     return _m.divide(unsorted_segment_sum(d, ids, n), _segment_counts(ids, n, d))
 
 
+@add_dispatch_support
 def segment_mean(data, segment_ids, name=None):
     """``tf.math.segment_mean``."""
     d = as_tensor(data)
@@ -519,6 +539,7 @@ def _top_k(b, x, *, k):
     return xp.take_along_axis(x, idx, axis=-1), idx.astype(xp.int32)
 
 
+@add_dispatch_support
 def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
     """``tf.math.top_k``: ``(values, indices)`` of the k largest entries of the last dimension."""
     t = as_tensor(input)
@@ -546,6 +567,7 @@ def _in_top_k(b, predictions, targets, *, k):
     return valid & (better < k) & finite
 
 
+@add_dispatch_support
 def in_top_k(targets, predictions, k, name=None):
     """``tf.math.in_top_k``: whether each target's prediction is among the top k (ties count as in)."""
     p, t = as_tensor(predictions), _index_tensor(targets, "InTopKV2")
@@ -557,6 +579,7 @@ def in_top_k(targets, predictions, k, name=None):
 
 # -- counting ------------------------------------------------------------------------------
 
+@add_dispatch_support
 def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None):
     """``tf.math.confusion_matrix``: ``m[i, j]`` counts (or sums weights of) label i predicted as j."""
     lab = _m.cast(_index_tensor(labels, "confusion_matrix"), dtypes.int64)
@@ -580,6 +603,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     return reshape(unsorted_segment_sum(vals, ids, n * n), (n, n))
 
 
+@add_dispatch_support
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None, axis=None,
              binary_output=False):
     """``tf.math.bincount``: counts (or weight sums) of each non-negative int value in ``arr``."""
@@ -608,6 +632,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
 
 # -- norms and clipping -------------------------------------------------------------------
 
+@add_dispatch_support
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """``tf.norm``: vector norms (euclidean/2, 1, inf, p > 0) and the Frobenius matrix norm."""
     x = as_tensor(tensor)
@@ -631,6 +656,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}")
 
 
+@add_dispatch_support
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """``tf.clip_by_norm``: rescale ``t`` so its L2 norm over ``axes`` is at most ``clip_norm``.
 
@@ -647,6 +673,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return _m.divide(_m.multiply(t, cn), _m.maximum(l2norm, cn))
 
 
+@add_dispatch_support
 def global_norm(t_list, name=None):
     """``tf.linalg.global_norm``: sqrt of the sum of squared L2 norms (None entries skipped; an IndexedSlices
     counts its slices, as TF)."""
@@ -658,6 +685,7 @@ def global_norm(t_list, name=None):
     return _m.sqrt(total)
 
 
+@add_dispatch_support
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """``tf.clip_by_global_norm``: ``(clipped list, global_norm)``; None entries stay None."""
     if isinstance(t_list, Tensor) or not isinstance(t_list, list | tuple):

@@ -219,15 +219,18 @@ class Op:
 
         Without ``dtypes``/``supports``/``priority`` it is the generic implementation of those
         kinds (the last candidate; registering another generic one replaces it). With them it
-        is a specialised candidate, tried before the generic one when eligible.
+        is a specialised candidate, tried before the generic one when eligible. A function with a
+        ``kind_variants`` dict registers ``kind_variants[kind]`` for the kinds it names (a
+        registration-time choice, e.g. :func:`~tfcore.ops._common.host_float32`'s CPU variant).
         """
         kinds = kinds or KINDS
         specialised = dtypes is not None or supports is not None or priority is not None
 
         def deco(fn):
+            variants = getattr(fn, "kind_variants", None) or {}  # e.g. ``host_float32``'s cpu variant
             for k in kinds:
                 cands = [c for c in self.candidates.get(k, ()) if specialised or c.priority is not None]
-                cand = Kernel(fn, name, dtypes, supports, priority if specialised else None)
+                cand = Kernel(variants.get(k, fn), name, dtypes, supports, priority if specialised else None)
                 cands.append(cand)
                 # Specialised by descending priority (stable), the generic one (priority None) last.
                 cands.sort(key=lambda c: float("inf") if c.priority is None else -c.priority)

@@ -6,6 +6,7 @@ differentiate through the ops they use."""
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from . import array_ops as _a
 from . import math_ops as _m
 from . import reduce_ops as _r
@@ -18,18 +19,21 @@ __all__ = [
 ]
 
 
+@add_dispatch_support
 def multiply_no_nan(x, y, name=None):
     """``tf.math.multiply_no_nan``: ``x * y``, but 0 where ``y`` is 0 even if ``x`` is inf or NaN."""
     x, y = binary_args(x, y)
     return _m.multiply(_m.where(_m.equal(y, _a.zeros_like(y)), _a.zeros_like(x), x), y)
 
 
+@add_dispatch_support
 def reciprocal_no_nan(x, name=None):
     """``tf.math.reciprocal_no_nan``: ``1 / x``, 0 where ``x`` is 0."""
     t = as_tensor(x)
     return _m.divide_no_nan(_a.ones_like(t), t)
 
 
+@add_dispatch_support
 def xdivy(x, y, name=None):
     """``tf.math.xdivy``: ``x / y``, 0 where ``x`` is 0."""
     x, y = binary_args(x, y)
@@ -37,6 +41,7 @@ def xdivy(x, y, name=None):
     return _m.where(zero, _a.zeros_like(x), _m.divide(x, _m.where(zero, _a.ones_like(y), y)))
 
 
+@add_dispatch_support
 def xlogy(x, y, name=None):
     """``tf.math.xlogy``: ``x * log(y)``, 0 where ``x`` is 0."""
     x, y = binary_args(x, y)
@@ -44,6 +49,7 @@ def xlogy(x, y, name=None):
     return _m.where(zero, _a.zeros_like(x), _m.multiply(x, _m.log(_m.where(zero, _a.ones_like(y), y))))
 
 
+@add_dispatch_support
 def xlog1py(x, y, name=None):
     """``tf.math.xlog1py``: ``x * log1p(y)``, 0 where ``x`` is 0."""
     x, y = binary_args(x, y)
@@ -51,16 +57,19 @@ def xlog1py(x, y, name=None):
     return _m.where(zero, _a.zeros_like(x), _m.multiply(x, _m.log1p(_m.where(zero, _a.zeros_like(y), y))))
 
 
+@add_dispatch_support
 def rint(x, name=None):
     """``tf.math.rint``: round half to even (same as ``tf.round``)."""
     return _m.round(x)
 
 
+@add_dispatch_support
 def erfc(x, name=None):
     """``tf.math.erfc``: ``1 - erf(x)``."""
     return _m.subtract(1.0, _m.erf(as_tensor(x)))
 
 
+@add_dispatch_support
 def polyval(coeffs, x, name=None):
     """``tf.math.polyval``: ``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` (Horner's rule)."""
     x = as_tensor(x)
@@ -96,6 +105,7 @@ def _lgamma_positive(t):
     return _m.subtract(stirling, _m.log(_m.abs(prod)))
 
 
+@add_dispatch_support
 def lgamma(x, name=None):
     """``tf.math.lgamma``: ``log|Gamma(x)|`` (Stirling series after an upward shift; reflection for ``x < 0.5``)."""
     t = as_tensor(x)
@@ -108,6 +118,7 @@ def lgamma(x, name=None):
     return _m.where(small, reflect, lg)
 
 
+@add_dispatch_support
 def digamma(x, name=None):
     """``tf.math.digamma``: the derivative of ``lgamma`` (asymptotic series after an upward shift; reflection
     ``psi(1 - x) - pi / tan(pi x)`` for ``x < 0.5``)."""
@@ -128,12 +139,14 @@ def digamma(x, name=None):
     return _m.where(small, reflect, psi)
 
 
+@add_dispatch_support
 def lbeta(x, name=None):
     """``tf.math.lbeta``: ``sum(lgamma(x)) - lgamma(sum(x))`` over the last axis."""
     t = as_tensor(x)
     return _m.subtract(_r.reduce_sum(lgamma(t), axis=-1), lgamma(_r.reduce_sum(t, axis=-1)))
 
 
+@add_dispatch_support
 def erfinv(x, name=None):
     """``tf.math.erfinv``: the inverse of ``erf`` on (-1, 1) (Giles' approximation refined by two Newton steps)."""
     t = as_tensor(x)
@@ -157,6 +170,7 @@ def erfinv(x, name=None):
     return y
 
 
+@add_dispatch_support
 def ndtri(x, name=None):
     """``tf.math.ndtri``: the standard normal quantile, ``sqrt(2) * erfinv(2x - 1)``."""
     t = as_tensor(x)

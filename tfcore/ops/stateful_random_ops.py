@@ -8,6 +8,7 @@ state it read; ``make_seeds``/``split`` draw full-range int64 keys; ``skip(d)`` 
 by ``256 * d``. A checkpoint of a generator therefore carries its stream to and from TensorFlow.
 """
 
+import enum
 import os as _os
 import threading as _threading
 
@@ -15,6 +16,8 @@ import numpy as np
 
 from ..framework import dtypes, replica_state
 from ..framework import tracing as _tracing
+from ..framework.variables import Variable, VariableAggregation, variable_creators_scope
+from .array_ops import constant, stack, zeros_like
 from .random_ops import (
     _normal_from,
     _StateStream,
@@ -25,7 +28,15 @@ from .random_ops import (
     uniform_full_int_from,
 )
 
-__all__ = ["Generator", "get_global_generator", "set_global_generator", "create_rng_state"]
+__all__ = ["Generator", "get_global_generator", "set_global_generator", "create_rng_state", "Algorithm"]
+
+
+class Algorithm(enum.Enum):
+    """``tf.random.Algorithm``: the counter-based generator (tfcore draws with Philox for every choice)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
 
 PHILOX = 1          # tf.random.Algorithm.PHILOX.value
 _STATE_SIZE = 3     # PHILOX_STATE_SIZE
@@ -63,7 +74,6 @@ def _make_state(seed):
 
 def create_rng_state(seed, alg):
     """``tf.random.create_rng_state``: the state a Generator seeded with ``seed`` starts from."""
-    from .array_ops import constant
 
     _alg_int(alg)
     return constant(_make_state(seed), dtype=dtypes.int64)
@@ -163,7 +173,6 @@ class Generator:
     @property
     def key(self):
         """The current key (``state[2]``)."""
-        from .array_ops import constant
 
         return constant(self._current_words()[2])
 
@@ -175,8 +184,6 @@ class Generator:
 
     def _state_variable(self):
         if self._state_var is None:
-            from ..framework.variables import Variable, VariableAggregation, variable_creators_scope
-
             if self._mirrored:  # replicas advance their copies alike; the first replica's value is written to all
                 self._state_var = Variable(self._words.copy(), trainable=False, dtype=dtypes.int64, name="StateVar",
                                            aggregation=VariableAggregation.ONLY_FIRST_REPLICA)
@@ -258,7 +265,6 @@ class Generator:
 
     def skip(self, delta):
         """Advance the counter as ``delta`` draws would (``256 * delta`` blocks); returns the old state."""
-        from .array_ops import constant
 
         with self._lock:
             old = self._current_words().copy()
@@ -269,7 +275,6 @@ class Generator:
 
     def make_seeds(self, count=1):
         """An int64 ``[2, count]`` tensor of seeds for stateless ops: full-range keys over a row of zeros."""
-        from .array_ops import stack, zeros_like
 
         keys = self.uniform_full_int([int(count)], dtypes.int64)
         return stack([keys, zeros_like(keys)])

@@ -6,15 +6,27 @@ A ``[2]`` seed names a Philox stream as TF's ``StatelessRandomGetKeyCounter`` de
 (``tensorflow/python/ops/stateless_random_ops.py`` is the Python side followed here).
 """
 
+import numpy as np
+
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
-from ._common import as_tensor
+from ._common import as_tensor, shape_tuple
 from .array_ops import stack
-from .random_ops import _normal_from, _SeedInput, _truncated_from, _uniform_from, uniform_full_int_from
+from .random_ops import (
+    _normal_from,
+    _SeedInput,
+    _stateless_gen,
+    _truncated_from,
+    _uniform_from,
+    draw_params,
+    run_host_draw,
+    uniform_full_int_from,
+)
 
 __all__ = ["stateless_normal", "stateless_uniform", "stateless_truncated_normal", "stateless_split",
-           "stateless_fold_in", "split", "fold_in"]
+           "stateless_fold_in", "split", "fold_in", "stateless_gamma", "stateless_poisson", "stateless_binomial",
+           "stateless_categorical", "stateless_parameterized_truncated_normal"]
 
 _UNIFORM_DTYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64", "uint32", "uint64")
 
@@ -77,3 +89,91 @@ def stateless_fold_in(seed, data, alg="auto_select"):
 
 split = stateless_split      # tf.random.split (TF 2.21's name for the same function)
 fold_in = stateless_fold_in  # tf.random.fold_in
+
+
+# -- gamma, Poisson, binomial, categorical, truncated normal: host draws from the seed's stream -----
+
+def _broadcast_to_shape(shp, *params):
+    out = []
+    for p in params:
+        try:
+            out.append(np.broadcast_to(p, shp))
+        except ValueError as e:
+            raise InvalidArgumentError(None, None, f"parameters of shape {list(np.shape(p))} do not broadcast to "
+                                                   f"the output shape {list(shp)}") from e
+    return out
+
+
+def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=None):
+    """``tf.random.stateless_gamma``: ``alpha``/``beta`` broadcast to ``shape``; same seed, same draws."""
+    gen = _stateless_gen(seed)
+    shp = shape_tuple(shape, "StatelessRandomGammaV2")
+    a, bt = draw_params(alpha, 1.0 if beta is None else beta)
+
+    def sample(al, be):
+        al, be = _broadcast_to_shape(shp, al, be)
+        return gen.gamma(al) / be
+
+    return run_host_draw(sample, [a, bt], dtype)
+
+
+def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
+    """``tf.random.stateless_poisson``: ``lam`` broadcast to ``shape``."""
+    gen = _stateless_gen(seed)
+    shp = shape_tuple(shape, "StatelessRandomPoisson")
+    (rate,) = draw_params(lam)
+    return run_host_draw(lambda r: gen.poisson(_broadcast_to_shape(shp, r)[0]), [rate], dtype)
+
+
+def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
+    """``tf.random.stateless_binomial``: ``counts``/``probs`` broadcast to ``shape``."""
+    gen = _stateless_gen(seed)
+    shp = shape_tuple(shape, "StatelessRandomBinomial")
+    n, p = draw_params(counts, probs)
+
+    def sample(cnt, pr):
+        cnt, pr = _broadcast_to_shape(shp, cnt, pr)
+        return gen.binomial(cnt.astype(np.int64), pr)
+
+    return run_host_draw(sample, [n, p], output_dtype)
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None):
+    """``tf.random.stateless_categorical``: ``[batch, num_samples]`` class indices drawn from ``logits``."""
+    gen = _stateless_gen(seed)
+    lg = as_tensor(logits)
+    if lg.ndim != 2:
+        raise InvalidArgumentError(None, None, f"logits should be a matrix, got shape {lg.shape.as_list()}")
+    k = int(num_samples)
+
+    def sample(x):
+        x = x.astype(np.float64)
+        p = np.exp(x - x.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return np.stack([gen.choice(p.shape[1], size=k, p=row) for row in p]) if len(p) else np.zeros((0, k))
+
+    return run_host_draw(sample, [lg], dtype)
+
+
+def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0, minvals=-2.0, maxvals=2.0,
+                                             name=None):
+    """``tf.random.stateless_parameterized_truncated_normal``: normal draws restricted to ``[minvals, maxvals]``
+    (parameters broadcast to ``shape``), by rejection."""
+    gen = _stateless_gen(seed)
+    shp = shape_tuple(shape, "StatelessParameterizedTruncatedNormal")
+    params = draw_params(means, stddevs, minvals, maxvals, dtype=dtypes.float32)
+
+    def sample(mu, sd, lo, hi):
+        mu, sd, lo, hi = (a.astype(np.float64) for a in _broadcast_to_shape(shp, mu, sd, lo, hi))
+        if np.any(lo >= hi):
+            raise ValueError("minvals must be less than maxvals")
+        out = gen.normal(mu, sd)
+        bad = (out < lo) | (out > hi)
+        for _ in range(1000):
+            if not bad.any():
+                break
+            out[bad] = gen.normal(mu[bad], sd[bad])
+            bad = (out < lo) | (out > hi)
+        return np.clip(out, lo, hi)
+
+    return run_host_draw(sample, params, params[0].dtype)

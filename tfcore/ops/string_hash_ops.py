@@ -5,6 +5,7 @@ bytes, the hash functions themselves in :mod:`tfcore.ops._farmhash`."""
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ._farmhash import fingerprint64, siphash24
@@ -30,6 +31,7 @@ def _hash_fast(b, x, num_buckets):
     return out
 
 
+@add_dispatch_support
 def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
     """``tf.strings.to_hash_bucket_fast``: ``Fingerprint64(s) % num_buckets`` (int64), as TF."""
     n = int(num_buckets)
@@ -51,6 +53,7 @@ def _hash_strong(b, x, num_buckets, key):
     return out
 
 
+@add_dispatch_support
 def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
     """``tf.strings.to_hash_bucket_strong``: SipHash-2-4 of each string under the 128-bit ``key`` (two
     unsigned 64-bit integers) modulo ``num_buckets`` (int64), as TF."""
@@ -93,6 +96,7 @@ def _fingerprint(b, data):
     return out
 
 
+@add_dispatch_support
 def fingerprint(data, method="farmhash64", name=None):
     """``tf.fingerprint``: uint8 ``[N, 8]`` farmhash Fingerprint64 (little-endian) of each row ``data[i]``'s raw
     bytes; string rows with several strings fingerprint the concatenation of the strings' fingerprints."""

@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from .logging_ops import format_array
@@ -76,16 +77,19 @@ def _check_encoding(encoding):
     return encoding.lower()
 
 
+@add_dispatch_support
 def lower(input, encoding="", name=None):  # noqa: A002 - TF's argument name
     """``tf.strings.lower``: ASCII lower case (``encoding='utf-8'``: Unicode lower case)."""
     return execute(_LOWER, (_strings(input, "lower"),), {"encoding": _check_encoding(encoding)})
 
 
+@add_dispatch_support
 def upper(input, encoding="", name=None):  # noqa: A002
     """``tf.strings.upper``: ASCII upper case (``encoding='utf-8'``: Unicode upper case)."""
     return execute(_UPPER, (_strings(input, "upper"),), {"encoding": _check_encoding(encoding)})
 
 
+@add_dispatch_support
 def strip(input, name=None):  # noqa: A002
     """``tf.strings.strip``: remove leading and trailing ASCII whitespace."""
     return execute(_STRIP, (_strings(input, "strip"),))
@@ -100,6 +104,7 @@ def _length(v, unit):
 _LENGTH = _unary("StringLength", _length, dtypes.int32)
 
 
+@add_dispatch_support
 def length(input, unit="BYTE", name=None):  # noqa: A002
     """``tf.strings.length``: bytes per string (``unit='UTF8_CHAR'``: UTF-8 characters), int32."""
     if unit not in ("BYTE", "UTF8_CHAR"):
@@ -136,6 +141,7 @@ def _as_sep(separator):
     return separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
 
 
+@add_dispatch_support
 def join(inputs, separator="", name=None):
     """``tf.strings.join``: element-wise concatenation of a list of string tensors (scalars broadcast)."""
     if not isinstance(inputs, list | tuple) or not inputs:
@@ -162,6 +168,7 @@ def _reduce_join(b, x, axis, keepdims, separator):
     return out
 
 
+@add_dispatch_support
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     """``tf.strings.reduce_join``: join the strings along ``axis`` (all axes when None)."""
     t = _strings(inputs, "reduce_join")
@@ -211,6 +218,7 @@ _SPLIT = Op("StringSplitV2", rule=_ragged_rule(dtypes.string), multi_output=True
 _SPLIT.kernel("cpu")(_ragged_kernel(_split_one, object))
 
 
+@add_dispatch_support
 def split_parts(input, sep=None, maxsplit=-1):  # noqa: A002
     """``(input tensor, pieces, row_splits)`` of ``tf.strings.split`` (``tfcore.ragged.ragged_string_ops``
     builds the RaggedTensor)."""
@@ -241,6 +249,7 @@ _DECODE = Op("UnicodeDecode", rule=_ragged_rule(dtypes.int32), multi_output=True
 _DECODE.kernel("cpu")(_ragged_kernel(_decode_one, np.int32))
 
 
+@add_dispatch_support
 def unicode_decode_parts(input, input_encoding, errors="replace", replacement_char=65533):  # noqa: A002
     """``(input tensor, code points, row_splits)`` of ``tf.strings.unicode_decode``."""
     if input_encoding not in _CODECS:
@@ -289,6 +298,7 @@ def _to_number(b, x, out_type):
     return out
 
 
+@add_dispatch_support
 def to_number(string_tensor, out_type=dtypes.float32, name=None):
     """``tf.strings.to_number``: parse numbers (float32/float64/int32/int64); a bad string raises."""
     dt = dtypes.as_dtype(out_type)
@@ -317,6 +327,7 @@ def _as_string(b, x, fmt, kind):
     return _map(lambda v: (fmt % conv(v)).encode(), x)
 
 
+@add_dispatch_support
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
     """``tf.strings.as_string``: numbers as strings with C ``printf`` formatting (``%f`` by default)."""
     t = convert_to_tensor(input)
@@ -374,6 +385,7 @@ _REGEX_REPLACE = Op("StaticRegexReplace",
 _REGEX_REPLACE.kernel("cpu")(lambda b, x, regex, fn, count: _map(lambda v: regex.sub(fn, v, count=count), x))
 
 
+@add_dispatch_support
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
     """``tf.strings.regex_replace``: replace matches of ``pattern`` (every one, or the first) by ``rewrite``."""
     return execute(_REGEX_REPLACE, (_strings(input, "regex_replace"),),
@@ -386,6 +398,7 @@ _FULL_MATCH = Op("StaticRegexFullMatch",
 _FULL_MATCH.kernel("cpu")(lambda b, x, regex: _map(lambda v: regex.fullmatch(v) is not None, x, np.bool_))
 
 
+@add_dispatch_support
 def regex_full_match(input, pattern, name=None):  # noqa: A002
     """``tf.strings.regex_full_match``: whether each whole string matches ``pattern``."""
     return execute(_FULL_MATCH, (_strings(input, "regex_full_match"),),
@@ -412,6 +425,7 @@ def _substr(b, x, pos, length, unit):
     return _map(one, x)
 
 
+@add_dispatch_support
 def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 - TF's argument names
     """``tf.strings.substr``: ``len`` bytes (or UTF-8 characters) from ``pos`` (negative: from the end)."""
     if unit not in ("BYTE", "UTF8_CHAR"):
@@ -457,6 +471,7 @@ def _ngrams(b, data, splits, widths, separator, left_pad, right_pad, pad_width, 
     return _object_vector(out), np.asarray(out_splits, np.int64)
 
 
+@add_dispatch_support
 def ngram_rows(values, splits, ngram_width, separator=" ", pad_values=None, padding_width=None,
                preserve_short_sequences=False):
     """``(ngrams, ngram row_splits)`` of ``tf.strings.ngrams`` for rows ``values[splits[i]:splits[i + 1]]``."""
@@ -494,6 +509,7 @@ def _format(b, *arrays, pieces, summarize):
     return np.array("".join(out).encode("utf-8"), dtype=object)
 
 
+@add_dispatch_support
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001 - TF's name
     """``tf.strings.format``: ``template`` with each ``placeholder`` replaced by one input tensor, printed as
     ``tf.print`` does (``summarize`` elements at each end of every dimension; -1: all)."""
@@ -548,6 +564,7 @@ def _segment_join(b, data, ids, num_segments, separator):
     return out.reshape((num_segments,) + inner)
 
 
+@add_dispatch_support
 def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
     """``tf.strings.unsorted_segment_join``: ``out[i]`` joins (in input order) the strings whose segment id is
     ``i``; negative ids are dropped, empty segments give ``''``."""

@@ -11,6 +11,7 @@ import threading
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from .registry import Op, execute
@@ -22,6 +23,7 @@ _TRANSCODE_INPUTS = dict(_ENCODINGS, **{"US ASCII": "ascii", "US-ASCII": "ascii"
                                         "UTF-16-LE": "utf-16-le", "UTF-32-LE": "utf-32-le"})
 
 
+@add_dispatch_support
 def check_encoding(encoding, what, arg, known=_ENCODINGS):
     if encoding not in known:
         raise InvalidArgumentError(None, None, f"{what}: {arg} must be one of {sorted(known)}, got "
@@ -29,6 +31,7 @@ def check_encoding(encoding, what, arg, known=_ENCODINGS):
     return known[encoding]
 
 
+@add_dispatch_support
 def check_errors(errors, what):
     if errors not in ("replace", "strict", "ignore"):
         raise InvalidArgumentError(None, None, f"{what}: errors must be 'replace', 'strict' or 'ignore', got "
@@ -53,6 +56,7 @@ def _is_control(cp):
     return cp < 0x20 or 0x7F <= cp < 0xA0
 
 
+@add_dispatch_support
 def decode_chars(v, encoding, errors, replacement_char, replace_control):
     """``(code points, byte offsets)`` of one string, with TF's error handling (each invalid byte sequence is
     one ``replacement_char``; ``ignore`` drops it; ``strict`` raises)."""
@@ -97,6 +101,7 @@ def _decode_offsets(b, x, encoding, errors, replacement_char, replace_control):
     return cps, splits, offs
 
 
+@add_dispatch_support
 def decode_with_offsets(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                         replace_control_characters=False, what="unicode_decode_with_offsets"):
     """``(input tensor, code points, row_splits, offsets)`` over the flattened strings."""
@@ -141,6 +146,7 @@ def _encode(b, values, splits, encoding, errors, replacement_char):
                            for i in range(len(splits) - 1)])
 
 
+@add_dispatch_support
 def encode_rows(values, splits, output_encoding, errors="replace", replacement_char=65533):
     """One string per row of code points ``values[splits[i]:splits[i + 1]]`` (a 1-D string tensor)."""
     enc = check_encoding(output_encoding, "unicode_encode", "output_encoding")
@@ -162,6 +168,7 @@ def _transcode(b, x, src, dst, errors, replacement_char, replace_control):
     return out
 
 
+@add_dispatch_support
 def unicode_transcode(input, input_encoding, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                       replace_control_characters=False, name=None):
     """``tf.strings.unicode_transcode``: each string re-encoded from ``input_encoding`` to ``output_encoding``."""
@@ -190,6 +197,7 @@ def _bytes_split(b, x):
     return _object_vector([v[i:i + 1] for v in flat for i in range(len(v))]), splits
 
 
+@add_dispatch_support
 def bytes_split_parts(input):  # noqa: A002
     t = _strings(input, "bytes_split")
     values, splits = execute(_BYTES_SPLIT, (t,))

@@ -15,6 +15,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m
+from .ragged_tensor import RaggedTensor
 
 __all__ = ["RowPartition", "DynamicRaggedShape"]
 
@@ -146,7 +147,6 @@ class DynamicRaggedShape:
     @classmethod
     def from_tensor(cls, t, dtype=None):
         """The shape of a Tensor or RaggedTensor."""
-        from .ragged_tensor import RaggedTensor
 
         dt = dtypes.as_dtype(dtype) if dtype is not None else None
         if isinstance(t, RaggedTensor):
@@ -225,8 +225,6 @@ class DynamicRaggedShape:
 
     # -- building values of this shape ---------------------------------------------------------------------
     def _wrap(self, flat_values):
-        from .ragged_tensor import RaggedTensor
-
         if not self._row_partitions:
             return flat_values
         return RaggedTensor.from_nested_row_splits(flat_values, [p.row_splits() for p in self._row_partitions],
@@ -254,7 +252,6 @@ def fill(dims, value, name=None):
 def reshape(tensor, shape, name=None):
     """``tf.reshape(dense, DynamicRaggedShape)``: the values of ``tensor`` in row-major order, cut into the
     shape's rows."""
-    from .ragged_tensor import RaggedTensor
 
     if isinstance(tensor, RaggedTensor):
         tensor = tensor.flat_values

@@ -9,11 +9,13 @@ through ``from_row_splits`` / ``to_tensor`` / ``map_flat_values`` to the flat va
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, type_spec
 from ..framework.errors import InvalidArgumentError
+from ..framework.sparse_tensor import SparseTensor
 from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_spec import TensorSpec
 from ..ops import array_ops as _a
 from ..ops import math_ops as _m
 from ..ops.misc_ops import searchsorted as _searchsorted
@@ -310,7 +312,6 @@ class RaggedTensor:
     def to_sparse(self, name=None):
         """A ``tf.SparseTensor`` with one entry per value, at its (row, position, ...) index; the dense shape
         is the bounding shape."""
-        from ..framework.sparse_tensor import SparseTensor
 
         flat = self.flat_values
         index = np.zeros((int(flat.shape[0]), 0), np.int64)
@@ -613,7 +614,6 @@ class RaggedTensorSpec:
 
     def _tf_component_specs(self):
         """TensorSpecs of the flat values and of each row-splits tensor (TF's ``_component_specs``)."""
-        from ..framework.tensor_spec import TensorSpec
 
         dims = self._shape.as_list() if self._shape.rank is not None else [None] * (self._ragged_rank + 1)
         rows = dims[0]
@@ -788,8 +788,6 @@ def boolean_mask(data, mask, name=None):
 
 
 def _register():
-    from ..framework import type_spec
-
     type_spec.register_spec(RaggedTensorSpec, lambda v: isinstance(v, RaggedTensor), RaggedTensorSpec.from_value)
 
 

@@ -16,8 +16,10 @@ runs as an interpreted graph like every loaded function.
 """
 
 from ..autodiff.custom_gradient import GRADIENT_OP_TYPE, new_gradient_op_type, register_gradient, registered_gradient
-from ..framework import dtypes
+from ..framework import dtypes, nest
 from ..framework.tensor_spec import TensorSpec
+from ..function import Function
+from ..ops import array_ops
 
 IDENTITY_N = "IdentityN"
 
@@ -86,7 +88,6 @@ def add_gradient_functions(library, obj_graph, var_ids, add_function_def, encode
 def _trace_gradient(grad, types):
     """``(ConcreteFunction, output structure)`` of a traced custom gradient's gradient as a function of the
     upstream gradients followed by the decorated function's inputs."""
-    from ..function import Function
 
     n_grads = len(types)
     present = []
@@ -132,8 +133,6 @@ def register_loaded_gradients(library, og, fdefs, renames, make_function, decode
     ``make_function(fdef, bound)`` builds a runnable graph function whose bound inputs are ``bound``
     (variables, or :class:`CapturedForwardTensor` markers filled per call).
     """
-    from ..framework import nest
-    from ..ops import array_ops
 
     capture_index = {}  # old op type -> {forward tensor name: IdentityN input index}
     for fdef in fdefs.values():

@@ -26,6 +26,8 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..function import graph_names
+from ..ops import array_ops, logging_ops
+from ..ops.registry import execute, get_op
 from .saved_model_protos import pb
 
 _JSON_ATTRS = "_tfcore_attrs"
@@ -428,7 +430,6 @@ class GraphFunction:
         """``variables``: the bound inputs (variables, or placeholders that ``__call__``'s ``bound`` fills);
         ``gradient_op_types``: new names for the ``_gradient_op_type`` of IdentityN nodes (custom gradients
         registered by the loader)."""
-        from ..ops.registry import get_op
 
         self.fdef = fdef
         self.name = fdef.signature.name
@@ -473,8 +474,6 @@ class GraphFunction:
 
     def __call__(self, flat, bound=None):
         """Run on the flat arguments; ``bound`` (one per bound input, None keeps it) replaces bound inputs."""
-        from ..ops import array_ops, logging_ops
-        from ..ops.registry import execute
 
         env = dict(zip(self.arg_names, flat))
         for name, var in self.captures.items():

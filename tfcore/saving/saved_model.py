@@ -24,12 +24,13 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_spec import TensorSpec
 from ..framework.variables import Variable
-from ..function.polymorphic_function import _rebuild_composites
+from ..function import ConcreteFunction, Function, function
+from ..function.polymorphic_function import _key_spec, _rebuild_composites
 from ..io import atomic_files
 from ..module import Module
 from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import bundle, custom_gradients, graph
-from .checkpoint import CheckpointOptions, _object_graph_proto
+from .checkpoint import CheckpointOptions, _object_graph_proto, _protos
 from .function_serialization import GraphFunction, function_def
 from .saved_model_protos import decode_saved_model, encode_saved_model, pb
 
@@ -168,7 +169,6 @@ def _decode(sv):
 # -- what to save -------------------------------------------------------------------------------------------
 def _function_attributes(obj):
     """``[(name, Function bound to obj)]`` of the tf.function attributes of one object."""
-    from ..function import Function
 
     out, seen = [], set()
     if isinstance(obj, list | tuple | dict) or graph.is_variable(obj):
@@ -208,8 +208,6 @@ def _tensor_specs(spec):
 
 
 def _input_specs(cf):
-    from ..function.polymorphic_function import _key_spec
-
     specs = []
     for name, k in zip(cf._param_names, cf._arg_keys):
         spec = _key_spec(k)
@@ -286,8 +284,6 @@ def _signature_outputs(structure):
 def _default_signatures(obj):
     """TF's rule: a Keras model serves its call; a module its only tf.function with an input_signature."""
     if hasattr(obj, "compile") and hasattr(obj, "_trainable_weights"):
-        from ..function import function
-
         inputs = getattr(obj, "inputs", None)
         if inputs:
             specs = [TensorSpec(t.shape, t.dtype, name=t._keras_history.layer.name) for t in inputs]
@@ -310,7 +306,6 @@ def _default_signatures(obj):
 # -- save ---------------------------------------------------------------------------------------------------
 def save(obj, export_dir, signatures=None, options=None):
     """Write ``obj`` (a tf.Module or Keras model) and its traced tf.functions as a SavedModel at ``export_dir``."""
-    from ..function import ConcreteFunction, Function
 
     export_dir = os.fspath(export_dir)
     if not graph.is_trackable(obj) or graph.is_variable(obj):
@@ -690,7 +685,6 @@ def _load(export_dir, tags):
                                f"{export_dir}; available tags: {list(meta.meta_info_def.tags)}")
     og = meta.object_graph_def
     reader = bundle.BundleReader(os.path.join(export_dir, VARIABLES_DIRECTORY, VARIABLES_FILENAME))
-    from .checkpoint import _protos
 
     ckpt_graph = _protos.trackable_object_graph().FromString(reader.read(graph.OBJECT_GRAPH_KEY).item())
     library = meta.graph_def.library

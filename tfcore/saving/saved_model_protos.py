@@ -7,11 +7,11 @@ and decoded here by hand with protobuf's wire format.
 
 from ..framework.errors import DataLossError
 from ..io import _deps
+from ._protos import require
 
 
 def pb(name):
     """``tensorboard.compat.proto.<name>`` (``'meta_graph_pb2'``, ``'saved_object_graph_pb2'``, ...)."""
-    from ._protos import require
 
     require()
     return _deps.tensorboard_proto(name)

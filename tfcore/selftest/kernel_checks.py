@@ -12,6 +12,8 @@ reductions, softmax/cross-entropy, pooling, depthwise and bias+activation. Each 
 
 import numpy as np
 
+from ..ops.cuda_kernels import bias_add, conv, pool, reduce, softmax
+from ..ops.cuda_kernels.matmul import launch_matmul
 from . import references as ref
 from .report import FAIL, PASS, SKIP
 
@@ -82,8 +84,6 @@ MATMUL_ENTRIES = [("matmul_f32", np.float32, "f32", 0), ("matmul_f16_simt", np.f
 
 
 def check_matmul(h, entry, dtype, kind, small):
-    from ..ops.cuda_kernels.matmul import launch_matmul
-
     parts = []
     for m, k, n, ta, tb in _matmul_cases(small):
         a = h.randn((k, m) if ta else (m, k), dtype)
@@ -100,8 +100,6 @@ def check_matmul(h, entry, dtype, kind, small):
 
 
 def check_matmul_batched_misaligned(h, small):
-    from ..ops.cuda_kernels.matmul import launch_matmul
-
     shape_a, shape_b = ((3, 2, 30, 17), (17, 40)) if small else ((3, 2, 70, 33), (33, 90))
     parts = []
     for entry, dtype, kind in (("matmul_f32", np.float32, "f32"), ("matmul_f16", np.float16, "f16")):
@@ -139,8 +137,6 @@ CONV_VARIANTS = [("SIMT f32", np.float32, "f32", False, 0), ("SIMT f16", np.floa
 
 
 def check_conv(h, case, dtype, kind, tensor_cores):
-    from ..ops.cuda_kernels import conv
-
     _, shape, k, co, s, d, padding, misaligned, splits = case
     x, w = h.randn(shape, dtype), h.randn((k, k, shape[3], co), dtype)
     pads = ref.conv_pads(shape, (k, k), (s, s), (d, d), padding)
@@ -165,8 +161,6 @@ def check_conv(h, case, dtype, kind, tensor_cores):
 
 
 def check_depthwise(h, small):
-    from ..ops.cuda_kernels import conv
-
     shape, k, q = ((2, 9, 9, 8), 3, 2) if small else ((4, 20, 19, 33), 5, 2)
     x, w = h.randn(shape, np.float32), h.randn((k, k, shape[3], q), np.float32)
     pads = ref.conv_pads(shape, (k, k), (2, 2), (1, 1), "SAME")
@@ -190,8 +184,6 @@ def check_depthwise(h, small):
 # -- pooling, reductions, softmax, bias ----------------------------------------------------------------------
 
 def check_pool(h, small):
-    from ..ops.cuda_kernels import pool
-
     x = h.randn((2, 13, 11, 5) if small else (8, 57, 55, 67), np.float32)
     k, s = (1, 3, 3, 1), (1, 2, 2, 1)
     pads = ref.conv_pads(x.shape, (3, 3), (2, 2), (1, 1), "SAME")
@@ -217,8 +209,6 @@ def reduce_cases(small):
 
 
 def check_reduce(h, shape, axes):
-    from ..ops.cuda_kernels import reduce
-
     x = h.randn(shape, np.float32)
     n = int(np.prod([shape[a] for a in axes]))
     parts = []
@@ -241,8 +231,6 @@ def softmax_cases(small):
 
 
 def check_softmax(h, shape):
-    from ..ops.cuda_kernels import softmax
-
     x = h.randn(shape, np.float32, 3.0)
     labels = h.rng.integers(0, shape[1], shape[0]).astype(np.int32)
     with h.b.activate():
@@ -260,8 +248,6 @@ def check_softmax(h, shape):
 
 
 def check_bias_add(h, small):
-    from ..ops.cuda_kernels import bias_add
-
     x, bias = h.randn((16, 9, 16) if small else (64, 33, 16), np.float32), h.randn(16, np.float32)
     parts = []
     with h.b.activate():

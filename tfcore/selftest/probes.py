@@ -18,6 +18,12 @@ import sys
 
 import numpy as np
 
+from .. import config
+from ..distribute import MirroredStrategy, NcclAllReduce, ReduceOp, get_replica_context
+from ..framework.context import device
+from ..function import function
+from ..ops import array_ops, math_ops, nn_ops, reduce_ops
+
 MARKER = "SELFTEST-PROBE "
 PROBES = {}
 
@@ -58,9 +64,6 @@ def _close(got, want, rtol=1e-5, atol=1e-5):
 
 
 def _mlp_function():
-    from ..function import function
-    from ..ops import math_ops, nn_ops
-
     @function
     def step(x, w):
         h = nn_ops.relu(math_ops.matmul(x, w) * 2.0 + 1.0)
@@ -78,8 +81,6 @@ def _mlp_reference(x, w):
 def graph_replay():
     """A small tf.function (two matmuls, element-wise ops) called 5 times: every result equals the float64
     reference; on a real GPU the plan is captured and replayed (status "replaying", replays >= 1)."""
-    from ..framework.context import device
-    from ..ops import array_ops
 
     dev = _gpu0()
     rng = np.random.default_rng(0)
@@ -110,8 +111,6 @@ def capture_failure():
     """A capture that a capture-unsafe CUDA call invalidates (a stream synchronize inside the captured
     region, injected into the first kernel launch of the capturing call): that call's result, later calls
     and an eager op on the same GPU must all be right (the plan falls back, the stream works again)."""
-    from ..framework.context import device
-    from ..ops import array_ops
 
     dev = _gpu0()
     backend = dev.backend
@@ -175,9 +174,6 @@ def workspace_regrowth():
     """A captured column reduction, then a larger eager reduction that regrows the reduction workspace,
     then new tensors that may reuse freed memory; later replays must still equal the reference (a graph
     owns every buffer it writes)."""
-    from ..framework.context import device
-    from ..function import function
-    from ..ops import array_ops, reduce_ops
 
     dev = _gpu0()
     small = _emulated(dev)
@@ -219,9 +215,6 @@ def split_card_nccl():
     refuses two ranks on one GPU, so tfcore warns and reduces on the device; the sum must be right."""
     import logging
 
-    from .. import config
-    from ..distribute import MirroredStrategy, NcclAllReduce, ReduceOp, get_replica_context
-    from ..ops import array_ops, math_ops
 
     gpus = config.list_physical_devices("GPU")
     if not gpus:

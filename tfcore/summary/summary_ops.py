@@ -17,6 +17,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..io import _deps
 from ..io.image_codecs import encode_png, encode_wav
 from ..ops import array_ops, math_ops
+from ..ops.image_ops import convert_image_dtype
 from ..ops.registry import Op, execute
 from . import writer as _w
 
@@ -171,8 +172,6 @@ def _as_uint8_images(data):
     if t._dtype is dtypes.uint8:
         return t
     if t._dtype.is_floating:
-        from ..ops.image_ops import convert_image_dtype
-
         return convert_image_dtype(t, dtypes.uint8, saturate=True)
     raise ValueError(f"tf.summary.image: data must be uint8 or float, got {t._dtype.name}")
 

@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 
+from ..framework.errors import FailedPreconditionError
 from .event_file import EventFileWriter
 
 
@@ -70,8 +71,6 @@ class _FileWriter(SummaryWriter):
 
     def _events(self):
         if self._file.closed:
-            from ..framework.errors import FailedPreconditionError
-
             raise FailedPreconditionError(None, None, f"The summary writer for {self._logdir} is closed.")
         return self._file
 

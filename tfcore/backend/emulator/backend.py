@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import allocator as alloc_mod
 from ..base import GPUBackend
+from ..kernel_library import emulator_library
 
 
 class EmulatedGPUBackend(GPUBackend):
@@ -31,8 +32,6 @@ class EmulatedGPUBackend(GPUBackend):
 
     def __init__(self, device_id, device_name, compute_capability, total_memory, memory_limit_bytes=None,
                  memory_growth=False, logical_index=0):
-        from ..kernel_library import emulator_library
-
         super().__init__(device_id, device_name, compute_capability, total_memory, logical_index)
         self.xp = np  # per instance, like CudaBackend's cupy (tests swap it for a strict CuPy stand-in)
         self.kernels = emulator_library()

@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from .build import build
+from .build import build, source_hash
 
 _LAUNCH_LOCK = threading.Lock()  # one launch at a time per process (signal handlers are global)
 _PAGE = mmap.PAGESIZE
@@ -409,7 +409,6 @@ def load_module(source_path, include_dirs=(), defines=(), racecheck=None):
 
     ``racecheck``: the race-checking build; None reads ``TFCORE_EMULATOR_RACECHECK``.
     """
-    from .build import source_hash
 
     racecheck = racecheck_enabled() if racecheck is None else bool(racecheck)
     key = (str(source_path), source_hash(source_path, include_dirs, defines, racecheck))

@@ -6,6 +6,7 @@ import builtins
 from ...framework import tracing
 from ...framework.tensor import Tensor
 from ...framework.variables import Variable
+from ...ops import array_ops, math_ops
 from .. import control_flow
 
 
@@ -113,8 +114,6 @@ def range_(range_fn, *args, **kwargs):
 
 
 def for_stmt(iterable, body_fn, state, names, break_flag):
-    from ...ops import array_ops, math_ops
-
     state = tuple(state)
     brk = names.index(break_flag) if break_flag else None
     if isinstance(iterable, RangeSpec):
@@ -189,8 +188,6 @@ def _dataset_loop(dataset, body_fn, state, brk):
 def and_(a, b):
     x = a()
     if is_symbolic(x):
-        from ...ops import math_ops
-
         return math_ops.logical_and(_value(x), _value(b()))
     return x and b()
 
@@ -198,16 +195,12 @@ def and_(a, b):
 def or_(a, b):
     x = a()
     if is_symbolic(x):
-        from ...ops import math_ops
-
         return math_ops.logical_or(_value(x), _value(b()))
     return x or b()
 
 
 def not_(x):
     if is_symbolic(x):
-        from ...ops import math_ops
-
         return math_ops.logical_not(_value(x))
     return not x
 

@@ -4,10 +4,14 @@ import os
 
 import numpy as np
 
-from ...framework import tensor
-from ...ops import array_ops
+from ...framework import dtypes, tensor
+from ...framework.tensor_conversion import convert_to_tensor
+from ...ops import array_ops, math_ops
+from .. import layers
 from ..engine.input_layer import Input
 from ..engine.keras_tensor import KerasTensor
+from ..layers.core import TFOpLambda
+from ..utils.data_utils import cache_root
 
 
 def validate_weights(weights, classes, include_top):
@@ -85,7 +89,6 @@ def classifier_head(x, include_top, pooling, classes, classifier_activation, avg
                     max_name="max_pool", **dense_kwargs):
     """Keras's application head: global average pooling and a ``predictions`` Dense layer with the top,
     else the optional ``pooling`` ('avg' or 'max'; ``None`` keeps the 4-D feature map)."""
-    from .. import layers
 
     if include_top:
         x = layers.GlobalAveragePooling2D(name=avg_name)(x)
@@ -94,8 +97,6 @@ def classifier_head(x, include_top, pooling, classes, classifier_activation, avg
 
 
 def pool(x, pooling, avg_name="avg_pool", max_name="max_pool"):
-    from .. import layers
-
     if pooling is None:
         return x
     if pooling == "avg":
@@ -135,8 +136,6 @@ def preprocess_input(x, data_format=None, mode="caffe"):
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"`data_format` should be 'channels_last' or 'channels_first', got {data_format!r}")
     if isinstance(x, KerasTensor):
-        from ..layers.core import TFOpLambda
-
         return TFOpLambda(lambda t: _preprocess_tensor(t, data_format, mode),
                           name="tf.keras.applications.imagenet_utils.preprocess_input")(x)
     if tensor.is_tensor(x):
@@ -165,10 +164,6 @@ def _preprocess_numpy(arr, data_format, mode):
 
 
 def _preprocess_tensor(t, data_format, mode):
-    from ...framework import dtypes
-    from ...framework.tensor_conversion import convert_to_tensor
-    from ...ops import math_ops
-
     t = convert_to_tensor(t)
     if t.dtype is not dtypes.float32:
         t = math_ops.cast(t, dtypes.float32)
@@ -190,8 +185,6 @@ CLASS_INDEX_FILE = "imagenet_class_index.json"
 
 
 def _class_index_path():
-    from ..utils.data_utils import cache_root
-
     candidates = [os.path.join(cache_root(), "models", CLASS_INDEX_FILE)]
     keras_home = os.environ.get("KERAS_HOME", os.path.join(os.path.expanduser("~"), ".keras"))
     candidates.append(os.path.join(keras_home, "models", CLASS_INDEX_FILE))

@@ -26,9 +26,13 @@ from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape, as_shape
 from ...framework.tensor_spec import TensorSpec
-from ...framework.variables import Variable
+from ...framework.variables import Variable, VariableAggregation, VariableSynchronization
 from ...module import Module, attribute_leaves
-from .. import backend
+from ...ops.math_ops import cast
+from .. import backend, regularizers
+from .. import constraints as constraints_mod
+from .. import initializers as initializers_mod
+from .. import regularizers as regularizers_mod
 from ..mixed_precision import autocast_variable as _autocast
 from ..mixed_precision import policy as _policy
 from . import auto_config, call_errors
@@ -279,7 +283,6 @@ class Layer(Module):
         self._scope_name = name.replace(":", "_")
         ar = kwargs.get("activity_regularizer")
         if ar is not None:
-            from .. import regularizers
             ar = regularizers.get(ar)
         self._activity_regularizer = ar
         if "input_dim" in kwargs and "input_shape" not in kwargs:
@@ -488,10 +491,6 @@ class Layer(Module):
         otherwise; a ``regularizer`` adds ``regularizer(weight)`` to ``losses``.
         ``trainable`` defaults to True (False for ON_READ synchronization, as TF).
         """
-        from ...framework.variables import VariableAggregation, VariableSynchronization
-        from .. import constraints as constraints_mod
-        from .. import initializers as initializers_mod
-        from .. import regularizers as regularizers_mod
 
         shape = () if shape is None else tuple(as_shape(shape).as_list())
         dtype = dtypes.as_dtype(dtype) if dtype is not None else self._variable_dtype
@@ -694,7 +693,6 @@ class Layer(Module):
         else:
             return x
         if self._autocast and t._dtype is not self._dtype and t._dtype.is_floating and self._dtype.is_floating:
-            from ...ops.math_ops import cast
             t = cast(t, self._dtype)
         return t
 
@@ -777,7 +775,6 @@ class Layer(Module):
         return outputs
 
     def _add_activity_loss(self, outputs):
-        from ...ops.math_ops import cast
         for out in nest.flatten(outputs):
             if isinstance(out, Tensor):
                 loss = self._activity_regularizer(out)

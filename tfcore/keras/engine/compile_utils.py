@@ -13,6 +13,7 @@ rules). ``metrics`` ignore ``sample_weight``; ``weighted_metrics`` use it.
 
 from ...framework import nest
 from ...framework.tensor import Tensor
+from ...ops import array_ops, math_ops, reduce_ops
 from .. import losses as losses_mod
 from .. import metrics as metrics_mod
 from . import distribution
@@ -41,7 +42,6 @@ def _as_loss(identifier):
 def _masked_weights(mask, sample_weight, y_pred, loss):
     """Keras's loss masking: the mask becomes (part of) the sample weights; for a mean reduction it is
     rescaled by ``mask.size / sum(mask)`` so the loss is the mean over the unmasked entries."""
-    from ...ops import array_ops, math_ops, reduce_ops
     m = math_ops.cast(mask, y_pred.dtype)
     if getattr(loss, "reduction", "auto") in ("auto", "sum_over_batch_size"):
         size = math_ops.cast(array_ops.size(m), y_pred.dtype)

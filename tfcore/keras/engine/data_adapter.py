@@ -22,6 +22,7 @@ import warnings
 
 import numpy as np
 
+from ...data.dataset_ops import DatasetV2
 from ...distribute.input_lib import worker_batches, worker_rows
 from ...framework import context as _ctx
 from ...framework import nest
@@ -208,7 +209,6 @@ class _ArrayEpoch:
 
 def _sparse_batches(x, y, sample_weight, batch_size, shuffle):
     """A dataset of ``batch_size`` batches of arrays that hold SparseTensors."""
-    from ...data.dataset_ops import DatasetV2
 
     data = x if y is None and sample_weight is None else \
         tuple(v for v in (x, y, sample_weight) if v is not None)

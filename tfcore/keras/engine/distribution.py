@@ -17,6 +17,7 @@ import numpy as np
 
 from ...distribute import distribute_lib, values
 from ...framework import context as _ctx
+from .data_adapter import unpack_x_y_sample_weight
 
 
 def captured_strategy():
@@ -96,7 +97,6 @@ def _ensure_built(model, strategy, per_replica_batch):
     """Build an unbuilt (subclassed) model once, in cross-replica context, before replicas run."""
     if model.built and all(layer.built for layer in getattr(model, "layers", ())):
         return
-    from .data_adapter import unpack_x_y_sample_weight
 
     x, _, _ = unpack_x_y_sample_weight(_first_replica(per_replica_batch))
     with strategy.scope():

@@ -13,11 +13,12 @@ from ...framework.tensor import is_tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
 from ...framework.tensor_spec import TensorSpec
+from ...ops import array_ops
+from ...ops.math_ops import cast as _cast
 from .keras_tensor import KerasTensor
 
 
 def cast(x, dtype):
-    from ...ops.math_ops import cast as _cast
     return _cast(x, dtype)
 
 
@@ -40,8 +41,6 @@ def conform_input(x, kt):
         x = cast(x, kt._dtype)
     ref = kt.shape.as_list() if kt.shape.rank is not None else None
     if ref is not None:
-        from ...ops import array_ops
-
         rank = x._array.ndim
         if rank == len(ref) + 1 and x._array.shape[-1] == 1:
             x = array_ops.squeeze(x, [-1])

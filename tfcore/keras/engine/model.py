@@ -10,8 +10,10 @@ Three ways to make one, as in Keras:
 import numpy as np
 
 from ...framework import nest
+from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape, as_shape
 from ...framework.tensor_spec import TensorSpec
+from ...saving import saved_model
 from .. import backend
 from ..mixed_precision import policy as _policy
 from ..saving import weights_format
@@ -181,7 +183,6 @@ class Model(TrainingMixin, Layer):
             single = True
         else:
             single = False
-        from ...framework.tensor_conversion import convert_to_tensor
 
         arrays = [convert_to_tensor(np.zeros([1 if d is None else d for d in as_shape(s).as_list()],
                                              dtype=self._dtype.as_numpy_dtype)) for s in shapes]
@@ -294,8 +295,6 @@ class Model(TrainingMixin, Layer):
         if format not in formats:
             raise ValueError(f"Unrecognized format={format!r}. Supported formats are: {', '.join(formats)}.")
         if format == "tf_saved_model":
-            from ...saving import saved_model
-
             if kwargs:
                 raise TypeError(f"export(format='tf_saved_model') got unexpected arguments {sorted(kwargs)}")
             saved_model.save(self, str(filepath))

@@ -10,6 +10,7 @@ model is built on its first call, from the data's shape (batch size included, as
 from ...framework import nest
 from ...framework.tensor_shape import TensorShape
 from ...framework.tensor_spec import TensorSpec
+from ..layers.serialization import deserialize, serialize
 from .base_layer import Layer, bump_structure_version
 from .functional import conform_input
 from .input_layer import InputLayer
@@ -181,8 +182,6 @@ class Sequential(Model):
         return self.compute_output_signature(sig).shape
 
     def get_config(self):
-        from ..layers.serialization import serialize
-
         layers = [serialize(lay) for lay in self._seq_layers]
         if self._input_layer is not None:
             layers.insert(0, serialize(self._input_layer))
@@ -190,8 +189,6 @@ class Sequential(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from ..layers.serialization import deserialize
-
         model = cls(name=config.get("name"))
         for layer_config in config["layers"]:
             model.add(deserialize(layer_config, custom_objects=custom_objects))

@@ -5,6 +5,7 @@ import shutil
 import numpy as np
 
 from ...framework.tensor_shape import TensorShape
+from .input_layer import InputLayer
 
 
 def _count(weights):
@@ -16,7 +17,6 @@ def _shape_text(layer):
     layer's LAST inbound node, whichever model made it; for a layer built without a symbolic call (called on
     data, built by ``adapt`` or ``build``) the output shape of the shape it was built with; "?" when neither
     is known. An InputLayer shows its batch shape."""
-    from .input_layer import InputLayer
 
     if isinstance(layer, InputLayer):
         return str(tuple(layer._batch_input_shape))

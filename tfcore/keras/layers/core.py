@@ -11,6 +11,8 @@ from .. import activations, backend
 from ..engine.base_layer import InputSpec, Layer
 from ..engine.keras_tensor import register_op_layer
 from ..mixed_precision.autocast_variable import read_dtype
+from ..saving import safe_mode
+from ..utils.object_registration import CustomObjectScope, get_registered_name
 from ._weights import add_bias, add_role_weight, set_weight_args, weights_config
 from .activation import ShapePreservingLayer
 
@@ -151,9 +153,6 @@ class Lambda(Layer):
 
 
 def _function_config(fn):
-    from ..saving import safe_mode
-    from ..utils.object_registration import get_registered_name
-
     if getattr(fn, "__name__", None) == "<lambda>":
         code, defaults, closure = safe_mode.func_dump(fn)
         return {"class_name": "__lambda__", "config": {"code": code, "defaults": defaults, "closure": closure}}
@@ -162,9 +161,6 @@ def _function_config(fn):
 
 
 def _function_from_config(value, custom_objects, safe, field):
-    from ..saving import safe_mode
-    from ..utils.object_registration import CustomObjectScope
-
     if callable(value):
         return value
     if safe_mode.is_lambda_config(value):

@@ -4,6 +4,7 @@ The layer package and ``keras.models`` register their classes here when they are
 deserializing a wrapper's inner layer or a Sequential model's layers needs no import back up into
 those packages (no import cycle).
 """
+from ..utils.object_registration import get_registered_name, lookup_custom_object
 
 _BUILTIN = {}
 
@@ -21,7 +22,6 @@ def builtin_class(name):
 
 def serialize(layer):
     """``{'class_name': ..., 'config': layer.get_config()}`` (registered classes: ``"package>name"``)."""
-    from ..utils.object_registration import get_registered_name
 
     return {"class_name": get_registered_name(type(layer)), "config": layer.get_config()}
 
@@ -29,7 +29,6 @@ def serialize(layer):
 def deserialize(config, custom_objects=None):
     """Recreate a layer from :func:`serialize`'s output (custom classes through ``custom_objects``)."""
     name = config["class_name"]
-    from ..utils.object_registration import lookup_custom_object
 
     cls = (custom_objects or {}).get(name) or lookup_custom_object(name) or _BUILTIN.get(name)
     if cls is None or not isinstance(cls, type):

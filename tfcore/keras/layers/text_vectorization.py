@@ -13,6 +13,7 @@ import numpy as np
 from ...framework import dtypes
 from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
+from ...framework.tensor_spec import TensorSpec
 from ..engine.base_layer import Layer
 from .lookup import StringLookup, host_array, iterate_batches
 
@@ -173,7 +174,6 @@ class TextVectorization(Layer):
         return convert_to_tensor(out[0] if scalar else out)
 
     def compute_output_signature(self, input_signature):
-        from ...framework.tensor_spec import TensorSpec
         batch = input_signature.shape[0] if input_signature.shape.rank else None
         if self.output_mode == "int":
             return TensorSpec([batch, self.output_sequence_length], dtypes.int64)

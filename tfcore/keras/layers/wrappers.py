@@ -161,16 +161,12 @@ class Wrapper(Layer):
         return self.layer.compute_output_shape(input_shape)
 
     def get_config(self):
-        from .serialization import serialize
-
         config = super().get_config()
         config["layer"] = serialize(self.layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from .serialization import deserialize
-
         config = dict(config)
         layer = deserialize(config.pop("layer"), custom_objects)
         return cls(layer, **config)

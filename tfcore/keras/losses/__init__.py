@@ -18,6 +18,7 @@ from .losses import *  # noqa: F403
 from .losses import CLASSES as _LOSS_CLASSES
 from .losses import FUNCTIONS as _LOSS_FUNCTIONS
 from .losses import CategoricalCrossentropy, categorical_crossentropy
+from ..utils.object_registration import with_custom_objects
 
 _CLASSES = {c.__name__: c for c in (Loss, LossFunctionWrapper, *_LOSS_CLASSES)}
 _FUNCTIONS = dict(_LOSS_FUNCTIONS)
@@ -31,7 +32,6 @@ def serialize(loss):
 
 def deserialize(name, custom_objects=None):
     """A loss function (for a name) or a Loss object (for a ``{'class_name', 'config'}`` dict)."""
-    from ..utils.object_registration import with_custom_objects
     custom_objects = with_custom_objects(name, custom_objects)
     if isinstance(name, dict):
         classes = {**_CLASSES, **(custom_objects or {})}

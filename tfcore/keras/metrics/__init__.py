@@ -44,6 +44,7 @@ from .iou_metrics import (  # noqa: F401
 from .f_score_metrics import (  # noqa: F401
     FBetaScore, F1Score,
 )
+from ..utils.object_registration import with_custom_objects
 
 _CLASSES = {c.__name__: c for c in (
     Metric, Mean, Sum, MeanMetricWrapper, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
@@ -80,7 +81,6 @@ def serialize(metric):
 
 
 def deserialize(config, custom_objects=None):
-    from ..utils.object_registration import with_custom_objects
     custom_objects = with_custom_objects(config, custom_objects)
     if isinstance(config, dict):
         cls = {**_CLASSES, **(custom_objects or {})}.get(config["class_name"])

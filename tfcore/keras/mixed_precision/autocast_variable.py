@@ -17,6 +17,7 @@ import threading
 from ...framework import context as _ctx
 from ...framework import dtypes, recording, tracing
 from ...framework.variables import KerasDTypeName, Variable, keras_variable_repr
+from ...ops.math_ops import cast
 
 __all__ = ["AutoCastVariable", "create_autocast_variable", "enable_auto_cast_variables", "read_dtype", "swap_dtype"]
 
@@ -92,8 +93,6 @@ class AutoCastVariable(Variable):
         value = tracing.read_variable(self._variable) if tracing.ACTIVE[0] else self._variable._value
         dtype = _state.dtype
         if dtype is not None and dtype is not value._dtype:
-            from ...ops.math_ops import cast
-
             value = cast(value, dtype)
         return value
 

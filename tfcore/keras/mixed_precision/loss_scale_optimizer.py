@@ -38,6 +38,7 @@ from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import ResourceVariable
 from ...ops import math_ops, reduce_ops
+from .. import optimizers
 from ..engine.variable_paths import to_snake_case
 from ..optimizers import distributed
 from ..optimizers.optimizer import Optimizer, flatten_gradients
@@ -245,15 +246,11 @@ class LossScaleOptimizer(Optimizer):
 
     # -- config ----------------------------------------------------------------------------------------
     def get_config(self):
-        from .. import optimizers
-
         return {"name": self.name, "inner_optimizer": optimizers.serialize(self.inner_optimizer),
                 "initial_scale": self.initial_scale, "dynamic_growth_steps": self.dynamic_growth_steps}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from .. import optimizers
-
         config = dict(config)
         config.pop("dynamic", None)  # a Keras 2 config (True: Keras 3 is always dynamic)
         config["inner_optimizer"] = optimizers.deserialize(config["inner_optimizer"], custom_objects=custom_objects)

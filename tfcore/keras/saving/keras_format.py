@@ -23,9 +23,22 @@ import zipfile
 
 import numpy as np
 
+from ...framework import nest
 from ...framework.errors import DataLossError, NotFoundError
 from ...framework.variables import Variable
 from ...io import atomic_files
+from .. import layers as layers_mod
+from .. import losses as losses_mod
+from .. import metrics as metrics_mod
+from .. import optimizers as optimizers_mod
+from ..engine.base_layer import Layer
+from ..engine.input_layer import Input, InputLayer
+from ..engine.keras_tensor import KerasTensor
+from ..engine.model import Model
+from ..engine.sequential import Sequential
+from ..layers.serialization import builtin_class
+from ..utils.object_registration import CustomObjectScope
+from .safe_mode import SafeModeScope
 
 KERAS_VERSION = "3.5.0"  # the Keras 3 file-format version this writer follows
 _REGISTERED = {}
@@ -122,7 +135,6 @@ _NOT_IN_KERAS3 = {"DepthwiseConv2D": ("groups",), "SeparableConv2D": ("groups",)
 
 def serialize_layer(layer):
     """A layer or model as Keras 3 serializes it."""
-    from ..engine.input_layer import InputLayer
 
     if _is_sequential(layer):
         return _with_build({"module": "keras", "class_name": "Sequential", "config": _sequential_config(layer),
@@ -181,8 +193,6 @@ def _sequential_config(model):
 
 def functional_config(model):
     """The Keras 3 config of a functional model: layers with their inbound nodes, input and output layers."""
-    from ...framework import nest
-    from ..engine.keras_tensor import KerasTensor
 
     graph = model._graph
     model_nodes = set(id(n) for n in graph.nodes)
@@ -260,9 +270,6 @@ def _layer_class_or_none(class_name):
 
 
 def _lookup_class(class_name, registered_name, custom_objects):
-    from .. import layers as layers_mod
-    from ..layers.serialization import builtin_class
-
     custom = custom_objects or {}
     for key in (registered_name, class_name):
         if key and key in custom:
@@ -272,7 +279,6 @@ def _lookup_class(class_name, registered_name, custom_objects):
     for key, cls in _REGISTERED.items():
         if key.split(">")[-1] == class_name:
             return cls
-    from ..engine.base_layer import Layer
 
     cls = getattr(layers_mod, class_name, None) or builtin_class(class_name)
     if isinstance(cls, type) and issubclass(cls, Layer):  # only layer classes, whatever name the file holds
@@ -320,7 +326,6 @@ def _layer_kwargs(cls, config, class_name):
 
 def deserialize_layer(entry, custom_objects=None):
     """A layer or model from its (Keras 3 or tfcore) serialization."""
-    from ..engine.input_layer import InputLayer
 
     class_name = entry["class_name"]
     if class_name == "Sequential":
@@ -353,8 +358,6 @@ def _shape(s):
 
 
 def _sequential_from_config(config, custom_objects, build_config=None):
-    from ..engine.sequential import Sequential
-
     model = Sequential(name=config.get("name"))
     for entry in config["layers"]:
         model.add(deserialize_layer(entry, custom_objects))
@@ -368,9 +371,6 @@ def _sequential_from_config(config, custom_objects, build_config=None):
 
 def functional_from_config(config, custom_objects=None):
     """Rebuild a functional model from ``functional_config``'s (Keras 3's) description."""
-    from ...framework import nest
-    from ..engine.input_layer import Input, InputLayer
-    from ..engine.model import Model
 
     tensors = {}
     layers = {}
@@ -442,8 +442,6 @@ def model_to_dict(model, include_compile=True):
 
 
 def _compile_config(model):
-    from .. import optimizers as optimizers_mod
-
     opt = optimizers_mod.serialize(model.optimizer)
     opt_config = {k: v for k, v in opt["config"].items() if k not in ("jit_compile", "is_legacy_optimizer")}
     opt = {"module": "keras.optimizers", "class_name": opt["class_name"], "config": _jsonable(opt_config),
@@ -474,8 +472,6 @@ def _compile_config(model):
 
 
 def _compile_from_config(model, cc, custom_objects):
-    from .. import optimizers as optimizers_mod
-
     opt_entry = cc.get("optimizer")
     if isinstance(opt_entry, dict):
         opt = optimizers_mod.deserialize(_plain(opt_entry), custom_objects=custom_objects)
@@ -491,8 +487,6 @@ def _compiled_objects(value, kind, custom_objects):
     """A compile config's loss or metrics with each serialized object (``{'class_name', 'config', ...}``,
     a ``BinaryCrossentropy()`` passed to ``compile``) deserialized back into that object; names, lists
     and per-output dicts keep their structure."""
-    from .. import losses as losses_mod
-    from .. import metrics as metrics_mod
 
     if isinstance(value, dict) and "class_name" in value:
         entry = _plain(value)
@@ -531,7 +525,6 @@ def _snake(name):
 
 def _attribute_sublayers(layer):
     """``[(attribute, sublayer)]`` of a plain layer (an LSTM's ``cell``), first attribute name each."""
-    from ..engine.base_layer import Layer
 
     out, seen = [], set()
     for key, value in vars(layer).items():
@@ -691,8 +684,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if not filepath.endswith(".keras"):
         raise ValueError(f"File format not supported: filepath={filepath}. tfcore loads Keras 3 `.keras` files "
                          "(use tf.saved_model.load for SavedModels, tf.train.Checkpoint for checkpoints).")
-    from ..utils.object_registration import CustomObjectScope
-    from .safe_mode import SafeModeScope
 
     try:
         with zipfile.ZipFile(filepath) as z, tempfile.TemporaryDirectory() as tdir:

@@ -14,7 +14,12 @@ import types
 import numpy as np
 
 from ...framework import tensor as tensor_mod
+from ...framework.tensor_conversion import convert_to_tensor
+from .. import activations, losses, metrics
+from ..engine.base_layer import Layer
+from ..utils.object_registration import get_registered_name, lookup_custom_object
 from . import keras_format
+from .safe_mode import SafeModeScope, load_lambda
 
 PLAIN_TYPES = (str, int, float, bool)
 
@@ -44,8 +49,6 @@ def _family_of(obj):
 
 
 def _is_layer(obj):
-    from ..engine.base_layer import Layer
-
     return isinstance(obj, Layer)
 
 
@@ -72,16 +75,12 @@ def serialize_keras_object(obj):
     if _is_layer(obj) and _family_of(obj) is None:  # (tfcore's metrics are layers: keep them in their family)
         return keras_format.serialize_layer(obj)
     if isinstance(obj, types.FunctionType | types.BuiltinFunctionType):
-        from ..utils.object_registration import get_registered_name
-
         module = obj.__module__ or ""
         if module.startswith("tfcore.keras."):  # built-in functions: Keras's public module name
             module = "keras." + module.split(".")[2].lstrip("_")
         return {"module": module, "class_name": "function", "config": obj.__name__,
                 "registered_name": get_registered_name(obj)}
     if hasattr(obj, "get_config"):
-        from ..utils.object_registration import get_registered_name
-
         family = _family_of(obj)
         builtin = type(obj).__module__.startswith("tfcore.keras.")
         module = family[0] if family and builtin else type(obj).__module__
@@ -96,8 +95,6 @@ def serialize_keras_object(obj):
 
 
 def _custom_lookup(name, custom_objects):
-    from ..utils.object_registration import lookup_custom_object
-
     if custom_objects and name in custom_objects:
         return custom_objects[name]
     return lookup_custom_object(name)
@@ -109,7 +106,6 @@ def _function(config, custom_objects):
     fn = _custom_lookup(registered, custom_objects) or _custom_lookup(name, custom_objects)
     if fn is not None:
         return fn
-    from .. import activations, losses, metrics
 
     module = config.get("module") or ""
     order = [losses, metrics, activations] if "loss" in module or "metric" in module else [activations, losses,
@@ -148,12 +144,8 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     if class_name == "__numpy__":
         return np.array(inner["value"], dtype=inner["dtype"])
     if class_name == "__tensor__":
-        from ...framework.tensor_conversion import convert_to_tensor
-
         return convert_to_tensor(np.array(inner["value"], dtype=inner["dtype"]))
     if class_name == "__lambda__":
-        from .safe_mode import SafeModeScope, load_lambda
-
         with SafeModeScope(safe_mode):
             return load_lambda(config)
     if class_name == "function":
@@ -173,8 +165,6 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
 
 
 def _is_layer_class(cls):
-    from ..engine.base_layer import Layer
-
     return isinstance(cls, type) and issubclass(cls, Layer)
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ...framework import nest
 from ...framework.tensor import is_tensor
+from ...function import Function
 from ..engine import distribution
 
 EAGER = "eager"
@@ -41,8 +42,6 @@ def compiled_step(model, kind):
     cached = functions.get(kind)
     jit = bool(model.jit_compile)
     if cached is None or cached[0] is not underlying or bool(cached[1]._jit_compile) != jit:
-        from ...function import Function
-
         # trace_checks=False: Keras builds its variables before tracing (no re-trace without variable
         # creation, no out-of-scope marking of the step's tensors)
         cached = functions[kind] = (underlying, Function(step, reduce_retracing=True, name=kind,
@@ -55,8 +54,6 @@ def compiled_multi_step(model):
     functions = model._state().setdefault("functions", {})
     fn = functions.get("multi_train_step")
     if fn is None or bool(fn._jit_compile) != bool(model.jit_compile):
-        from ...function import Function
-
         def multi_train_step(batches):
             logs = None
             for b in batches:

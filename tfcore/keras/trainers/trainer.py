@@ -25,11 +25,14 @@ import warnings
 import numpy as np
 
 from ...autodiff.tape import GradientTape
+from ...distribute import distribute_lib
 from ...framework import nest, tracing
 from ...framework.tensor import Tensor
 from .. import callbacks as callbacks_mod
 from .. import optimizers as optimizers_mod
 from ..engine import base_layer, compile_utils, data_adapter, distribution
+from ..metrics import Metric
+from ..mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 from .epoch_iterator import EpochIterator
 from .step_runner import StepRunner
 
@@ -79,8 +82,6 @@ _METRIC_CLASS = []
 def _metric_class():
     """``keras.metrics.Metric`` (imported on first use: the metrics module imports the engine)."""
     if not _METRIC_CLASS:
-        from ..metrics import Metric
-
         _METRIC_CLASS.append(Metric)
     return _METRIC_CLASS[0]
 
@@ -261,7 +262,6 @@ class Trainer:
     @property
     def distribute_strategy(self):
         """The strategy the model was compiled under (the default strategy otherwise)."""
-        from ...distribute import distribute_lib
 
         return getattr(self, "_distribution_strategy", None) or distribute_lib.get_strategy()
 
@@ -555,7 +555,6 @@ TrainingMixin = Trainer  # the name ``keras.Model`` and older code use
 def _loss_scaled(model, optimizer):
     """The optimizer ``compile`` keeps: wrapped in a LossScaleOptimizer when the model computes in float16
     (Keras does so: without loss scaling float16 gradients underflow and models do not converge)."""
-    from ..mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 
     if model.compute_dtype == "float16" and not isinstance(optimizer, LossScaleOptimizer):
         return LossScaleOptimizer(optimizer)

@@ -4,6 +4,8 @@ import random
 
 import numpy as np
 
+from ...ops import random_ops
+
 
 def set_random_seed(seed):
     """Seed Python's ``random``, NumPy's global RNG and tfcore's global seed (``tf.random.set_seed``)."""
@@ -11,6 +13,5 @@ def set_random_seed(seed):
         raise ValueError(f"Expected `seed` argument to be an integer. Received: seed={seed} (of type {type(seed)})")
     random.seed(seed)
     np.random.seed(seed)
-    from ...ops import random_ops
 
     random_ops.set_seed(seed)

@@ -1,7 +1,7 @@
 """MaxPooling1D, MaxPooling2D and MaxPooling3D."""
 
 from ....ops import pool_nd_ops
-from ..convolutional.base_conv import from_channels_last
+from ..convolutional.base_conv import from_channels_last, to_channels_last
 from .base_pooling import _Pooling
 
 
@@ -38,8 +38,6 @@ class MaxPooling3D(_Pooling):
         return from_channels_last(out, self.data_format, 3)
 
     def _cl(self, inputs):
-        from ..convolutional.base_conv import to_channels_last
-
         return to_channels_last(inputs, self.data_format, 3)
 
 

@@ -1,9 +1,9 @@
 """UpSampling1D, UpSampling2D and UpSampling3D: repeat steps, pixels or voxels."""
 
 from ....framework.tensor_shape import TensorShape
-from ....ops import array_ops
+from ....ops import array_ops, image_ops, math_ops
 from ...engine.base_layer import InputSpec, Layer
-from ..convolutional.base_conv import from_channels_last, normalize_tuple, pack_shape, spatial_dims
+from ..convolutional.base_conv import from_channels_last, normalize_tuple, pack_shape, spatial_dims, to_channels_last
 
 
 class _UpSampling(Layer):
@@ -66,15 +66,11 @@ class UpSampling2D(_UpSampling):
     def call(self, inputs):
         if self.interpolation == "nearest":
             return super().call(inputs)
-        from ....ops import image_ops
-        from ..convolutional.base_conv import to_channels_last
 
         x = to_channels_last(inputs, self.data_format, 2)
         h, w = x.shape[1], x.shape[2]
         out = image_ops.resize(x, [h * self.size[0], w * self.size[1]], method=self.interpolation)
         if out.dtype != inputs.dtype:
-            from ....ops import math_ops
-
             out = math_ops.cast(out, inputs.dtype)
         return from_channels_last(out, self.data_format, 2)
 

@@ -11,7 +11,7 @@ from ....framework import dtypes
 from ....framework.tensor_shape import TensorShape
 from ....ops import array_ops, math_ops
 from ... import activations
-from ...engine.base_layer import Layer
+from ...engine.base_layer import Layer, to_snake_case
 from .._weights import add_bias, add_role_weight, initializers_config, set_weight_args
 
 
@@ -349,7 +349,6 @@ class _RNNLayer(RNN):
 
     @classmethod
     def _cell_name(cls):
-        from ...engine.base_layer import to_snake_case
         return to_snake_case(cls._cell_class.__name__)
 
     def __getattr__(self, name):

@@ -5,6 +5,7 @@ cells' states (Keras' order).
 from ....framework.tensor_shape import TensorShape
 from ....ops import array_ops
 from ...engine.base_layer import Layer
+from ..serialization import deserialize, serialize
 from .rnn import _takes_training
 
 
@@ -64,16 +65,12 @@ class StackedRNNCells(Layer):
         return x, new_states
 
     def get_config(self):
-        from ..serialization import serialize
-
         config = super().get_config()
         config["cells"] = [serialize(c) for c in self.cells]
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from ..serialization import deserialize
-
         config = dict(config)
         cells = [deserialize(c, custom_objects) for c in config.pop("cells")]
         return cls(cells, **config)
