@@ -13,7 +13,7 @@ import tfcore as tf
 from tfcore.framework import dispatch
 
 _DECORATED_MODULES = ("math_ops", "reduce_ops", "special_math_ops", "math_reduction_ops", "string_ops",
-                      "string_hash_ops", "unicode_ops")
+                      "string_hash_ops", "unicode_ops", "nn_ops")
 _INTERNAL_HELPERS = {"conj_if_complex", "ones_like_", "ones_scalar", "scalar_like"}  # math_ops' gradient helpers
 
 

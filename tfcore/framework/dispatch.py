@@ -11,7 +11,7 @@ them and the common (dense) path costs one tuple check.
 import functools
 import inspect
 
-__all__ = ["add_dispatch_support", "add_dispatch_support_to_module", "dispatch_for_api", "register_dispatch_type",
+__all__ = ["add_dispatch_support", "dispatch_for_api", "register_dispatch_type",
            "is_dispatch_supported"]
 
 _DISPATCH_TYPES = ()
@@ -57,14 +57,6 @@ def _has_type(value, types):
     if isinstance(value, types):
         return True
     return type(value) in (list, tuple) and any(isinstance(v, types) for v in value)
-
-
-def add_dispatch_support_to_module(module, names=None):
-    """Wrap the public functions of ``module`` (``names``, or its ``__all__``) in place."""
-    for name in (names if names is not None else getattr(module, "__all__", ())):
-        fn = getattr(module, name, None)
-        if inspect.isfunction(fn):
-            setattr(module, name, add_dispatch_support(fn))
 
 
 def is_dispatch_supported(api):

@@ -5,9 +5,7 @@ Importing this package registers every op and installs the Tensor operators.
 
 import warnings
 
-
 from .registry import REGISTRY, Op, execute, get_op
-from . import _dispatch_support  # noqa: F401 - public ops dispatch on tf.RaggedTensor ... (before re-export)
 from .array_ops import *
 from .math_ops import *
 from .reduce_ops import *

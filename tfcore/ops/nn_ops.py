@@ -17,6 +17,7 @@ import numpy as np
 
 from ..backend import native_cpu
 from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.variables import Variable
@@ -55,6 +56,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 SELU_ALPHA = 1.6732632423543772848170429916717
 
 
+@add_dispatch_support
 def operand_like(value, like):
     """A tensor or variable as is (its dtype is the op rule's to check); a Python/NumPy value
     converted to ``like``'s dtype, as TF converts the second operand."""
@@ -197,16 +199,19 @@ def _selu_grad(b, g, y):
     return b.xp.where(y > 0, g * t(SELU_SCALE), g * (y + t(SELU_SCALE * SELU_ALPHA)))
 
 
+@add_dispatch_support
 def relu(features, name=None):
     """``tf.nn.relu``: max(features, 0)."""
     return execute(RELU, (features,))
 
 
+@add_dispatch_support
 def relu6(features, name=None):
     """``tf.nn.relu6``: min(max(features, 0), 6)."""
     return execute(RELU6, (features,))
 
 
+@add_dispatch_support
 def leaky_relu(features, alpha=0.2, name=None):
     """``tf.nn.leaky_relu``: features where positive, else ``alpha * features`` (integers become float32)."""
     x = as_tensor(features)
@@ -215,16 +220,19 @@ def leaky_relu(features, alpha=0.2, name=None):
     return execute(LEAKY_RELU, (x,), {"alpha": float(alpha)})
 
 
+@add_dispatch_support
 def elu(features, name=None):
     """``tf.nn.elu``: features where positive, else exp(features) - 1."""
     return execute(ELU, (features,))
 
 
+@add_dispatch_support
 def selu(features, name=None):
     """``tf.nn.selu``: scale * elu with alpha (Klambauer et al. constants)."""
     return execute(SELU, (features,))
 
 
+@add_dispatch_support
 def gelu(features, approximate=False, name=None):
     """``tf.nn.gelu``: ``0.5 x (1 + erf(x / sqrt 2))``, or the tanh approximation."""
     x = as_tensor(features)
@@ -238,6 +246,7 @@ def gelu(features, approximate=False, name=None):
     return multiply(multiply(half, x), add(scalar_like(1.0, x), erf(multiply(x, scalar_like(1 / math.sqrt(2.0), x)))))
 
 
+@add_dispatch_support
 def silu(features, beta=1.0, name=None):
     """``tf.nn.silu`` (swish): ``features * sigmoid(beta * features)``."""
     x = as_tensor(features)
@@ -250,6 +259,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
+@add_dispatch_support
 def crelu(features, axis=-1, name=None):
     """``tf.nn.crelu``: ``concat([relu(x), relu(-x)], axis)``."""
     from .array_ops import concat
@@ -333,11 +343,13 @@ def _last_axis(op, logits, axis):
     return transpose(execute(op, (transpose(x, perm),)), perm)
 
 
+@add_dispatch_support
 def softmax(logits, axis=None, name=None):
     """``tf.nn.softmax`` along ``axis`` (default -1)."""
     return _last_axis(SOFTMAX, logits, axis)
 
 
+@add_dispatch_support
 def log_softmax(logits, axis=None, name=None):
     """``tf.nn.log_softmax`` along ``axis`` (default -1)."""
     return _last_axis(LOG_SOFTMAX, logits, axis)
@@ -406,6 +418,7 @@ def _bias_add_grad_cpu(b, g, *, data_format):
     return _bias_add_grad(b, g, data_format=data_format)
 
 
+@add_dispatch_support
 def bias_add(value, bias, data_format=None, name=None):
     """``tf.nn.bias_add``: adds a 1-D bias along the channel dimension (last unless ``data_format`` is NC...)."""
     data_format = data_format or "NHWC"
@@ -419,6 +432,7 @@ def bias_add(value, bias, data_format=None, name=None):
 
 # -- dropout ------------------------------------------------------------------------------------
 
+@add_dispatch_support
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """``tf.nn.dropout``: zero each element with probability ``rate``, scale the rest by ``1 / (1 - rate)``.
 
@@ -460,6 +474,7 @@ def _mean(x, axes, keepdims):
     return multiply(reduce_sum(x, axis=list(axes), keepdims=keepdims), scalar_like(1.0 / max(n, 1), x))
 
 
+@add_dispatch_support
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """``tf.nn.moments``: ``(mean, variance)`` over ``axes`` (float16 is accumulated in float32, as TF)."""
     x = as_tensor(x)
@@ -475,6 +490,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     return mean, variance
 
 
+@add_dispatch_support
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """``tf.nn.batch_normalization``: ``scale * (x - mean) / sqrt(variance + eps) + offset``."""
     x = as_tensor(x)
@@ -487,6 +503,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return add(multiply(x, cast(inv, x.dtype)), cast(shift, x.dtype))
 
 
+@add_dispatch_support
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0):
     """``tf.compat.v1.nn.fused_batch_norm``: ``(y, batch_mean, batch_variance)`` of one ``FusedBatchNormV3`` op
@@ -514,6 +531,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     return out.y, out.batch_mean, out.batch_variance
 
 
+@add_dispatch_support
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``tf.math.l2_normalize``: ``x / sqrt(max(sum(x**2, axis), epsilon))``."""
     x = as_tensor(x)
@@ -524,6 +542,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 # -- embeddings -----------------------------------------------------------------------------------
 
+@add_dispatch_support
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """``tf.nn.embedding_lookup``: rows of ``params`` (a tensor, variable, or list sharded "mod") by ``ids``.
 
@@ -586,6 +605,7 @@ def _block_args(op_name, input, block_size, data_format):  # noqa: A002
     return (transpose(x, (0, 2, 3, 1)) if data_format == "NCHW" else x), int(block_size)
 
 
+@add_dispatch_support
 def space_to_depth(input, block_size, data_format="NHWC", name=None):  # noqa: A002
     """``tf.nn.space_to_depth``: ``[N, H, W, C]`` -> ``[N, H/b, W/b, b*b*C]`` (TF's channel order)."""
     x, bs = _block_args("SpaceToDepth", input, block_size, data_format)
@@ -598,6 +618,7 @@ def space_to_depth(input, block_size, data_format="NHWC", name=None):  # noqa: A
     return transpose(y, (0, 3, 1, 2)) if data_format == "NCHW" else y
 
 
+@add_dispatch_support
 def depth_to_space(input, block_size, data_format="NHWC", name=None):  # noqa: A002
     """``tf.nn.depth_to_space``: ``[N, H, W, b*b*C]`` -> ``[N, H*b, W*b, C]`` (inverse of space_to_depth)."""
     x, bs = _block_args("DepthToSpace", input, block_size, data_format)
