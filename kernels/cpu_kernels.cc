@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <algorithm>
+#include <type_traits>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -120,12 +121,12 @@ void im2col(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 kh, i64 kw,
 template <typename T, int C>
 struct Lanes {
     typedef T vec __attribute__((vector_size(sizeof(T) * C)));
-    static vec load(const T* p) {
-        vec v;
-        std::memcpy(&v, p, sizeof v);
-        return v;
-    }
-    static void store(T* p, vec v) { std::memcpy(p, &v, sizeof v); }
+    // The same vector at T's alignment: loads and stores through it are accesses of T values (memcpy ones
+    // would be char accesses, which alias everything: the compiler then reloads every value a loop reads
+    // through a pointer or a lambda capture after each store).
+    typedef T unaligned __attribute__((vector_size(sizeof(T) * C), aligned(alignof(T))));
+    static vec load(const T* p) { return *reinterpret_cast<const unaligned*>(p); }
+    static void store(T* p, vec v) { *reinterpret_cast<unaligned*>(p) = v; }
     static vec splat(T x) {
         vec v;
         for (int k = 0; k < C; ++k) v[k] = x;
@@ -133,16 +134,50 @@ struct Lanes {
     }
 };
 
+// Signed integer lanes of T's size: the type of a comparison of two Lanes<T, C> vectors (-1 true, 0 false).
+template <typename T, int C>
+struct IntLanes {
+    typedef typename std::conditional<sizeof(T) == 4, std::int32_t, std::int64_t>::type I;
+    typedef I vec __attribute__((vector_size(sizeof(T) * C)));
+    static vec splat(I x) {
+        vec v;
+        for (int k = 0; k < C; ++k) v[k] = x;
+        return v;
+    }
+    // C argmax bytes (tap indices of MaxPool's windows) widened to lanes, and back
+    typedef std::uint8_t bytes __attribute__((vector_size(C)));
+    static vec load_bytes(const std::uint8_t* p) {
+        bytes v;
+        std::memcpy(&v, p, sizeof v);
+        return __builtin_convertvector(v, vec);
+    }
+    static void store_bytes(std::uint8_t* p, vec v) {
+        const bytes b = __builtin_convertvector(v, bytes);
+        std::memcpy(p, &b, sizeof b);
+    }
+};
+
+// MaxPool's argmax residual: per output value the index i * kw + j of the window tap its gradient goes to
+// (MaxPoolGrad's rule: the first tap, row-major, whose value equals y), ARGMAX_NOWHERE where it goes nowhere
+// (a NaN window, or an all -inf window whose first match is a padding tap). One byte each: windows of at
+// most 255 taps (Python checks).
+constexpr std::uint8_t ARGMAX_NOWHERE = 255;
+
 // Max pooling: y[n, oy, ox, c] = max over the window's taps inside the input (padding never wins, as
 // in the NumPy candidate's -inf padded copy); NaN propagates. The c channels go C at a time (C divides c;
-// a vector of at most 64 bytes), so every tap is a few SIMD instructions.
+// a vector of at most 64 bytes), so every tap is a few SIMD instructions. With `argmax` (may be null) it
+// also writes each value's argmax byte (see ARGMAX_NOWHERE), from the window's taps still in L1: the
+// gradient then reads those bytes instead of the whole input.
 template <typename T, int C, bool ONE_CHUNK>
 void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt,
-              i64 pl, i64 oh, i64 ow, T* __restrict__ y) {
+              i64 pl, i64 oh, i64 ow, T* __restrict__ y, std::uint8_t* __restrict__ argmax) {
     const i64 c = ONE_CHUNK ? C : c_dyn;  // a constant when one vector holds every channel
     using L = Lanes<T, C>;
     using V = typename L::vec;
+    using IL = IntLanes<T, C>;
+    using IV = typename IL::vec;
     const T lowest = -std::numeric_limits<T>::infinity();
+    const V low = L::splat(lowest);
     // images split over the op's threads (each writes only its own images' outputs); a tap (a load and a
     // compare, memory-bound) weighs as 8 FLOPs in thread_parts' cost
     const i64 threads = thread_parts(n, 8.0 * n * oh * ow * c * kh * kw);
@@ -155,17 +190,35 @@ void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i
                 for (i64 ox = 0; ox < ow; ++ox) {
                     const i64 x0 = ox * sw - pl;
                     const i64 j_lo = x0 < 0 ? -x0 : 0, j_hi = x0 + kw > w ? w - x0 : kw;
-                    T* out = y + ((b * oh + oy) * ow + ox) * c;
+                    const i64 o = ((b * oh + oy) * ow + ox) * c;
+                    // the first tap of a row-major scan that a padding tap (lowest) would match: only
+                    // an all -inf window's maximum can match it
+                    i64 first_pad = kh * kw;
+                    for (i64 t = 0; t < kh * kw && first_pad == kh * kw; ++t)
+                        if (t / kw < i_lo || t / kw >= i_hi || t % kw < j_lo || t % kw >= j_hi) first_pad = t;
+                    const bool any_valid = i_lo < i_hi && j_lo < j_hi;
                     for (i64 k = 0; k < c; k += C) {
-                        V m = L::splat(lowest), nan = L::splat(T(0));
+                        // the maximum starts at the first valid tap and moves on strictly greater values only:
+                        // `at` is then the first tap equal to the maximum (MaxPoolGrad's rule; +-0 compare equal)
+                        V m = low, nan = L::splat(T(0));
+                        IV at = IL::splat(any_valid ? i_lo * kw + j_lo : ARGMAX_NOWHERE);
                         for (i64 i = i_lo; i < i_hi; ++i) {
                             for (i64 j = j_lo; j < j_hi; ++j) {
                                 const V v = L::load(xb + ((y0 + i) * w + x0 + j) * c + k);
-                                m = v > m ? v : m;
+                                const IV gt = v > m;
+                                m = gt ? v : m;
+                                at = gt ? IL::splat(i * kw + j) : at;
                                 nan = v != v ? v : nan;  // the (last) NaN of each channel, if any
                             }
                         }
-                        L::store(out + k, nan != nan ? nan : m);
+                        const V r = nan != nan ? nan : m;
+                        L::store(y + o + k, r);
+                        if (!argmax) continue;
+                        const IV nowhere = IL::splat(ARGMAX_NOWHERE);
+                        at = r != r ? nowhere : at;  // a NaN window's gradient goes nowhere
+                        if (first_pad < kh * kw)  // an all -inf window matches a padding tap first there
+                            at = (r == low) & (at > IL::splat(first_pad)) ? nowhere : at;
+                        IL::store_bytes(argmax + o + k, at);
                     }
                 }
             }
@@ -181,15 +234,21 @@ void max_pool(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 kh, i
 // time, as max_pool. Windows that cannot overlap (strides >= window, MaxPooling2D's default) store each
 // tap's value instead of adding it, and when they also tile the input exactly (no padding, no rows or
 // columns left over) nothing is zeroed first: two passes over dx fewer.
+// `argmax` (may be null): MaxPool's argmax bytes of this x; the taps are then picked by index and x is
+// never read (a quarter of the traffic for 2x2 float32 windows). `relu`: dy is multiplied by (y > 0) first
+// (TF's ReluGrad formula): for disjoint windows this equals ReluGrad(MaxPoolGrad(x, y, dy), x) to the bit,
+// as each dx value is one window's dy or zero and a tap's x equals its window's y where it takes the dy.
 template <typename T, int C, bool ONE_CHUNK>
 void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ dy, i64 n, i64 h,
                    i64 w, i64 c_dyn, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl, i64 oh, i64 ow,
-                   T* __restrict__ dx) {
+                   const std::uint8_t* __restrict__ argmax, i64 relu, T* __restrict__ dx) {
     const i64 c = ONE_CHUNK ? C : c_dyn;
     using L = Lanes<T, C>;
     using V = typename L::vec;
+    using IL = IntLanes<T, C>;
+    using IV = typename IL::vec;
     const T lowest = -std::numeric_limits<T>::infinity();
-    const V zero = L::splat(T(0)), low = L::splat(lowest);
+    const V zero = L::splat(T(0)), one = L::splat(T(1)), low = L::splat(lowest);
     // images split over the op's threads (each writes only its own images' outputs); a tap (a load and a
     // compare, memory-bound) weighs as 8 FLOPs in thread_parts' cost
     const i64 threads = thread_parts(n, 8.0 * n * oh * ow * c * kh * kw);
@@ -206,6 +265,21 @@ void max_pool_grad(const T* __restrict__ x, const T* __restrict__ y, const T* __
                     for (i64 k = 0; k < c; k += C) {
                         const V yv = L::load(y + o + k);
                         V left = L::load(dy + o + k);
+                        if (relu) left = left * (yv > zero ? one : zero);
+                        if (argmax) {
+                            const IV at = IL::load_bytes(argmax + o + k);
+                            for (i64 i = 0; i < kh; ++i) {
+                                const i64 yy = oy * sh + i - pt;
+                                for (i64 j = 0; j < kw; ++j) {
+                                    const i64 xx = ox * sw + j - pl;
+                                    if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
+                                    T* d = dxb + (yy * w + xx) * c + k;
+                                    const V v = at == IL::splat(i * kw + j) ? left : zero;
+                                    L::store(d, disjoint ? v : L::load(d) + v);
+                                }
+                            }
+                            continue;
+                        }
                         for (i64 i = 0; i < kh; ++i) {
                             const i64 yy = oy * sh + i - pt;
                             for (i64 j = 0; j < kw; ++j) {
@@ -635,13 +709,16 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
         im2col<T>(x, n, h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, out);                              \
     }                                                                                                       \
     TFC_EXPORT void tfc_max_pool_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 kh, i64 kw, i64 sh,  \
-                                          i64 sw, i64 pt, i64 pl, i64 oh, i64 ow, T* y) {                   \
-        TFC_CHANNEL_DISPATCH(max_pool, T, c, x, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, y)              \
+                                          i64 sw, i64 pt, i64 pl, i64 oh, i64 ow, T* y,                     \
+                                          std::uint8_t* argmax) {                                           \
+        TFC_CHANNEL_DISPATCH(max_pool, T, c, x, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, y, argmax)      \
     }                                                                                                       \
     TFC_EXPORT void tfc_max_pool_grad_##SUFFIX(const T* x, const T* y, const T* dy, i64 n, i64 h, i64 w,   \
                                                i64 c, i64 kh, i64 kw, i64 sh, i64 sw, i64 pt, i64 pl,      \
-                                               i64 oh, i64 ow, T* dx) {                                    \
-        TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow, dx)  \
+                                               i64 oh, i64 ow, const std::uint8_t* argmax, i64 relu,       \
+                                               T* dx) {                                                    \
+        TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow,     \
+                             argmax, relu, dx)                                                              \
     }                                                                                                       \
     TFC_EXPORT void tfc_depthwise_fwd_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* w, i64 kh, \
                                                i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* out) { \
@@ -849,7 +926,7 @@ TFC_EXPORT void tfc_truncated_normal_f64(uint64_t key, uint64_t ctr_lo, uint64_t
 }
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 10; }
+TFC_EXPORT int tfc_native_abi_version() { return 11; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.

@@ -157,13 +157,16 @@ def test_native_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, shape
     attrs = _pool_attrs(k, s, padding)
     x = _pool_inputs(shape, dtype, specials)
     want = pool_ops._max_pool(cpu, x, **attrs)
-    got = pool_ops._max_pool_native(cpu, x, **attrs)
-    np.testing.assert_array_equal(got, want)
+    pooled = pool_ops._max_pool_native(cpu, x, **attrs)
+    np.testing.assert_array_equal(pooled.output, want)
     dy = _rng.standard_normal(want.shape).astype(dtype)
     if specials:
         dy[0, 0, 0, 0], dy[-1, -1, -1, 0] = np.inf, np.nan
     got = pool_ops._max_pool_grad_native(cpu, x, want, dy, **attrs)
     expected = pool_ops._max_pool_grad(cpu, x, want, dy, **attrs)
+    # MaxPool's argmax bytes pick the same taps as the search through x: the same bits
+    np.testing.assert_array_equal(
+        pool_ops._max_pool_grad_native(cpu, x, want, dy, **attrs, argmax=pooled.saved["argmax"]), got)
     if s >= k:  # each input in one window: the same single values
         np.testing.assert_array_equal(got, expected)
     else:  # overlapping windows add in another order (window by window, not tap by tap)
@@ -177,10 +180,15 @@ def test_native_max_pool_with_explicit_padding_and_minus_infinity_windows(cpu):
     x = np.full((1, 5, 5, 4), -np.inf, np.float32)
     x[0, 2:, 2:, :2] = _rng.standard_normal((3, 3, 2))
     y = pool_ops._max_pool(cpu, x, **attrs)
-    np.testing.assert_array_equal(pool_ops._max_pool_native(cpu, x, **attrs), y)
+    pooled = pool_ops._max_pool_native(cpu, x, **attrs)
+    np.testing.assert_array_equal(pooled.output, y)
     dy = _rng.standard_normal(y.shape).astype(np.float32)
-    np.testing.assert_array_equal(pool_ops._max_pool_grad_native(cpu, x, y, dy, **attrs),
-                                  pool_ops._max_pool_grad(cpu, x, y, dy, **attrs))
+    want = pool_ops._max_pool_grad(cpu, x, y, dy, **attrs)
+    np.testing.assert_array_equal(pool_ops._max_pool_grad_native(cpu, x, y, dy, **attrs), want)
+    # all -inf windows whose first tap is padding send their gradient nowhere, by argmax too
+    assert (pooled.saved["argmax"] == 255).any()
+    np.testing.assert_array_equal(
+        pool_ops._max_pool_grad_native(cpu, x, y, dy, **attrs, argmax=pooled.saved["argmax"]), want)
 
 
 @needs_native
@@ -624,12 +632,15 @@ def test_threaded_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, thr
     attrs = _pool_attrs(3, 2, "SAME")
     x = _pool_inputs((13, 60, 57, 16), np.float32, True)
     threads(count)
-    got = pool_ops._max_pool_native(cpu, x, **attrs)
+    pooled = pool_ops._max_pool_native(cpu, x, **attrs)
+    got = pooled.output
     assert native_cpu.last_parts() == count
     np.testing.assert_array_equal(got, pool_ops._max_pool(cpu, x, **attrs))
     dy = _rng.standard_normal(got.shape).astype(np.float32)
     dx = pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs)
     assert native_cpu.last_parts() == count
+    np.testing.assert_array_equal(pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs,
+                                                                 argmax=pooled.saved["argmax"]), dx)
     threads(1)
     np.testing.assert_array_equal(dx, pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs))
     # overlapping windows add window by window here, tap by tap in NumPy: equal to rounding
