@@ -494,6 +494,43 @@ def test_threaded_direct_convolution_and_filter_gradient_match_float64_reference
 
 
 @needs_native
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("k,stride,dilation,padding,explicit", [
+    (4, 1, 1, "SAME", ()), (3, 2, 1, "SAME", ()), (3, 1, 2, "EXPLICIT", (0, 0, 2, 0, 1, 3, 0, 0)),
+    (5, 1, 1, "EXPLICIT", (0, 0, 0, 4, 4, 0, 0, 0))])
+def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_batch(cpu, threads, count, k,
+                                                                                  stride, dilation, padding,
+                                                                                  explicit):
+    """The direct kernels pad the unpadded input themselves: an image at a time in a thread's buffer when the
+    batch has images enough for the threads (8 here), one padded copy with the rows split otherwise (each
+    image alone). Both give the same bits (every sum has the same terms in the same order) and the float64
+    reference; a bias and the fused ReLU take the same path; the filter gradient pads per image too."""
+    x = _rng.standard_normal((8, 11, 9, 8)).astype(np.float32)
+    wt = _rng.standard_normal((k, k, 8, 16)).astype(np.float32)
+    bias = _rng.standard_normal(16).astype(np.float32)
+    attrs = _conv_attrs(stride, dilation, padding, explicit)
+    threads(count)
+    batch = conv_ops.direct_conv2d(x, wt, bias, relu=True, **attrs)
+    per_image = np.concatenate([conv_ops.direct_conv2d(x[b:b + 1], wt, bias, relu=True, **attrs) for b in range(8)])
+    np.testing.assert_array_equal(batch, per_image)
+    if padding == "SAME":
+        pads = _same_pads(11, k, stride, dilation), _same_pads(9, k, stride, dilation)
+    else:
+        pads = (explicit[2], explicit[3]), (explicit[4], explicit[5])
+    want = np.maximum(_reference_conv(x, wt, stride, dilation, pads) + bias, 0)
+    np.testing.assert_allclose(batch, want, rtol=2e-5, atol=2e-5 * np.sqrt(k * k * 8))
+    # the same bits as the kernel on an input padded beforehand (no padding left for it to do), forward and
+    # filter gradient (whose sums go on from image to image in memory: the same additions in the same order)
+    xpad = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
+    valid = _conv_attrs(stride, dilation, "VALID")
+    np.testing.assert_array_equal(batch, conv_ops.direct_conv2d(xpad, wt, bias, relu=True, **valid))
+    dy = _rng.standard_normal(batch.shape).astype(np.float32)
+    dw = conv_ops._direct_filter_grad(np, x, dy, k, k, attrs["strides"], attrs["dilations"], *pads)
+    np.testing.assert_array_equal(
+        dw, conv_ops._direct_filter_grad(np, xpad, dy, k, k, attrs["strides"], attrs["dilations"], (0, 0), (0, 0)))
+
+
+@needs_native
 def test_small_convolutions_stay_on_one_thread(cpu, threads):
     threads(4)
     x = np.ones((1, 5, 5, 8), np.float32)

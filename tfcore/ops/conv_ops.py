@@ -379,15 +379,15 @@ def _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu=False):
     """:func:`_direct` once its arrays are known to fit the kernel."""
     w = np.ascontiguousarray(w)
     bias = None if bias is None else np.ascontiguousarray(bias)
-    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
-    n, hp, wp, c = xpad.shape
+    x = np.ascontiguousarray(x)  # the kernel pads it itself, an image at a time in cache (no padded copy here)
+    n, h, wd, c = x.shape
     kh, kw, _, co = w.shape
     out = np.empty((n, oh, ow, co), dtype=x.dtype)
     offsets = np.empty(kh * kw * c, np.int64)  # kernel scratch; a named reference keeps it alive during the call
     native_cpu.library().fn("tfc_conv2d_direct", x.dtype)(
-        native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(w), kh, kw, co, strides[1], strides[2], dilations[1],
-        dilations[2], oh, ow, None if bias is None else native_cpu.ptr(bias), int(relu), native_cpu.ptr(out),
-        native_cpu.ptr(offsets))
+        native_cpu.ptr(x), n, h, wd, c, ph[0], ph[1], pw[0], pw[1], native_cpu.ptr(w), kh, kw, co, strides[1],
+        strides[2], dilations[1], dilations[2], oh, ow, None if bias is None else native_cpu.ptr(bias), int(relu),
+        native_cpu.ptr(out), native_cpu.ptr(offsets))
     return out
 
 
@@ -399,14 +399,14 @@ def _direct_filter_grad(xp, x, dy, kh, kw, strides, dilations, ph, pw):
     if not _direct_ready(xp, run_co, kh * kw * x.shape[3], x, dy, contiguous=False):
         return None
     dy = np.ascontiguousarray(_zero_padded_channels(dy, run_co))
-    xpad = np.ascontiguousarray(pad_spatial(xp, x, ph, pw))
-    n, hp, wp, c = xpad.shape
+    x = np.ascontiguousarray(x)  # padded by the kernel, an image at a time in cache
+    n, h, wd, c = x.shape
     _, oh, ow, _ = dy.shape
     out = np.empty((kh, kw, c, run_co), dtype=x.dtype)
     offsets = np.empty(kh * kw * c, np.int64)
     native_cpu.library().fn("tfc_conv2d_wgrad_direct", x.dtype)(
-        native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(dy), kh, kw, run_co, strides[1], strides[2],
-        dilations[1], dilations[2], oh, ow, native_cpu.ptr(out), native_cpu.ptr(offsets))
+        native_cpu.ptr(x), n, h, wd, c, ph[0], ph[1], pw[0], pw[1], native_cpu.ptr(dy), kh, kw, run_co, strides[1],
+        strides[2], dilations[1], dilations[2], oh, ow, native_cpu.ptr(out), native_cpu.ptr(offsets))
     return out if run_co == co else np.ascontiguousarray(out[..., :co])
 
 
