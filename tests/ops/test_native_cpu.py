@@ -494,11 +494,12 @@ def test_threaded_direct_convolution_and_filter_gradient_match_float64_reference
 
 
 @needs_native
+@pytest.mark.parametrize("co", [16, 64])  # one vector per pixel; several (AVX-512: the wide kernels)
 @pytest.mark.parametrize("count", [1, 2, 3])
 @pytest.mark.parametrize("k,stride,dilation,padding,explicit", [
     (4, 1, 1, "SAME", ()), (3, 2, 1, "SAME", ()), (3, 1, 2, "EXPLICIT", (0, 0, 2, 0, 1, 3, 0, 0)),
     (5, 1, 1, "EXPLICIT", (0, 0, 0, 4, 4, 0, 0, 0))])
-def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_batch(cpu, threads, count, k,
+def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_batch(cpu, threads, co, count, k,
                                                                                   stride, dilation, padding,
                                                                                   explicit):
     """The direct kernels pad the unpadded input themselves: an image at a time in a thread's buffer when the
@@ -506,8 +507,8 @@ def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_ba
     image alone). Both give the same bits (every sum has the same terms in the same order) and the float64
     reference; a bias and the fused ReLU take the same path; the filter gradient pads per image too."""
     x = _rng.standard_normal((8, 11, 9, 8)).astype(np.float32)
-    wt = _rng.standard_normal((k, k, 8, 16)).astype(np.float32)
-    bias = _rng.standard_normal(16).astype(np.float32)
+    wt = _rng.standard_normal((k, k, 8, co)).astype(np.float32)
+    bias = _rng.standard_normal(co).astype(np.float32)
     attrs = _conv_attrs(stride, dilation, padding, explicit)
     threads(count)
     batch = conv_ops.direct_conv2d(x, wt, bias, relu=True, **attrs)
