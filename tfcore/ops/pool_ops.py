@@ -2,7 +2,10 @@
 
 Vectorised as one whole-array operation per window tap (``kh * kw`` of them, never per pixel); with the
 native CPU kernels built (``backend/native_cpu``), float32/float64 MaxPool and MaxPoolGrad run as one C
-loop each instead.
+loop each instead: MaxPool saves each window's argmax byte (a residual on the tape's record, or a residual
+edge in a graph) and MaxPoolGrad reads it instead of the whole input. ``_FusedMaxPoolGrad`` is
+``ReluGrad(MaxPoolGrad(x, y, dy), x)`` in one pass for non-overlapping windows; tf.function plans use it
+(``function/remapper.py``).
 TF semantics: SAME padding never contributes to a maximum (padded with -inf) and an average
 divides by the number of valid (unpadded) elements in its window; the max-pool gradient goes to
 the first maximum of each window in row-major order, as TF's CPU kernel.
