@@ -157,13 +157,16 @@ def test_native_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, shape
     attrs = _pool_attrs(k, s, padding)
     x = _pool_inputs(shape, dtype, specials)
     want = pool_ops._max_pool(cpu, x, **attrs)
-    got = pool_ops._max_pool_native(cpu, x, **attrs)
-    np.testing.assert_array_equal(got, want)
+    pooled = pool_ops._max_pool_native(cpu, x, **attrs)
+    np.testing.assert_array_equal(pooled.output, want)
     dy = _rng.standard_normal(want.shape).astype(dtype)
     if specials:
         dy[0, 0, 0, 0], dy[-1, -1, -1, 0] = np.inf, np.nan
     got = pool_ops._max_pool_grad_native(cpu, x, want, dy, **attrs)
     expected = pool_ops._max_pool_grad(cpu, x, want, dy, **attrs)
+    # MaxPool's argmax bytes pick the same taps as the search through x: the same bits
+    np.testing.assert_array_equal(
+        pool_ops._max_pool_grad_native(cpu, x, want, dy, **attrs, argmax=pooled.saved["argmax"]), got)
     if s >= k:  # each input in one window: the same single values
         np.testing.assert_array_equal(got, expected)
     else:  # overlapping windows add in another order (window by window, not tap by tap)
@@ -177,10 +180,15 @@ def test_native_max_pool_with_explicit_padding_and_minus_infinity_windows(cpu):
     x = np.full((1, 5, 5, 4), -np.inf, np.float32)
     x[0, 2:, 2:, :2] = _rng.standard_normal((3, 3, 2))
     y = pool_ops._max_pool(cpu, x, **attrs)
-    np.testing.assert_array_equal(pool_ops._max_pool_native(cpu, x, **attrs), y)
+    pooled = pool_ops._max_pool_native(cpu, x, **attrs)
+    np.testing.assert_array_equal(pooled.output, y)
     dy = _rng.standard_normal(y.shape).astype(np.float32)
-    np.testing.assert_array_equal(pool_ops._max_pool_grad_native(cpu, x, y, dy, **attrs),
-                                  pool_ops._max_pool_grad(cpu, x, y, dy, **attrs))
+    want = pool_ops._max_pool_grad(cpu, x, y, dy, **attrs)
+    np.testing.assert_array_equal(pool_ops._max_pool_grad_native(cpu, x, y, dy, **attrs), want)
+    # all -inf windows whose first tap is padding send their gradient nowhere, by argmax too
+    assert (pooled.saved["argmax"] == 255).any()
+    np.testing.assert_array_equal(
+        pool_ops._max_pool_grad_native(cpu, x, y, dy, **attrs, argmax=pooled.saved["argmax"]), want)
 
 
 @needs_native
@@ -486,6 +494,44 @@ def test_threaded_direct_convolution_and_filter_gradient_match_float64_reference
 
 
 @needs_native
+@pytest.mark.parametrize("co", [16, 64])  # one vector per pixel; several (AVX-512: the wide kernels)
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("k,stride,dilation,padding,explicit", [
+    (4, 1, 1, "SAME", ()), (3, 2, 1, "SAME", ()), (3, 1, 2, "EXPLICIT", (0, 0, 2, 0, 1, 3, 0, 0)),
+    (5, 1, 1, "EXPLICIT", (0, 0, 0, 4, 4, 0, 0, 0))])
+def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_batch(cpu, threads, co, count, k,
+                                                                                  stride, dilation, padding,
+                                                                                  explicit):
+    """The direct kernels pad the unpadded input themselves: an image at a time in a thread's buffer when the
+    batch has images enough for the threads (8 here), one padded copy with the rows split otherwise (each
+    image alone). Both give the same bits (every sum has the same terms in the same order) and the float64
+    reference; a bias and the fused ReLU take the same path; the filter gradient pads per image too."""
+    x = _rng.standard_normal((8, 11, 9, 8)).astype(np.float32)
+    wt = _rng.standard_normal((k, k, 8, co)).astype(np.float32)
+    bias = _rng.standard_normal(co).astype(np.float32)
+    attrs = _conv_attrs(stride, dilation, padding, explicit)
+    threads(count)
+    batch = conv_ops.direct_conv2d(x, wt, bias, relu=True, **attrs)
+    per_image = np.concatenate([conv_ops.direct_conv2d(x[b:b + 1], wt, bias, relu=True, **attrs) for b in range(8)])
+    np.testing.assert_array_equal(batch, per_image)
+    if padding == "SAME":
+        pads = _same_pads(11, k, stride, dilation), _same_pads(9, k, stride, dilation)
+    else:
+        pads = (explicit[2], explicit[3]), (explicit[4], explicit[5])
+    want = np.maximum(_reference_conv(x, wt, stride, dilation, pads) + bias, 0)
+    np.testing.assert_allclose(batch, want, rtol=2e-5, atol=2e-5 * np.sqrt(k * k * 8))
+    # the same bits as the kernel on an input padded beforehand (no padding left for it to do), forward and
+    # filter gradient (whose sums go on from image to image in memory: the same additions in the same order)
+    xpad = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
+    valid = _conv_attrs(stride, dilation, "VALID")
+    np.testing.assert_array_equal(batch, conv_ops.direct_conv2d(xpad, wt, bias, relu=True, **valid))
+    dy = _rng.standard_normal(batch.shape).astype(np.float32)
+    dw = conv_ops._direct_filter_grad(x, dy, k, k, attrs["strides"], attrs["dilations"], *pads)
+    np.testing.assert_array_equal(
+        dw, conv_ops._direct_filter_grad(xpad, dy, k, k, attrs["strides"], attrs["dilations"], (0, 0), (0, 0)))
+
+
+@needs_native
 def test_small_convolutions_stay_on_one_thread(cpu, threads):
     threads(4)
     x = np.ones((1, 5, 5, 8), np.float32)
@@ -625,12 +671,15 @@ def test_threaded_max_pool_and_gradient_equal_the_generic_numpy_kernels(cpu, thr
     attrs = _pool_attrs(3, 2, "SAME")
     x = _pool_inputs((13, 60, 57, 16), np.float32, True)
     threads(count)
-    got = pool_ops._max_pool_native(cpu, x, **attrs)
+    pooled = pool_ops._max_pool_native(cpu, x, **attrs)
+    got = pooled.output
     assert native_cpu.last_parts() == count
     np.testing.assert_array_equal(got, pool_ops._max_pool(cpu, x, **attrs))
     dy = _rng.standard_normal(got.shape).astype(np.float32)
     dx = pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs)
     assert native_cpu.last_parts() == count
+    np.testing.assert_array_equal(pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs,
+                                                                 argmax=pooled.saved["argmax"]), dx)
     threads(1)
     np.testing.assert_array_equal(dx, pool_ops._max_pool_grad_native(cpu, x, got, dy, **attrs))
     # overlapping windows add window by window here, tap by tap in NumPy: equal to rounding

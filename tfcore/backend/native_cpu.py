@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 11
+ABI_VERSION = 12
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -39,10 +39,11 @@ _ptr = ctypes.c_void_p
 # Parameter lists of the exported functions (before the dtype suffix).
 _SIGNATURES = {
     "tfc_im2col": [_ptr] + [_i64] * 14 + [_ptr],
-    "tfc_max_pool": [_ptr] + [_i64] * 12 + [_ptr],
-    "tfc_max_pool_grad": [_ptr] * 3 + [_i64] * 12 + [_ptr],
-    "tfc_conv2d_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr, _i64, _ptr, _ptr],
-    "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 9 + [_ptr] * 2,
+    "tfc_max_pool": [_ptr] + [_i64] * 12 + [_ptr, _ptr],  # ..., y, argmax bytes (None: not written)
+    "tfc_max_pool_grad": [_ptr] * 3 + [_i64] * 12 + [_ptr, _i64, _ptr],  # ..., argmax (or None), relu, dx
+    # x (unpadded), n, h, w, c, pads top/bottom/left/right, filter, kh .. ow, bias, relu, out, offsets scratch
+    "tfc_conv2d_direct": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 9 + [_ptr, _i64, _ptr, _ptr],
+    "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 9 + [_ptr] * 2,  # x unpadded, as above
     "tfc_depthwise_fwd": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_depthwise_dgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_depthwise_wgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],

@@ -5,6 +5,7 @@
 - constant folding: op nodes whose inputs are all constants run once, here;
 - common-subexpression elimination: an op node identical to an earlier one
   (same op, same input slots, same attrs) reuses its outputs;
+- pattern fusions (``remapper``: ReluGrad folded into MaxPoolGrad);
 - element-wise fusion (``fuse=True``, from ``jit_compile=True``): see ``fusion``;
 Random ops are never folded or merged (each call draws new numbers). Residual edges
 (``Node.res_in``/``res_out``: saved arrays such as Conv2D's im2col columns) count as inputs and
@@ -92,6 +93,9 @@ def optimize(graph, plan_cls, fuse=False):
     finally:
         graph.outputs = saved_outputs
     pruned = len(nodes) - len(kept)
+    from . import remapper
+
+    kept, remapped = remapper.remap(kept, outputs)
     fused = 0
     if fuse:
         from . import fusion
@@ -99,7 +103,8 @@ def optimize(graph, plan_cls, fuse=False):
         kept, fused = fusion.fuse(graph, kept, outputs)
     steps = [_step(n) for n in kept]
     stats = {"nodes": len(graph.nodes), "steps": len(steps), "folded": folded, "merged": merged,
-             "pruned": pruned, "fused": fused}
+             "pruned": pruned, "fused": fused,
+             "remapped": remapped}
     needed = set(outputs)
     for n in kept:
         needed.update(n.inputs)

@@ -14,7 +14,8 @@ When the native CPU kernels are built (``backend/native_cpu``, ``kernels/cpu_ker
 float32/float64 convolutions with 4 or a multiple of 8 output channels (up to 256 terms per sum above
 16 channels, see ``_DIRECT_MAX_TERMS``) run a direct convolution instead -- forward, stride-1 input
 gradient (flipped filter), 2x2 and 2x1 strided input gradients (the same kernel over dy spread onto the
-stride-1 grid) and filter gradient -- with no im2col matrix, split over ``tf.config.threading``'s
+stride-1 grid) and filter gradient -- with no im2col matrix and no padded copy of the input (the kernels
+pad one image at a time into a thread's cache-resident buffer), split over ``tf.config.threading``'s
 intra-op threads, and the remaining im2col copies run in C. On AVX-512 builds, output-channel counts
 that are multiples of 32 (float32) run the wide direct kernels at any sum length. Depthwise convolutions
 with multiplier 1 and their two gradients run native kernels too (any channel count, stride, dilation
@@ -411,15 +412,15 @@ def _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu=False):
     """:func:`_direct` once its arrays are known to fit the kernel."""
     w = np.ascontiguousarray(w)
     bias = None if bias is None else np.ascontiguousarray(bias)
-    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
-    n, hp, wp, c = xpad.shape
+    x = np.ascontiguousarray(x)  # the kernel pads it itself, an image at a time in cache (no padded copy here)
+    n, h, wd, c = x.shape
     kh, kw, _, co = w.shape
     out = np.empty((n, oh, ow, co), dtype=x.dtype)
     offsets = np.empty(kh * kw * c, np.int64)  # kernel scratch; a named reference keeps it alive during the call
     native_cpu.library().fn("tfc_conv2d_direct", x.dtype)(
-        native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(w), kh, kw, co, strides[1], strides[2], dilations[1],
-        dilations[2], oh, ow, None if bias is None else native_cpu.ptr(bias), int(relu), native_cpu.ptr(out),
-        native_cpu.ptr(offsets))
+        native_cpu.ptr(x), n, h, wd, c, ph[0], ph[1], pw[0], pw[1], native_cpu.ptr(w), kh, kw, co, strides[1],
+        strides[2], dilations[1], dilations[2], oh, ow, None if bias is None else native_cpu.ptr(bias), int(relu),
+        native_cpu.ptr(out), native_cpu.ptr(offsets))
     return out
 
 
@@ -429,14 +430,14 @@ def _direct_filter_grad(x, dy, kh, kw, strides, dilations, ph, pw):
     co = dy.shape[3]
     run_co = _kernel_channels(co)
     dy = np.ascontiguousarray(_zero_padded_channels(dy, run_co))
-    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
-    n, hp, wp, c = xpad.shape
+    x = np.ascontiguousarray(x)  # padded by the kernel, an image at a time in cache
+    n, h, wd, c = x.shape
     _, oh, ow, _ = dy.shape
     out = np.empty((kh, kw, c, run_co), dtype=x.dtype)
     offsets = np.empty(kh * kw * c, np.int64)
     native_cpu.library().fn("tfc_conv2d_wgrad_direct", x.dtype)(
-        native_cpu.ptr(xpad), n, hp, wp, c, native_cpu.ptr(dy), kh, kw, run_co, strides[1], strides[2],
-        dilations[1], dilations[2], oh, ow, native_cpu.ptr(out), native_cpu.ptr(offsets))
+        native_cpu.ptr(x), n, h, wd, c, ph[0], ph[1], pw[0], pw[1], native_cpu.ptr(dy), kh, kw, run_co, strides[1],
+        strides[2], dilations[1], dilations[2], oh, ow, native_cpu.ptr(out), native_cpu.ptr(offsets))
     return out if run_co == co else np.ascontiguousarray(out[..., :co])
 
 
