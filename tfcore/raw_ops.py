@@ -25,3 +25,10 @@ def FusedBatchNormGradV3(*, y_backprop, x, scale, reserve_space_1, reserve_space
     return _batch_norm_ops.fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_space_2,
                                                     reserve_space_3, epsilon=epsilon, data_format=data_format,
                                                     is_training=is_training)
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError(f"module 'tf.raw_ops' has no attribute '{name}': tfcore's tf.raw_ops has only "
+                         f"{', '.join(__all__)} so far (call the public API, e.g. tf.nn.*, for the others)")

@@ -347,3 +347,9 @@ def test_outputs_never_share_memory(is_training, factor):
     for i, a in enumerate(arrays):
         for b in arrays[i + 1:]:
             assert a is not b and not (a.size and b.size and np.shares_memory(a, b))
+
+
+def test_raw_ops_names_what_it_lacks():
+    with pytest.raises(AttributeError, match="has only FusedBatchNormV3, FusedBatchNormGradV3"):
+        tf.raw_ops.Conv2D  # noqa: B018 - not exposed yet
+    assert not hasattr(tf.raw_ops, "MatMul")
