@@ -11,7 +11,7 @@ import numpy as np
 
 import tfcore as tf
 from tfcore.io.image_codecs import encode_wav
-from tfcore.ops import conv_ops, fused_ops, training_ops
+from tfcore.ops import conv_ops, fused_ops, pool_ops, training_ops
 from tfcore.ops.registry import execute, get_op
 from tfcore.selftest import references
 
@@ -260,6 +260,17 @@ sample("DepthwiseConv2dNative", "nn.separable_conv2d",
        lambda x, d, p: tf.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], "VALID"), IMG,
      f32(2, 2, 3, 1, seed=1), f32(1, 1, 3, 2, seed=2), grad=True, tol=1e-4)
 sample("MaxPool", "nn.max_pool2d", lambda x: tf.nn.max_pool2d(x, 2, 2, "SAME"), IMG, grad=True)
+
+
+def _fused_max_pool_grad(x, dy):
+    """``ReluGrad(MaxPoolGrad(x, y, dy), x)`` as the remapper's one op (disjoint 2x2 windows)."""
+    attrs = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID", "explicit_paddings": [],
+             "data_format": "NHWC", "fused_ops": pool_ops.FUSED_MAX_POOL_GRAD_OPS}
+    return execute(pool_ops.FUSED_MAX_POOL_GRAD, (x, tf.nn.max_pool2d(x, 2, 2, "VALID"), dy), attrs)
+
+
+sample("_FusedMaxPoolGrad", "nn.fused_max_pool_grad_relu", _fused_max_pool_grad, IMG, f32(2, 2, 3, 3, seed=6),
+       grad=True)
 sample("MaxPool", "nn.max_pool2d_float64", lambda x: tf.nn.max_pool2d(x, 3, 1, "VALID"), IMG64, grad=True)
 sample("AvgPool", "nn.avg_pool2d", lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"), IMG, grad=True)
 sample("AvgPool", "nn.avg_pool2d_float64", lambda x: tf.nn.avg_pool2d(x, 2, 1, "VALID"), IMG64, grad=True)
@@ -484,6 +495,9 @@ def _spmm(values, b, adjoint_a=False, adjoint_b=False):
 _LABELS = np.array([[0.2, 0.5, 0.3], [1.0, 0.0, 0.0]])
 
 # op name -> (function of float64 tensors, list of NumPy inputs[, check_gradients options])
+_POOL_X = away(1, 4, 4, 1)  # distinct values away from 0, both signs: the fused ReLU mask matters
+
+
 def _fused_bn(x, scale, offset):
     return tf.nn.fused_batch_norm(x, scale, offset, epsilon=1e-3)[0]
 
@@ -602,6 +616,8 @@ _GRADIENTS = {
     "MaxPool": (_maxpool, [away(1, 3, 3, 1)]),
     "MaxPoolGrad": (vjp(_maxpool, fixed={0: away(1, 3, 3, 1)}), [r(1, 2, 2, 1)]),
     "MaxPoolGradGrad": (vjp(vjp(_maxpool), wrt=1, fixed={0: away(1, 3, 3, 1), 1: r(1, 2, 2, 1)}), [r(1, 3, 3, 1)]),
+    # linear in dy, x fixed
+    "_FusedMaxPoolGrad": (lambda dy: _fused_max_pool_grad(tf.constant(_POOL_X), dy), [r(1, 2, 2, 1)]),
     "AvgPool": (_avgpool, [r(1, 3, 3, 2)]),
     "AvgPoolGrad": (vjp(_avgpool, fixed={0: r(1, 3, 3, 2)}), [r(1, 2, 2, 2)]),
     # -- nn: fused batch normalisation (training: the statistics depend on x) ---------------------
