@@ -20,7 +20,7 @@ import sys
 import time
 
 _SIDE = r'''
-import collections, contextlib, io, json, statistics, sys, time
+import json, statistics, sys, time
 import numpy as np
 kind, shape, repeats = sys.argv[1], [int(s) for s in sys.argv[2].split(",")], int(sys.argv[3])
 x_np = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
@@ -48,12 +48,8 @@ else:
         return tape.gradient(y, [x] + bn.trainable_variables)
 step()
 if kind == "tfcore":
-    buf = io.StringIO()
-    tf.debugging.set_log_device_placement(True)
-    with contextlib.redirect_stdout(buf):
-        step()
-    tf.debugging.set_log_device_placement(False)
-    ops = sum(1 for line in buf.getvalue().splitlines() if line.startswith("Executing op"))
+    from tfcore.benchmarks.op_profile import count_ops
+    ops = sum(count_ops(step).values())
 for _ in range(2):
     step()
 times = []
@@ -81,13 +77,10 @@ def run_side(python, kind, shape, repeats, env=None):
 def resnet50_ops():
     """The ops one eager training step of ``ResNet50(weights=None, input_shape=(32, 32, 3), classes=10)`` executes
     (GradientTape + Adam, batch 2, on ``CPU:0``), as a Counter by op type."""
-    import collections
-    import contextlib
-    import io
-
     import numpy as np
 
     import tfcore as tf
+    from tfcore.benchmarks.op_profile import count_ops
 
     with tf.device("/CPU:0"):
         model = tf.keras.applications.ResNet50(weights=None, input_shape=(32, 32, 3), classes=10,
@@ -104,15 +97,7 @@ def resnet50_ops():
             opt.apply_gradients(zip(grads, model.trainable_variables))
 
         step()  # builds the optimizer's slots
-        buf = io.StringIO()
-        tf.debugging.set_log_device_placement(True)
-        try:
-            with contextlib.redirect_stdout(buf):
-                step()
-        finally:
-            tf.debugging.set_log_device_placement(False)
-    return collections.Counter(line.split()[2] for line in buf.getvalue().splitlines()
-                               if line.startswith("Executing op"))
+        return count_ops(step)
 
 
 def main(argv=None):

@@ -70,3 +70,9 @@ def test_main_writes_json_and_rejects_bad_sizes(tmp_path, capsys):
     with pytest.raises(SystemExit):
         op_profile.main(["--batch", "0"])
     assert "--batch must be >= 1" in capsys.readouterr().err
+
+
+def test_count_ops_counts_each_executed_op():
+    a = tf.constant([1.0, 2.0])
+    counts = op_profile.count_ops(lambda: tf.nn.relu(a + a) * a)
+    assert counts == {"AddV2": 1, "Relu": 1, "Mul": 1}

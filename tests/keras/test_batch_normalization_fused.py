@@ -5,31 +5,18 @@ The composite path is what a layer with ``_fused_format = None`` runs (masks of 
 cannot express); each test compares the two on the same weights and data.
 """
 
-import collections
-import contextlib
-import io
-
 import numpy as np
 import pytest
 
 import tfcore as tf
 from tfcore import distribute as dist
+from tfcore.benchmarks.op_profile import count_ops
 
 L = tf.keras.layers
 RNG = np.random.default_rng(3)
 
 
-def executed_ops(fn):
-    """Counter of the ops ``fn()`` executes (``tf.debugging.set_log_device_placement`` prints one line per op)."""
-    buf = io.StringIO()
-    tf.debugging.set_log_device_placement(True)
-    try:
-        with contextlib.redirect_stdout(buf):
-            fn()
-    finally:
-        tf.debugging.set_log_device_placement(False)
-    return collections.Counter(line.split()[2] for line in buf.getvalue().splitlines()
-                               if line.startswith("Executing op"))
+executed_ops = count_ops  # Counter of the ops fn() executes
 
 
 def _composite(layer):

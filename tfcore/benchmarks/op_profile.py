@@ -57,6 +57,21 @@ class _Tally(OpObserver):
         self.seconds[op.name] += seconds
 
 
+class _Counter(OpObserver):
+    def __init__(self):
+        self.counts = collections.Counter()
+
+    def after(self, op, seconds, outputs):
+        self.counts[op.name] += 1
+
+
+def count_ops(fn):
+    """``collections.Counter`` of the op names ``fn()`` executes (each op once, ops inside kernels not)."""
+    with observe_ops(_Counter()) as counter:
+        fn()
+    return counter.counts
+
+
 def build_step(tf, model_kind, batch, image_size=224, device=None):
     """(step function, device synchronisation) for one eager Adam training step of ``model_kind``."""
     rng = np.random.default_rng(0)
