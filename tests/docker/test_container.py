@@ -19,8 +19,7 @@ if os.environ.get("TFCORE_DOCKER_TESTS") != "1":
 
 import docker_image  # noqa: E402
 
-FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax")
-
+from tfcore.benchmarks.kernel_bench import FAMILIES  # noqa: E402 - the image runs this tree's families
 
 HOME_VOLUME = f"tfcore-docker-test-home-{os.getpid()}"
 
