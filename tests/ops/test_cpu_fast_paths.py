@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import tfcore as tf
-from tfcore.framework.context import context
 from tfcore.framework.errors import InvalidArgumentError
 from tfcore.ops import _cpu_fast, conv_ops, fused_ops, loss_ops, nn_ops, pool_ops, training_ops
 from tfcore.ops.registry import Residuals, execute, get_op
@@ -26,11 +25,6 @@ pytestmark = pytest.mark.usefixtures("on_cpu")  # CPU kernels, whatever the defa
 def numpy_paths(monkeypatch):
     """These are the NumPy paths: the native kernels (tests/ops/test_native_cpu.py) would run first."""
     monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    return context.find("CPU", 0).backend
 
 
 # -- BiasAddGrad, Relu -----------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import pytest
 
 import tfcore as tf
 from tfcore.backend import native_cpu
-from tfcore.framework.context import context
 from tfcore.ops import conv_ops, nn_ops, pool_ops, training_ops
 from tfcore.ops.registry import kernel_for
 
@@ -22,11 +21,6 @@ pytestmark = pytest.mark.usefixtures("on_cpu")
 _rng = np.random.default_rng(11)
 
 needs_native = pytest.mark.skipif(native_cpu.library() is None, reason="no C++ compiler: NumPy paths only")
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    return context.find("CPU", 0).backend
 
 
 def _pool_attrs(k, s, padding, explicit=()):

@@ -39,18 +39,9 @@ class _Tally(OpObserver):
         self.calls = collections.Counter()
         self.seconds = collections.Counter()
 
-    def run(self, execute_fn, op, inputs, attrs, residuals_into):
-        if self.sync is None:
-            return super().run(execute_fn, op, inputs, attrs, residuals_into)
-        self.inside = True
-        t0 = time.perf_counter()
-        try:
-            out = execute_fn(op, inputs, attrs, residuals_into)
+    def wait(self):
+        if self.sync is not None:
             self.sync()
-        finally:
-            self.inside = False
-        self.after(op, time.perf_counter() - t0, out)
-        return out
 
     def after(self, op, seconds, outputs):
         self.calls[op.name] += 1

@@ -529,8 +529,9 @@ class OpObserver:
     """Watches every op :func:`execute` runs while :func:`observe_ops` holds it (a profiler's hook).
 
     ``run(execute, op, inputs, attrs, residuals_into)`` runs the op (``inside`` is True meanwhile, so ops a
-    kernel runs inside count as part of the outer op) and calls ``after(op, seconds, outputs)``, with the
-    wall time of the whole call. Subclasses override ``after`` (and ``run`` to add work around the op).
+    kernel runs inside count as part of the outer op), then ``wait()``, and calls ``after(op, seconds,
+    outputs)`` with the wall time of both. Subclasses override ``after`` (and ``wait``, e.g. to synchronise a
+    device so the time includes the op's kernels).
     """
 
     inside = False
@@ -540,10 +541,14 @@ class OpObserver:
         t0 = time.perf_counter()
         try:
             out = execute_fn(op, inputs, attrs, residuals_into)
+            self.wait()
         finally:
             self.inside = False
         self.after(op, time.perf_counter() - t0, out)
         return out
+
+    def wait(self):
+        """Called after each op, inside its timing (nothing by default)."""
 
     def after(self, op, seconds, outputs):
         """One op ran (``outputs`` as ``execute`` returns them)."""
