@@ -68,6 +68,13 @@ def check_gradients(fn, *inputs, rtol=1e-5, atol=1e-6, eps=1e-6):
                                    err_msg=f"gradient of input {k}")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_keras_names():
+    """Every test starts with Keras's name counters at zero (layers ``dense``, optimizers ``adam``), as Keras 3's
+    own TestCase.setUp does with ``clear_session``: names do not depend on which tests ran before."""
+    tf.keras.backend.reset_uids()
+
+
 @pytest.fixture
 def on_cpu():
     """Pin the test to /CPU:0: for tests of CPU behaviour (CPU kernels and fast paths, TF's CPU-only

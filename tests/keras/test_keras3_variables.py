@@ -125,6 +125,36 @@ def test_optimizer_variables_have_keras3_names_and_paths():
     assert [v.name for v in sgd.variables][2:] == ["seq_d_kernel_momentum", "seq_d_bias_momentum"]
 
 
+def test_optimizer_names_are_keras3_auto_names():
+    """Read from TF 2.21: unnamed optimizers get unique snake-case names (adam, adam_1; AdamW adam_w, RMSprop
+    rm_sprop); an explicit name is kept as given and prefixes the paths; a plain tf.Variable's slot is named after
+    its full name (``w:0`` -> ``w_0_momentum``)."""
+    opts = tf.keras.optimizers
+    assert [opts.Adam().name, opts.Adam().name, opts.AdamW().name, opts.RMSprop().name, opts.Lamb().name,
+            opts.LossScaleOptimizer(opts.SGD()).name] == ["adam", "adam_1", "adam_w", "rm_sprop", "lamb",
+                                                          "loss_scale_optimizer"]
+    assert opts.get("adam").name == "adam_2"
+    named = opts.Adam(name="MyAdam")
+    named.build([tf.Variable([1.0], name="dense/kernel")])
+    assert [v.path for v in named.variables] == ["MyAdam/iteration", "MyAdam/learning_rate",
+                                                 "MyAdam/dense_kernel_0_momentum", "MyAdam/dense_kernel_0_velocity"]
+    sgd = opts.SGD(momentum=0.5)
+    sgd.build([tf.Variable(1.0, name="w"), tf.Variable(2.0)])
+    assert [v.name for v in sgd.variables][2:] == ["w_0_momentum", "Variable_0_momentum"]
+    assert sgd.name == "sgd_1" and opts.SGD.from_config(sgd.get_config()).name == "sgd_1"
+    tf.keras.backend.clear_session()
+    assert opts.Adam().name == "adam"
+
+
+def test_loss_scale_optimizer_is_in_keras_optimizers():
+    opts = tf.keras.optimizers
+    assert opts.LossScaleOptimizer is tf.keras.mixed_precision.LossScaleOptimizer
+    lso = opts.LossScaleOptimizer(opts.Adam(0.5), initial_scale=8.0)
+    back = opts.deserialize(opts.serialize(lso))
+    assert type(back) is opts.LossScaleOptimizer and type(back.inner_optimizer) is opts.Adam
+    assert (back.name, back.initial_scale, float(back.inner_optimizer.learning_rate.numpy())) == (lso.name, 8.0, 0.5)
+
+
 def test_mixed_precision_weight_is_a_float32_keras_variable():
     layer = tf.keras.layers.Dense(2, dtype=tf.keras.mixed_precision.Policy("mixed_float16"), name="mp")
     layer.build((None, 3))

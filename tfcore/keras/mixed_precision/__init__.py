@@ -7,7 +7,7 @@ optimizer in one automatically when the model computes in float16.
 """
 
 from .autocast_variable import AutoCastVariable
-from .loss_scale_optimizer import LossScaleOptimizer
+from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from .policy import Policy, global_policy, set_global_policy
 
 DTypePolicy = Policy  # Keras 3's name of the class; tf.keras.mixed_precision.Policy is its alias

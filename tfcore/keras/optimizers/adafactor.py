@@ -23,7 +23,7 @@ class Adafactor(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3, clip_threshold=1.0,
                  relative_step=True, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name="adafactor",
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name=None,
                  **kwargs):
         super().__init__(name=name, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                          global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,

@@ -18,7 +18,7 @@ class Adam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07, amsgrad=False,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
-                 ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name="Adam", **kwargs):
+                 ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name=None, **kwargs):
         super().__init__(name=name, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                          global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
                          ema_overwrite_frequency=ema_overwrite_frequency, jit_compile=jit_compile, **kwargs)
@@ -58,7 +58,7 @@ class AdamW(Adam):
 
     def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-07,
                  amsgrad=False, clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
-                 ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name="AdamW", **kwargs):
+                 ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, name=None, **kwargs):
         if weight_decay is None:
             raise ValueError("Missing value of `weight_decay` which is required and must be a float value.")
         super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,

@@ -20,7 +20,7 @@ class Ftrl(Optimizer):
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  l2_shrinkage_regularization_strength=0.0, beta=0.0, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, jit_compile=True, name="Ftrl", **kwargs):
+                 ema_overwrite_frequency=None, jit_compile=True, name=None, **kwargs):
         super().__init__(name=name, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                          global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
                          ema_overwrite_frequency=ema_overwrite_frequency, jit_compile=jit_compile, **kwargs)

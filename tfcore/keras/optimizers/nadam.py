@@ -17,7 +17,7 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07, weight_decay=None,
                  clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, jit_compile=True, name="Nadam", **kwargs):
+                 ema_overwrite_frequency=None, jit_compile=True, name=None, **kwargs):
         super().__init__(name=name, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                          global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
                          ema_overwrite_frequency=ema_overwrite_frequency, jit_compile=jit_compile, **kwargs)

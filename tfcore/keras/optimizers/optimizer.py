@@ -36,6 +36,7 @@ from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import ResourceVariable, Variable
 from ...ops import math_ops, reduce_ops
+from ..backend import unique_object_name
 from ..engine.variable_paths import set_keras_path, to_snake_case
 from . import distributed
 from . import schedules as _schedules
@@ -98,7 +99,7 @@ class Optimizer:
     # ('grad_sq': per-row sums of the slices' squares; 'grad_abs': of their absolute values).
     _sparse_terms = ()
 
-    def __init__(self, name, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+    def __init__(self, name=None, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None, jit_compile=True, **kwargs):
         for k in kwargs:
             if k in _DEPRECATED_KWARGS:
@@ -111,7 +112,8 @@ class Optimizer:
                              f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")
         if use_ema and not 0 <= ema_momentum <= 1:
             raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={ema_momentum}")
-        self.name = name
+        # Keras 3's auto_name: adam, adam_1, ... (one counter with layer names; clear_session resets it)
+        self.name = unique_object_name(to_snake_case(type(self).__name__)) if name is None else name
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
@@ -157,7 +159,7 @@ class Optimizer:
     def _keras_variable(self, variable, name=None):
         """Give an optimizer variable Keras 3's path: ``adam/iteration``, ``adam/dense_kernel_momentum``; under a
         wrapper that builds it (a LossScaleOptimizer), ``loss_scale_optimizer/adam/dense_kernel_momentum``."""
-        prefix = to_snake_case(self.name)
+        prefix = self.name
         outer = self.__dict__.get("_outer_path")
         if outer:
             prefix = f"{outer}/{prefix}"
@@ -246,7 +248,7 @@ class Optimizer:
         v = Variable(initial_value, name=name, trainable=False, dtype=dtype,
                      device=dev if isinstance(dev, _ctx.Device) else None)
         # Keras 3 names a slot after the model variable's path and the slot: dense_kernel_momentum
-        ref = getattr(model_variable, "_keras_path", None) or _short_name(model_variable)
+        ref = getattr(model_variable, "_keras_path", None) or getattr(model_variable, "name", None) or "variable"
         slot = _KERAS3_SLOT_NAMES.get(variable_name, variable_name)
         self._keras_variable(v, name=f"{ref.replace('/', '_').replace(':', '_')}_{slot}")
         self._variables.append(v)

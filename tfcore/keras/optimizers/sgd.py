@@ -12,7 +12,7 @@ class SGD(Optimizer):
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, use_ema=False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, jit_compile=True, name="SGD", **kwargs):
+                 ema_overwrite_frequency=None, jit_compile=True, name=None, **kwargs):
         super().__init__(name=name, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                          global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
                          ema_overwrite_frequency=ema_overwrite_frequency, jit_compile=jit_compile, **kwargs)

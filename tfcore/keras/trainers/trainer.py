@@ -32,7 +32,7 @@ from .. import callbacks as callbacks_mod
 from .. import optimizers as optimizers_mod
 from ..engine import base_layer, compile_utils, data_adapter, distribution
 from ..metrics import Metric
-from ..mixed_precision.loss_scale_optimizer import LossScaleOptimizer
+from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from .epoch_iterator import EpochIterator
 from .step_runner import StepRunner
 

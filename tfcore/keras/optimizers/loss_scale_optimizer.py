@@ -1,4 +1,5 @@
-"""``tf.keras.mixed_precision.LossScaleOptimizer``: dynamic loss scaling around another optimizer, as Keras 3.
+"""``tf.keras.optimizers.LossScaleOptimizer`` (also in ``tf.keras.mixed_precision``): dynamic loss scaling
+around another optimizer, as Keras 3.
 
 float16 gradients underflow: small values flush to zero. The loss is multiplied by a large "loss scale"
 before differentiation and the gradients divided by it afterwards, so the intermediate float16 gradients
@@ -38,10 +39,8 @@ from ...framework.tensor import Tensor
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.variables import ResourceVariable
 from ...ops import math_ops, reduce_ops
-from .. import optimizers
-from ..engine.variable_paths import to_snake_case
-from ..optimizers import distributed
-from ..optimizers.optimizer import Optimizer, flatten_gradients
+from . import distributed, serialization
+from .optimizer import Optimizer, flatten_gradients
 
 __all__ = ["LossScaleOptimizer"]
 
@@ -88,13 +87,13 @@ class LossScaleOptimizer(Optimizer):
             raise ValueError(f'"initial_scale" must be a number, but got: {initial_scale!r}') from None
         if not math.isfinite(scale) or scale <= 0:
             raise ValueError(f'"initial_scale" must be a positive finite number, but got: {initial_scale}')
-        super().__init__(name=name or "LossScaleOptimizer", **kwargs)
+        super().__init__(name=name, **kwargs)
         self._learning_rate = self._build_learning_rate(0.0)  # Keras 3's wrapper has its own, unused
         self.inner_optimizer = inner_optimizer
         self.initial_scale = initial_scale
         self.dynamic_growth_steps = int(dynamic_growth_steps)
         # the inner optimizer's slots are built under the wrapper: loss_scale_optimizer/adam/..._momentum
-        object.__setattr__(inner_optimizer, "_outer_path", to_snake_case(self.name))
+        object.__setattr__(inner_optimizer, "_outer_path", self.name)
 
     def __getattr__(self, name):
         # other attributes of the wrapped optimizer (slots, amsgrad, ...) read through
@@ -246,14 +245,14 @@ class LossScaleOptimizer(Optimizer):
 
     # -- config ----------------------------------------------------------------------------------------
     def get_config(self):
-        return {"name": self.name, "inner_optimizer": optimizers.serialize(self.inner_optimizer),
+        return {"name": self.name, "inner_optimizer": serialization.serialize(self.inner_optimizer),
                 "initial_scale": self.initial_scale, "dynamic_growth_steps": self.dynamic_growth_steps}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
         config.pop("dynamic", None)  # a Keras 2 config (True: Keras 3 is always dynamic)
-        config["inner_optimizer"] = optimizers.deserialize(config["inner_optimizer"], custom_objects=custom_objects)
+        config["inner_optimizer"] = serialization.deserialize(config["inner_optimizer"], custom_objects=custom_objects)
         return cls(**config)
 
     def __repr__(self):
