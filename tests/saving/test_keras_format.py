@@ -6,6 +6,7 @@ import json
 import os
 import zipfile
 
+import h5py
 import numpy as np
 import pytest
 
@@ -26,6 +27,29 @@ def test_loads_keras3_sequential_cnn_with_optimizer_state():
     np.testing.assert_array_equal(opt.get_slot(model.layers[0].kernel, "m").numpy(), REFS["kernel_momentum"])
     # moving statistics came back too (inference uses them)
     assert not np.allclose(model.layers[1].moving_variance.numpy(), 1.0)
+
+
+@pytest.mark.parametrize("name", ["rmsprop_momentum_centered", "adam_amsgrad_ema", "loss_scale_adam"])
+def test_keras3_optimizer_variables_load_by_keras3s_order(name, tmp_path):
+    """A .keras file stores the optimizer's variables by index in Keras 3's ``optimizer.variables`` order
+    (RMSprop: velocities, momentums, average gradients; Adam: EMA averages first, velocity hats last; a
+    LossScaleOptimizer's own four then its inner optimizer's). TF 2.21's files load into the same variables,
+    and our own file keeps that order."""
+    with open(os.path.join(DATA, "tf_optimizers", "variables.json")) as f:
+        expected = json.load(f)[name]
+    model = tf.keras.models.load_model(os.path.join(DATA, "tf_optimizers", f"{name}.keras"))
+    got = [[v.path, np.asarray(v.numpy()).tolist()] for v in model.optimizer.variables]
+    assert [p for p, _ in got] == [p for p, _ in expected]
+    for (path, value), (_, ref) in zip(got, expected):
+        np.testing.assert_allclose(value, ref, rtol=1e-6, err_msg=path)
+    model.save(tmp_path / "again.keras")
+    with zipfile.ZipFile(tmp_path / "again.keras") as z:
+        z.extract("model.weights.h5", tmp_path)
+    with h5py.File(tmp_path / "model.weights.h5") as f:
+        stored = [f["optimizer/vars"][str(i)][()] for i in range(len(f["optimizer/vars"]))]
+    assert len(stored) == len(expected)
+    for a, (path, ref) in zip(stored, expected):
+        np.testing.assert_allclose(a, ref, rtol=1e-6, err_msg=path)
 
 
 def test_loads_keras3_functional_model():
@@ -155,8 +179,6 @@ def test_weights_h5_round_trip_and_keras3_layout(tmp_path):
                                  tf.keras.layers.Dropout(0.1), tf.keras.layers.Dense(3, activation="softmax")])
     fresh.load_weights(path)
     np.testing.assert_allclose(fresh.predict(REFS["x"], verbose=0), REFS["cnn"], rtol=1e-5, atol=1e-6)
-    import h5py
-
     with h5py.File(path, "r") as f:
         assert f["layers/conv2d/vars/0"].shape == (3, 3, 1, 2)
         assert f["layers/batch_normalization/vars"].attrs["name"] == "batch_normalization"

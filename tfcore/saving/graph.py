@@ -146,11 +146,8 @@ def _slot_order(opt):
     """The slot variables in Keras 3's creation order: per ``add_optimizer_variables`` call, interleaved
     per model variable."""
     names = list(opt._slot_names)
-    groups = [[s for s, _ in g if s in names] for g in getattr(opt, "_keras3_slot_lists", ())]
-    listed = {s for g in groups for s in g}
-    groups = [g for g in groups if g] + ([[s for s in names if s not in listed]] if len(listed) < len(names) else [])
     keys = list(opt._slots)
-    return [opt._slots[k][names.index(s)] for g in groups for k in keys for s in g]
+    return [opt._slots[k][names.index(s)] for g in opt.keras3_slot_groups() for k in keys for s in g]
 
 
 def _optimizer_children(opt):

@@ -259,23 +259,43 @@ class Optimizer:
 
     def build(self, var_list):
         """Create the slots of every variable in ``var_list`` (once per variable)."""
-        for var in var_list:
-            self._build_one(var)
+        self._create_slots(var_list)
         self._built = True
 
-    def _build_one(self, var):
-        key = _var_key(var)
-        if key in self._slots:
-            return self._slots[key]
-        slots = [self.add_variable_from_reference(var, n, initial_value=self._slot_initial_value(n, var))
-                 for n in self._slot_names]
-        self._slots[key] = slots
-        self._trainable_variables.append(var)
-        if self.use_ema:
-            self._ema[key] = self.add_variable_from_reference(var, "average", initial_value=var.numpy())
-        for n, slot in zip(self._slot_names, slots):  # checkpoint values restored before the slots existed
-            deferred.created(self, deferred.slot_name(var, n), slot)
-        return slots
+    def keras3_slot_groups(self):
+        """This optimizer's slot names grouped as Keras 3's ``build`` creates them: one group per
+        ``add_optimizer_variables`` call (``_keras3_slot_lists``), slot names the class does not map last."""
+        names = list(self._slot_names)
+        groups = [[s for s, _ in g if s in names] for g in self._keras3_slot_lists]
+        listed = {s for g in groups for s in g}
+        return [g for g in groups if g] + ([[s for s in names if s not in listed]] if len(listed) < len(names) else [])
+
+    def _create_slots(self, var_list):
+        """The slots of the variables of ``var_list`` that have none yet, made in Keras 3's order: the EMA
+        averages of all of them, then each slot group's slots interleaved per variable (RMSprop: every
+        velocity, then every momentum). ``variables`` lists them so, and a ``.keras`` file saves the optimizer's
+        variables by that index."""
+        new, keys = [], set()
+        for var in var_list:
+            key = _var_key(var)
+            if key not in self._slots and key not in keys:
+                keys.add(key)
+                new.append(var)
+        averages = [self.add_variable_from_reference(v, "average", initial_value=v.numpy())
+                    for v in new] if self.use_ema else []
+        made = [{} for _ in new]
+        for group in self.keras3_slot_groups():
+            for var, slots in zip(new, made):
+                for n in group:
+                    slots[n] = self.add_variable_from_reference(var, n, initial_value=self._slot_initial_value(n, var))
+        for i, (var, slots) in enumerate(zip(new, made)):
+            key = _var_key(var)
+            self._slots[key] = [slots[n] for n in self._slot_names]
+            self._trainable_variables.append(var)
+            if averages:
+                self._ema[key] = averages[i]
+            for n in self._slot_names:  # checkpoint values restored before the slots existed
+                deferred.created(self, deferred.slot_name(var, n), slots[n])
 
     def get_slot_names(self):
         return list(self._slot_names)
@@ -376,8 +396,7 @@ class Optimizer:
         with recording.stop_recording(), (_ctx.device(None) if _ctx.current_device() is not None else _NO_SCOPE):
             if not self._built:
                 self.build(variables)
-            for v in variables:
-                self._build_one(v)
+            self._create_slots(variables)
             grads = self._clip_gradients(grads)
             lr = self._current_lr()
             if type(self).update_step is not Optimizer.update_step:
@@ -500,14 +519,19 @@ class Optimizer:
         config = {"name": self.name, "weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
                   "global_clipnorm": self.global_clipnorm, "clipvalue": self.clipvalue, "use_ema": self.use_ema,
                   "ema_momentum": self.ema_momentum, "ema_overwrite_frequency": self.ema_overwrite_frequency,
-                  "jit_compile": self.jit_compile, "is_legacy_optimizer": False, "learning_rate": lr_config}
+                  "learning_rate": lr_config}
         config.update(self._hyper_config())
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config.pop("is_legacy_optimizer", None)
+        config.pop("is_legacy_optimizer", None)  # Keras 2's configs
+        for key in ("loss_scale_factor", "gradient_accumulation_steps"):  # Keras 3's, TF 2.21 writes them
+            value = config.pop(key, None)
+            if value is not None:
+                raise ValueError(f"{cls.__name__}.from_config: `{key}`={value!r} is not supported by "
+                                 "tfcore (scale the loss or accumulate gradients in a custom step).")
         lr = config.get("learning_rate")
         if isinstance(lr, dict):
             config["learning_rate"] = _schedules.deserialize(lr, custom_objects=custom_objects)

@@ -2,6 +2,7 @@
 case-insensitively, as Keras 3's ``ALL_OBJECTS_DICT``); ``LossScaleOptimizer`` adds itself in the package's
 ``deserialize``, since it deserializes its inner optimizer with this module."""
 
+from ..utils.object_registration import get_registered_name
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -20,8 +21,12 @@ BUILTIN = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagra
 
 
 def serialize(optimizer):
-    """``{'class_name': ..., 'config': ...}``."""
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    """Keras 3's form: ``{'module': 'keras.optimizers', 'class_name': ..., 'config': ..., 'registered_name':
+    None}`` (a custom class: its module and registered name), which TF 2.21's ``deserialize`` reads too."""
+    cls = type(optimizer)
+    builtin = cls.__module__.startswith(__name__.rpartition(".")[0] + ".")
+    return {"module": "keras.optimizers" if builtin else cls.__module__, "class_name": cls.__name__,
+            "config": optimizer.get_config(), "registered_name": None if builtin else get_registered_name(cls)}
 
 
 def deserialize(config, custom_objects=None, **kwargs):

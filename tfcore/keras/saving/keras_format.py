@@ -25,7 +25,6 @@ import numpy as np
 
 from ...framework import nest
 from ...framework.errors import DataLossError, NotFoundError
-from ...framework.variables import Variable
 from ...io import atomic_files
 from .. import layers as layers_mod
 from .. import losses as losses_mod
@@ -443,9 +442,7 @@ def model_to_dict(model, include_compile=True):
 
 def _compile_config(model):
     opt = optimizers_mod.serialize(model.optimizer)
-    opt_config = {k: v for k, v in opt["config"].items() if k not in ("jit_compile", "is_legacy_optimizer")}
-    opt = {"module": "keras.optimizers", "class_name": opt["class_name"], "config": _jsonable(opt_config),
-           "registered_name": None}
+    opt = {**opt, "config": _jsonable(opt["config"])}
 
     def ser(x):
         if x is None or isinstance(x, str):
@@ -576,14 +573,10 @@ def _write_layer(group, layer):
 
 
 def _optimizer_variables(model):
-    opt = model.optimizer
-    out = [opt._iterations]
-    lr = getattr(opt, "_learning_rate", None)
-    if isinstance(lr, Variable):
-        out.append(lr)
-    for var in model.trainable_variables:
-        out += list(opt._slots.get(getattr(var, "_uid", id(var)), ()))
-    return out
+    """The optimizer's variables as Keras 3 saves them (``optimizer/vars/<i>``): ``optimizer.variables``, in
+    Keras 3's creation order (iteration, learning rate, EMA averages, slot groups, extras such as Nadam's
+    ``u_product``; a LossScaleOptimizer's own four, then its inner optimizer's)."""
+    return list(model.optimizer.variables)
 
 
 # the most a compressed HDF5 dataset can expand its stored bytes (deflate's limit is about 1032:1)
