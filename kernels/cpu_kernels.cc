@@ -12,26 +12,33 @@
 #include <algorithm>
 #include <type_traits>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
+
+#include <pthread.h>
 
 namespace {
 
 using i64 = std::int64_t;
 
 // Threads of one op (tf.config.threading's intra-op count; 0: every hardware thread), set from Python.
-// The direct convolutions split their work over that many std::threads (started per call: the calls
-// that split are long enough for that to cost little).
-int g_threads = 0;
+// The split kernels run on the caller plus that many minus one workers of a persistent pool (ThreadPool
+// below, started on first use, as TF's intra-op pool).
+std::atomic<int> g_threads{0};
 
 inline int op_threads() {
-    if (g_threads > 0) return g_threads;
+    const int set = g_threads.load(std::memory_order_relaxed);
+    if (set > 0) return set;
     const unsigned hw = std::thread::hardware_concurrency();
     return hw ? static_cast<int>(hw) : 1;
 }
 
 // How many threads to run an op of `count` splittable items on: the op's thread count, fewer when a
-// thread would have less than about 0.1 ms of one core's work (2 MFLOP; a thread start costs ~20 us).
+// thread would have less than about 0.1 ms of one core's work (2 MFLOP; waking a pool worker and the
+// chunks' cache misses cost several microseconds).
 inline i64 thread_parts(i64 count, double flops) {
     constexpr double MIN_FLOPS = 2e6;
     i64 parts = op_threads();
@@ -41,31 +48,188 @@ inline i64 thread_parts(i64 count, double flops) {
 }
 
 // The threads of the last split op (read by tests through tfc_last_parts).
-int g_last_parts = 1;
+std::atomic<int> g_last_parts{1};
 
 // Chunks of work per thread: threads take the next chunk as they finish one, so a thread the OS
 // deschedules (a busy machine) delays the op by one chunk, not by its whole share.
 constexpr i64 CHUNKS_PER_THREAD = 8;
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// The persistent worker threads of the split kernels: started on first use, reused by every op, resized
+// when the intra-op thread count changes. One op at a time owns the pool (`busy_`): it posts a job (chunk
+// function, chunk count, how many workers may help), takes chunks itself, then closes the job and waits
+// only for the workers that joined it (a worker the OS has not woken yet when the chunks run out is never
+// waited for: it finds the job closed). A second caller (another Python thread calling a kernel without
+// the GIL, or a nested split) finds the pool busy and runs its chunks on its own thread: the same chunk
+// bounds, so the same results, and nobody waits on another caller's op. Idle workers spin briefly (ops
+// come back to back), then sleep on a condition variable (an idle process burns no CPU). After fork()
+// the child forgets the parent's pool (pthread_atfork): its threads do not exist there; the child starts
+// its own on first use. The pool is never destroyed: at exit its sleeping workers end with the process
+// (no join that could hang, no destructor of a joinable std::thread).
+class ThreadPool {
+  public:
+    using ChunkFn = void (*)(const void* body, i64 chunk, i64 begin, i64 end);
+
+    // Runs fn(body, k, ...) for the chunks k of [0, count) on the caller and up to `helpers` workers of a
+    // pool of `want_workers`; false (nothing run) when another op owns the pool.
+    bool run(i64 helpers, i64 chunks, i64 count, ChunkFn fn, const void* body, int want_workers) {
+        bool idle = false;
+        if (!busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) return false;
+        if (static_cast<int>(workers_.size()) != want_workers) resize(want_workers);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            fn_ = fn;
+            body_ = body;
+            chunks_ = chunks;
+            count_ = count;
+            helpers_ = static_cast<std::uint64_t>(std::min<i64>(helpers, static_cast<i64>(workers_.size())));
+            next_.store(0, std::memory_order_relaxed);
+            state_.store(((state_.load(std::memory_order_relaxed) >> 32) + 1) << 32, std::memory_order_release);
+        }
+        if (helpers_ > 0) work_cv_.notify_all();
+        take_chunks(fn, body, chunks, count);
+        // no chunk left: close the job to latecomers, wait for the workers still running one
+        if ((state_.fetch_or(CLOSED, std::memory_order_acq_rel) & ACTIVE) != 0) wait_for_helpers();
+        busy_.store(false, std::memory_order_release);
+        return true;
+    }
+
+    int workers() const { return static_cast<int>(workers_.size()); }
+
+  private:
+    static constexpr auto SPIN = std::chrono::microseconds(50);
+    // state_: the job's generation (high 32 bits), CLOSED, and the workers running it (low 31 bits)
+    static constexpr std::uint64_t CLOSED = std::uint64_t(1) << 31, ACTIVE = CLOSED - 1;
+
+    std::uint32_t generation() const {
+        return static_cast<std::uint32_t>(state_.load(std::memory_order_acquire) >> 32);
+    }
+
+    void take_chunks(ChunkFn fn, const void* body, i64 chunks, i64 count) {
+        for (i64 k; (k = next_.fetch_add(1, std::memory_order_relaxed)) < chunks;)
+            fn(body, k, count * k / chunks, count * (k + 1) / chunks);
+    }
+
+    void wait_for_helpers() {
+        const auto until = std::chrono::steady_clock::now() + SPIN;
+        while ((state_.load(std::memory_order_acquire) & ACTIVE) != 0) {
+            if (std::chrono::steady_clock::now() > until) {
+                std::unique_lock<std::mutex> lock(mu_);
+                done_cv_.wait(lock, [&] { return (state_.load(std::memory_order_acquire) & ACTIVE) == 0; });
+                return;
+            }
+            cpu_relax();
+        }
+    }
+
+    // Called by the owner of the pool (no job runs): stops the workers, starts `count` new ones.
+    void resize(int count) {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            stop_ = true;
+            state_.store((((state_.load(std::memory_order_relaxed) >> 32) + 1) << 32) | CLOSED,
+                         std::memory_order_release);
+        }
+        work_cv_.notify_all();
+        for (auto& t : workers_) t.join();
+        workers_.clear();
+        stop_ = false;
+        const std::uint32_t now = generation();
+        for (int index = 0; index < count; ++index) workers_.emplace_back([this, now] { loop(now); });
+    }
+
+    void loop(std::uint32_t seen) {
+        for (;;) {
+            const auto until = std::chrono::steady_clock::now() + SPIN;
+            while (generation() == seen && std::chrono::steady_clock::now() < until)
+                for (int p = 0; p < 16; ++p) cpu_relax();
+            std::unique_lock<std::mutex> lock(mu_);
+            work_cv_.wait(lock, [&] { return generation() != seen; });
+            seen = generation();
+            if (stop_) return;
+            const ChunkFn fn = fn_;
+            const void* body = body_;
+            const i64 chunks = chunks_, count = count_;
+            const std::uint64_t helpers = helpers_;
+            lock.unlock();
+            if (!join(seen, helpers)) continue;  // closed, full, or already followed by another job
+            take_chunks(fn, body, chunks, count);
+            const std::uint64_t left = state_.fetch_sub(1, std::memory_order_acq_rel) - 1;
+            if ((left & ACTIVE) == 0 && (left & CLOSED)) {
+                std::lock_guard<std::mutex> done(mu_);
+                done_cv_.notify_all();
+            }
+        }
+    }
+
+    // Counts this worker in job `gen` unless it is closed, has its helpers, or is no longer the job.
+    bool join(std::uint32_t gen, std::uint64_t helpers) {
+        std::uint64_t s = state_.load(std::memory_order_acquire);
+        for (;;) {
+            if ((s >> 32) != gen || (s & CLOSED) || (s & ACTIVE) >= helpers) return false;
+            if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) return true;
+        }
+    }
+
+    std::atomic<bool> busy_{false};
+    std::vector<std::thread> workers_;  // touched by the pool's owner only
+    std::mutex mu_;
+    std::condition_variable work_cv_, done_cv_;
+    std::atomic<std::uint64_t> state_{0};
+    bool stop_ = false;
+    // the current job (written under mu_ by the owner; read under mu_ by the workers)
+    ChunkFn fn_ = nullptr;
+    const void* body_ = nullptr;
+    i64 chunks_ = 0, count_ = 0;
+    std::uint64_t helpers_ = 0;
+    std::atomic<i64> next_{0};
+};
+
+// This process's pool (null until first use; reset to null in a forked child, the parent's left alone).
+std::atomic<ThreadPool*> g_pool{nullptr};
+
+void forget_pool_in_child() { g_pool.store(nullptr, std::memory_order_relaxed); }
+
+ThreadPool* thread_pool() {
+    ThreadPool* pool = g_pool.load(std::memory_order_acquire);
+    if (pool) return pool;
+    static const int registered = pthread_atfork(nullptr, nullptr, forget_pool_in_child);
+    (void)registered;
+    auto* fresh = new ThreadPool();
+    if (g_pool.compare_exchange_strong(pool, fresh, std::memory_order_acq_rel)) return fresh;
+    delete fresh;  // another thread installed one first (no workers started yet: nothing to stop)
+    return pool;
+}
+
 // Runs body(chunk, begin, end) for `chunks` contiguous chunks of [0, count) on `threads` threads (the
-// caller is one of them), each chunk taken by the next free thread. A chunk's bounds depend only on
-// (chunk, chunks, count), never on which thread runs it.
+// caller and threads - 1 pool workers), each chunk taken by the next free thread. A chunk's bounds depend
+// only on (chunk, chunks, count), never on which thread runs it: the results are the same whether the
+// pool helps, or is busy with another caller's op and this one runs all its chunks on its own thread.
 template <typename Body>
 inline void run_chunks(i64 threads, i64 chunks, i64 count, const Body& body) {
-    g_last_parts = static_cast<int>(threads);
-    if (threads <= 1 || chunks <= 1) {
+    const auto run_inline = [&] {
         for (i64 k = 0; k < chunks; ++k) body(k, count * k / chunks, count * (k + 1) / chunks);
+    };
+    if (threads <= 1 || chunks <= 1) {
+        g_last_parts.store(static_cast<int>(threads), std::memory_order_relaxed);
+        run_inline();
         return;
     }
-    std::atomic<i64> next{0};
-    const auto work = [&] {
-        for (i64 k; (k = next.fetch_add(1)) < chunks;) body(k, count * k / chunks, count * (k + 1) / chunks);
+    const ThreadPool::ChunkFn fn = [](const void* b, i64 k, i64 begin, i64 end) {
+        (*static_cast<const Body*>(b))(k, begin, end);
     };
-    std::vector<std::thread> pool;
-    pool.reserve(threads - 1);
-    for (i64 t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
+    const int want = std::max<int>(op_threads(), static_cast<int>(threads)) - 1;
+    if (thread_pool()->run(threads - 1, chunks, count, fn, &body, want)) {
+        g_last_parts.store(static_cast<int>(threads), std::memory_order_relaxed);
+    } else {
+        g_last_parts.store(1, std::memory_order_relaxed);
+        run_inline();
+    }
 }
 
 // Copies n values (short runs: a plain loop beats a memcpy call for the few values of one tap).
@@ -1129,7 +1293,7 @@ TFC_INSTANTIATE_BATCH_NORM(float, f32)
 TFC_INSTANTIATE_BATCH_NORM(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 12; }
+TFC_EXPORT int tfc_native_abi_version() { return 13; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.
@@ -1146,4 +1310,11 @@ TFC_EXPORT int tfc_wide_direct_channels(int bytes) {
 TFC_EXPORT void tfc_set_num_threads(int threads) { g_threads = threads < 0 ? 0 : threads; }
 
 // How many threads the last direct convolution ran on (tests check that the split happens).
-TFC_EXPORT int tfc_last_parts() { return g_last_parts; }
+TFC_EXPORT int tfc_last_parts() { return g_last_parts.load(std::memory_order_relaxed); }
+
+// The worker threads of this process's kernel pool (0 before the first split op, and in a forked child
+// until its first split op; tests check that the pool follows the thread count and is rebuilt after fork).
+TFC_EXPORT int tfc_pool_workers() {
+    ThreadPool* pool = g_pool.load(std::memory_order_acquire);
+    return pool ? pool->workers() : 0;
+}

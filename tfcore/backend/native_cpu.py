@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 12
+ABI_VERSION = 13
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -186,6 +186,14 @@ def last_parts():
     """How many threads the last native direct convolution (or its filter gradient) ran on."""
     lib = library()
     return 1 if lib is None else lib._dll.tfc_last_parts()
+
+
+def pool_workers():
+    """How many worker threads this process's native kernel pool has now (the split kernels run on the
+    caller and up to that many workers): 0 before the first split op, and in a process forked after it
+    until its own first split op (the parent's threads do not exist there)."""
+    lib = library()
+    return 0 if lib is None else lib._dll.tfc_pool_workers()
 
 
 def num_threads():
