@@ -841,35 +841,83 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
         for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
 }
 
+// NB output pixels (consecutive ox, `xstep` apart in x) of one channel vector of depthwise_fwd: NB
+// independent sums in registers, each over the taps in (i, j) order (the NumPy candidate's order), the
+// filter vector of a tap loaded once for the NB pixels.
+template <typename T, int C, int NB>
+inline void depthwise_fwd_block(const T* __restrict__ x, i64 xstep, const T* __restrict__ w, i64 c, i64 kh, i64 kw,
+                                i64 istep, i64 jstep, i64 ostep, T* __restrict__ out) {
+    using L = Lanes<T, C>;
+    using V = typename L::vec;
+    V acc[NB];
+    for (int b = 0; b < NB; ++b) acc[b] = L::splat(T(0));
+    for (i64 i = 0; i < kh; ++i)
+        for (i64 j = 0; j < kw; ++j) {
+            const V wv = L::load(w + (i * kw + j) * c);
+            const T* xp = x + i * istep + j * jstep;
+            for (int b = 0; b < NB; ++b) acc[b] += L::load(xp + b * xstep) * wv;
+        }
+    for (int b = 0; b < NB; ++b) L::store(out + b * ostep, acc[b]);
+}
+
 // Depthwise convolution with channel multiplier 1 (MobileNet's): each channel convolved with its own
-// kh x kw filter, C channels a time (C divides c, as the pools). xpad is the padded NHWC input, w is
-// [kh, kw, c]; taps summed in (i, j) order, as the NumPy candidate.
+// kh x kw filter, C channels a time (C divides c, as the pools). w is [kh, kw, c]; xpad is the NHWC input
+// x with pt/pb rows above/below and pl/pr columns left/right of zeros; taps summed in (i, j) order, as
+// the NumPy candidate.
 //   forward:  out[b, oy, ox, k] = sum_ij xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * w[i, j, k]
 //   dgrad:    dxpad[b, oy*sh + i*dh, ox*sw + j*dw, k] += dy[b, oy, ox, k] * w[i, j, k]  (dxpad zeroed first)
 //   wgrad:    dw[i, j, k] = sum over (b, oy, ox) of xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * dy[b, oy, ox, k]
+// The forward and wgrad take the unpadded x (dgrad writes the padded dxpad): as conv2d_direct, each thread
+// pads one image at a time into its own cache-resident buffer where there are images enough for the
+// threads (no pass over a padded copy of the whole batch), else one padded copy is made and its rows split.
+// The forward computes 8 output pixels x one channel vector per step (8 independent sums in registers,
+// where one sum at a time waited on each addition).
 template <typename T, int C, bool ONE_CHUNK>
-void depthwise_fwd(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dyn, const T* __restrict__ w, i64 kh,
-                   i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out) {
+void depthwise_fwd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 pt, i64 pb, i64 pl, i64 pr,
+                   const T* __restrict__ wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow,
+                   T* __restrict__ out) {
     const i64 c = ONE_CHUNK ? C : c_dyn;
-    using L = Lanes<T, C>;
-    using V = typename L::vec;
-    const i64 threads = thread_parts(n * oh, 2.0 * n * oh * ow * c * kh * kw);
+    constexpr int NB = 8;
+    const i64 hp = h + pt + pb, wp = w + pl + pr;
+    const auto row = [&](const T* ximg, i64 r) {  // output row r = (b, oy) from image b's padded values
+        const T* xrow = ximg + (r % oh) * sh * wp * c;
+        T* orow = out + r * ow * c;
+        for (i64 k = 0; k < c; k += C) {
+            i64 ox = 0;
+            for (; ox + NB <= ow; ox += NB)
+                depthwise_fwd_block<T, C, NB>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c, dw * c,
+                                              c, orow + ox * c + k);
+            for (; ox < ow; ++ox)
+                depthwise_fwd_block<T, C, 1>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c, dw * c,
+                                             c, orow + ox * c + k);
+        }
+    };
+    const double flops = 2.0 * n * oh * ow * c * kh * kw;
+    const bool padded = pt || pb || pl || pr;
+    i64 threads = thread_parts(n * oh, flops);
+    if (padded && n >= 2 * threads) {  // whole images over the threads, each padded into the thread's buffer
+        threads = thread_parts(n, flops);
+        const i64 chunks = threads > 1 ? std::min(n, threads * CHUNKS_PER_THREAD) : 1;
+        run_chunks(threads, chunks, n, [&](i64, i64 begin, i64 end) {
+            std::vector<T> pad(hp * wp * c, T(0));  // one image, zero borders; the interior rewritten per image
+            for (i64 b = begin; b < end; ++b) {
+                copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, pad.data());
+                for (i64 oy = 0; oy < oh; ++oy) row(pad.data(), b * oh + oy);
+            }
+        });
+        return;
+    }
+    const T* xpad = x;
+    std::vector<T> copy;
+    if (padded) {  // few images: one padded copy, rows split over the threads
+        copy.assign(n * hp * wp * c, T(0));
+        for (i64 b = 0; b < n; ++b)
+            copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, copy.data() + b * hp * wp * c);
+        xpad = copy.data();
+    }
     const i64 chunks = threads > 1 ? std::min(n * oh, threads * CHUNKS_PER_THREAD) : 1;
     run_chunks(threads, chunks, n * oh, [&](i64, i64 begin, i64 end) {
-        for (i64 r = begin; r < end; ++r) {
-            const i64 b = r / oh, oy = r % oh;
-            const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
-            T* orow = out + r * ow * c;
-            for (i64 ox = 0; ox < ow; ++ox)
-                for (i64 k = 0; k < c; k += C) {
-                    V acc = L::splat(T(0));
-                    for (i64 i = 0; i < kh; ++i)
-                        for (i64 j = 0; j < kw; ++j)
-                            acc += L::load(xrow + ((i * dh) * wp + ox * sw + j * dw) * c + k) *
-                                   L::load(w + (i * kw + j) * c + k);
-                    L::store(orow + ox * c + k, acc);
-                }
-        }
+        for (i64 r = begin; r < end; ++r) row(xpad + (r / oh) * hp * wp * c, r);
     });
 }
 
@@ -900,10 +948,52 @@ void depthwise_dgrad(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 c_dyn,
     });
 }
 
+// One output row's contribution to depthwise_wgrad for filter row i: KW taps x NV channel vectors of sums
+// in registers (loaded from and stored back to dst), each going on over the row's ox in order: the same
+// additions in the same order as one tap at a time, but KW * NV independent sums in flight, and each dy
+// vector loaded once for the KW taps.
+template <typename T, int C, int KW, int NV>
+inline void depthwise_wgrad_row(const T* __restrict__ x, const T* __restrict__ g, i64 ow, i64 xstep, i64 jstep,
+                                i64 c, T* __restrict__ dst) {
+    using L = Lanes<T, C>;
+    using V = typename L::vec;
+    V acc[KW][NV];
+    for (int j = 0; j < KW; ++j)
+        for (int v = 0; v < NV; ++v) acc[j][v] = L::load(dst + j * c + v * C);
+    for (i64 ox = 0; ox < ow; ++ox) {
+        V gv[NV];
+        for (int v = 0; v < NV; ++v) gv[v] = L::load(g + ox * c + v * C);
+        const T* xp = x + ox * xstep;
+        for (int j = 0; j < KW; ++j)
+            for (int v = 0; v < NV; ++v) acc[j][v] += L::load(xp + j * jstep + v * C) * gv[v];
+    }
+    for (int j = 0; j < KW; ++j)
+        for (int v = 0; v < NV; ++v) L::store(dst + j * c + v * C, acc[j][v]);
+}
+
+// All filter rows of one output row: channel vectors NV at a time (about 16 sums in registers), then one
+// at a time for the rest.
+template <typename T, int C, int KW>
+inline void depthwise_wgrad_rows(const T* __restrict__ xrow, const T* __restrict__ g, i64 kh, i64 ow, i64 sw,
+                                 i64 dh, i64 dw, i64 wp, i64 c, T* __restrict__ dst) {
+    constexpr int NV = KW >= 8 ? 1 : KW >= 6 ? 2 : KW == 5 ? 3 : 4;
+    for (i64 i = 0; i < kh; ++i) {
+        const T* x = xrow + i * dh * wp * c;
+        T* d = dst + i * KW * c;
+        i64 k = 0;
+        for (; k + NV * C <= c; k += NV * C)
+            depthwise_wgrad_row<T, C, KW, NV>(x + k, g + k, ow, sw * c, dw * c, c, d + k);
+        for (; k < c; k += C) depthwise_wgrad_row<T, C, KW, 1>(x + k, g + k, ow, sw * c, dw * c, c, d + k);
+    }
+}
+
 template <typename T, int C, bool ONE_CHUNK>
-void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dyn, const T* __restrict__ dy, i64 kh,
-                     i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out) {
+void depthwise_wgrad(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 pt, i64 pb, i64 pl, i64 pr,
+                     const T* __restrict__ dy, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow,
+                     T* __restrict__ out) {
     const i64 c = ONE_CHUNK ? C : c_dyn;
+    const i64 hp = h + pt + pb, wp = w + pl + pr;
+    const bool padded = pt || pb || pl || pr;
     using L = Lanes<T, C>;
     using V = typename L::vec;
     // images in chunks, each summed into its own filter-sized buffer (chunk 0 into out), the buffers added
@@ -915,10 +1005,25 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
     run_chunks(threads, parts, n, [&](i64 t, i64 begin, i64 end) {
         T* dst = t == 0 ? out : partial.data() + (t - 1) * size;
         std::memset(dst, 0, sizeof(T) * size);
-        for (i64 b = begin; b < end; ++b)
+        std::vector<T> pad(padded ? hp * wp * c : 0, T(0));  // one image, zero borders (see depthwise_fwd)
+        for (i64 b = begin; b < end; ++b) {
+            const T* ximg = x + b * h * w * c;
+            if (padded) {
+                copy_into_padded(ximg, h, w, c, wp, pt, pl, pad.data());
+                ximg = pad.data();
+            }
             for (i64 oy = 0; oy < oh; ++oy) {
-                const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
+                const T* xrow = ximg + oy * sh * wp * c;
                 const T* g = dy + (b * oh + oy) * ow * c;
+                switch (kw) {  // the common widths with their taps' sums in registers
+                    case 1: depthwise_wgrad_rows<T, C, 1>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
+                    case 2: depthwise_wgrad_rows<T, C, 2>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
+                    case 3: depthwise_wgrad_rows<T, C, 3>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
+                    case 4: depthwise_wgrad_rows<T, C, 4>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
+                    case 5: depthwise_wgrad_rows<T, C, 5>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
+                    case 7: depthwise_wgrad_rows<T, C, 7>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
+                    default: break;
+                }
                 for (i64 i = 0; i < kh; ++i)
                     for (i64 j = 0; j < kw; ++j)
                         for (i64 k = 0; k < c; k += C) {
@@ -930,6 +1035,7 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
                             L::store(acc_at, acc);
                         }
             }
+        }
     });
     for (i64 t = 1; t < parts; ++t)
         for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
@@ -972,19 +1078,22 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
         TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow,     \
                              argmax, relu, dx)                                                              \
     }                                                                                                       \
-    TFC_EXPORT void tfc_depthwise_fwd_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* w, i64 kh, \
-                                               i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* out) { \
-        TFC_CHANNEL_DISPATCH(depthwise_fwd, T, c, xpad, n, hp, wp, c, w, kh, kw, sh, sw, dh, dw, oh, ow, out)   \
+    TFC_EXPORT void tfc_depthwise_fwd_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl, \
+                                               i64 pr, const T* wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh,     \
+                                               i64 dw, i64 oh, i64 ow, T* out) {                                \
+        TFC_CHANNEL_DISPATCH(depthwise_fwd, T, c, x, n, h, w, c, pt, pb, pl, pr, wt, kh, kw, sh, sw, dh, dw, oh, \
+                             ow, out)                                                                           \
     }                                                                                                       \
     TFC_EXPORT void tfc_depthwise_dgrad_##SUFFIX(const T* dy, i64 n, i64 oh, i64 ow, i64 c, const T* w, i64 kh, \
                                                  i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 hp, i64 wp,        \
                                                  T* dxpad) {                                                   \
         TFC_CHANNEL_DISPATCH(depthwise_dgrad, T, c, dy, n, oh, ow, c, w, kh, kw, sh, sw, dh, dw, hp, wp, dxpad) \
     }                                                                                                       \
-    TFC_EXPORT void tfc_depthwise_wgrad_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* dy,      \
-                                                 i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, \
-                                                 T* out) {                                                     \
-        TFC_CHANNEL_DISPATCH(depthwise_wgrad, T, c, xpad, n, hp, wp, c, dy, kh, kw, sh, sw, dh, dw, oh, ow, out) \
+    TFC_EXPORT void tfc_depthwise_wgrad_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb,       \
+                                                 i64 pl, i64 pr, const T* dy, i64 kh, i64 kw, i64 sh, i64 sw,   \
+                                                 i64 dh, i64 dw, i64 oh, i64 ow, T* out) {                      \
+        TFC_CHANNEL_DISPATCH(depthwise_wgrad, T, c, x, n, h, w, c, pt, pb, pl, pr, dy, kh, kw, sh, sw, dh, dw,  \
+                             oh, ow, out)                                                                       \
     }
 
 // The chunk of the direct convolution for co output channels (0: no instance, the caller uses im2col +

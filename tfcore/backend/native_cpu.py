@@ -44,9 +44,10 @@ _SIGNATURES = {
     # x (unpadded), n, h, w, c, pads top/bottom/left/right, filter, kh .. ow, bias, relu, out, offsets scratch
     "tfc_conv2d_direct": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 9 + [_ptr, _i64, _ptr, _ptr],
     "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 9 + [_ptr] * 2,  # x unpadded, as above
-    "tfc_depthwise_fwd": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
-    "tfc_depthwise_dgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
-    "tfc_depthwise_wgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
+    # x (unpadded), n, h, w, c, pads top/bottom/left/right, filter (or dy), kh .. ow, out
+    "tfc_depthwise_fwd": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 8 + [_ptr],
+    "tfc_depthwise_dgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],  # dy, ..., padded dx
+    "tfc_depthwise_wgrad": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_relu_grad": [_ptr] * 2 + [_i64, _ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
     "tfc_box_muller": [_ptr, _i64, _ptr],  # TF's Box-Muller on Philox words (tfcore/ops/philox.py)
