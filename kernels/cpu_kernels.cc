@@ -921,30 +921,89 @@ void depthwise_fwd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 
     });
 }
 
-template <typename T, int C, bool ONE_CHUNK>
-void depthwise_dgrad(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 c_dyn, const T* __restrict__ w, i64 kh,
-                     i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 hp, i64 wp, T* __restrict__ dxpad) {
-    const i64 c = ONE_CHUNK ? C : c_dyn;
+// NB input-gradient pixels of one channel vector (pixels `ostep` apart in dx, consecutive ox in dy): the sums
+// over the taps that reach them, in registers. rows[r] is dy's row for the r-th tap row (at ox 0 and the
+// channel vector), wrows[r] that tap row's filter; cols[t] the tap column j and ox0[t] its ox for pixel 0.
+template <typename T, int C, int NB>
+inline void depthwise_dgrad_pixels(const T* const* rows, const T* const* wrows, i64 nrows, const i64* cols,
+                                   const i64* ox0, i64 ncols, i64 c, i64 ostep, T* __restrict__ out) {
     using L = Lanes<T, C>;
     using V = typename L::vec;
-    std::memset(dxpad, 0, sizeof(T) * n * hp * wp * c);
-    // images split over the threads: the windows of one image overlap, those of two images never do
-    const i64 threads = thread_parts(n, 2.0 * n * oh * ow * c * kh * kw);
-    run_chunks(threads, threads > 1 ? n : 1, n, [&](i64, i64 begin, i64 end) {
-        for (i64 b = begin; b < end; ++b)
-            for (i64 oy = 0; oy < oh; ++oy) {
-                T* dxrow = dxpad + (b * hp + oy * sh) * wp * c;
-                const T* g = dy + (b * oh + oy) * ow * c;
-                for (i64 ox = 0; ox < ow; ++ox)
-                    for (i64 k = 0; k < c; k += C) {
-                        const V gv = L::load(g + ox * c + k);
-                        for (i64 i = 0; i < kh; ++i)
-                            for (i64 j = 0; j < kw; ++j) {
-                                T* at = dxrow + ((i * dh) * wp + ox * sw + j * dw) * c + k;
-                                L::store(at, L::load(at) + gv * L::load(w + (i * kw + j) * c + k));
-                            }
+    V acc[NB];
+    for (int b = 0; b < NB; ++b) acc[b] = L::splat(T(0));
+    for (i64 r = 0; r < nrows; ++r)
+        for (i64 t = 0; t < ncols; ++t) {
+            const V wv = L::load(wrows[r] + cols[t] * c);
+            const T* g = rows[r] + ox0[t] * c;
+            for (int b = 0; b < NB; ++b) acc[b] += L::load(g + b * c) * wv;
+        }
+    for (int b = 0; b < NB; ++b) L::store(out + b * ostep, acc[b]);
+}
+
+// The input gradient as a gather: dx[b, y, x, k] = sum over the taps (i, j) and dy pixels (oy, ox) with
+// oy*sh + i*dh = y + pt and ox*sw + j*dw = x + pl of dy[b, oy, ox, k] * w[i, j, k] (the forward's window
+// positions; pt/pl its top/left padding). Every dx value is written once, from registers: no zeroed padded
+// buffer, no read-modify-write per tap (the scatter of each dy into its window did both). Pixels of one
+// column phase (x = x0, x0 + sw, ...) share their taps and read consecutive dy pixels: 8 of them a step
+// where every tap's dy exists, one at a time at the borders. Rows of dx split over the pool.
+template <typename T, int C, bool ONE_CHUNK>
+void depthwise_dgrad(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 c_dyn, i64 pt, i64 pl,
+                     const T* __restrict__ wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 h, i64 wd,
+                     T* __restrict__ dx) {
+    const i64 c = ONE_CHUNK ? C : c_dyn;
+    constexpr int NB = 8;
+    const i64 threads = thread_parts(n * h, 2.0 * n * oh * ow * c * kh * kw);
+    const i64 chunks = threads > 1 ? std::min(n * h, threads * CHUNKS_PER_THREAD) : 1;
+    // the ox of tap column j for dx column x, or -1 where no dy pixel reaches x through it
+    const auto ox_of = [&](i64 x, i64 j) -> i64 {
+        const i64 q = x + pl - j * dw;
+        return q >= 0 && q % sw == 0 && q / sw < ow ? q / sw : -1;
+    };
+    run_chunks(threads, chunks, n * h, [&](i64, i64 begin, i64 end) {
+        std::vector<const T*> rows(kh), wrows(kh);
+        std::vector<i64> cols(kw), ox0(kw);
+        for (i64 r = begin; r < end; ++r) {
+            const i64 b = r / h, y = r % h;
+            T* dxrow = dx + r * wd * c;
+            for (i64 k = 0; k < c; k += C) {
+                i64 nrows = 0;
+                for (i64 i = 0; i < kh; ++i) {
+                    const i64 q = y + pt - i * dh;
+                    if (q < 0 || q % sh != 0 || q / sh >= oh) continue;
+                    rows[nrows] = dy + ((b * oh + q / sh) * ow) * c + k;
+                    wrows[nrows++] = wt + i * kw * c + k;
+                }
+                for (i64 x0 = 0; x0 < std::min(sw, wd); ++x0) {
+                    const i64 count = (wd - x0 + sw - 1) / sw;  // dx columns x0, x0 + sw, ...
+                    // the phase's tap columns (those whose offset sw divides)
+                    i64 phase_cols = 0;
+                    for (i64 j = 0; j < kw; ++j)
+                        if (((x0 + pl - j * dw) % sw + sw) % sw == 0) ++phase_cols;
+                    for (i64 t = 0; t < count;) {
+                        const i64 x = x0 + t * sw;
+                        i64 ncols = 0;
+                        for (i64 j = 0; j < kw; ++j) {
+                            const i64 ox = ox_of(x, j);
+                            if (ox < 0) continue;
+                            cols[ncols] = j;
+                            ox0[ncols++] = ox;
+                        }
+                        T* out = dxrow + x * c + k;
+                        bool block = t + NB <= count && ncols == phase_cols;
+                        for (i64 u = 0; block && u < ncols; ++u) block = ox_of(x + (NB - 1) * sw, cols[u]) >= 0;
+                        if (block) {
+                            depthwise_dgrad_pixels<T, C, NB>(rows.data(), wrows.data(), nrows, cols.data(),
+                                                             ox0.data(), ncols, c, sw * c, out);
+                            t += NB;
+                        } else {
+                            depthwise_dgrad_pixels<T, C, 1>(rows.data(), wrows.data(), nrows, cols.data(),
+                                                            ox0.data(), ncols, c, sw * c, out);
+                            ++t;
+                        }
                     }
+                }
             }
+        }
     });
 }
 
@@ -1084,10 +1143,11 @@ void depthwise_wgrad(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i6
         TFC_CHANNEL_DISPATCH(depthwise_fwd, T, c, x, n, h, w, c, pt, pb, pl, pr, wt, kh, kw, sh, sw, dh, dw, oh, \
                              ow, out)                                                                           \
     }                                                                                                       \
-    TFC_EXPORT void tfc_depthwise_dgrad_##SUFFIX(const T* dy, i64 n, i64 oh, i64 ow, i64 c, const T* w, i64 kh, \
-                                                 i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 hp, i64 wp,        \
-                                                 T* dxpad) {                                                   \
-        TFC_CHANNEL_DISPATCH(depthwise_dgrad, T, c, dy, n, oh, ow, c, w, kh, kw, sh, sw, dh, dw, hp, wp, dxpad) \
+    TFC_EXPORT void tfc_depthwise_dgrad_##SUFFIX(const T* dy, i64 n, i64 oh, i64 ow, i64 c, i64 pt, i64 pl,    \
+                                                 const T* wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw,   \
+                                                 i64 h, i64 w, T* dx) {                                         \
+        TFC_CHANNEL_DISPATCH(depthwise_dgrad, T, c, dy, n, oh, ow, c, pt, pl, wt, kh, kw, sh, sw, dh, dw, h, w, \
+                             dx)                                                                                \
     }                                                                                                       \
     TFC_EXPORT void tfc_depthwise_wgrad_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb,       \
                                                  i64 pl, i64 pr, const T* dy, i64 kh, i64 kw, i64 sh, i64 sw,   \

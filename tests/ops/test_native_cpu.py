@@ -607,7 +607,10 @@ _DEPTHWISE_CASES = [  # (n, h, w, c, kh, kw, (sh, sw), (dh, dw), padding): chann
     (1, 5, 9, 7, 1, 1, (1, 1), (1, 1), "VALID"), (3, 9, 17, 32, 2, 5, (1, 3), (2, 1), "SAME"),
     # explicit padding, wider than the kernel on one side (the input gradient's scatter) and not
     (2, 8, 11, 16, 3, 3, (1, 1), (1, 1), (0, 0, 2, 0, 1, 3, 0, 0)),
-    (1, 7, 12, 5, 3, 4, (1, 1), (1, 2), (0, 0, 1, 1, 0, 2, 0, 0))]
+    (1, 7, 12, 5, 3, 4, (1, 1), (1, 2), (0, 0, 1, 1, 0, 2, 0, 0)),
+    # strided input gradients wide enough for 8-pixel blocks of one column phase, and borders of each phase
+    (2, 10, 40, 16, 3, 3, (2, 2), (1, 1), "SAME"), (1, 9, 37, 8, 4, 3, (2, 3), (1, 2), "VALID"),
+    (2, 6, 35, 32, 5, 5, (3, 2), (1, 1), (0, 0, 4, 1, 0, 5, 0, 0))]
 
 
 @needs_native

@@ -46,7 +46,7 @@ _SIGNATURES = {
     "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 9 + [_ptr] * 2,  # x unpadded, as above
     # x (unpadded), n, h, w, c, pads top/bottom/left/right, filter (or dy), kh .. ow, out
     "tfc_depthwise_fwd": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 8 + [_ptr],
-    "tfc_depthwise_dgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],  # dy, ..., padded dx
+    "tfc_depthwise_dgrad": [_ptr] + [_i64] * 6 + [_ptr] + [_i64] * 8 + [_ptr],  # dy, n, oh, ow, c, pt, pl, ..., dx
     "tfc_depthwise_wgrad": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_relu_grad": [_ptr] * 2 + [_i64, _ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,

@@ -779,7 +779,7 @@ _register_half_in_float32(DEPTHWISE_CONV2D_BACKPROP_INPUT, _depthwise_backprop_i
 def _depthwise_backprop_input_native(b, w, dy, *, input_sizes, strides, padding, explicit_paddings, data_format,
                                      dilations):
     """Multiplier 1 by the native kernels: stride 1 as the forward kernel over padded dy with the flipped
-    filter (a gather per output), other strides as a scatter of each dy into its window."""
+    filter, other strides by the gather kernel (each dx pixel sums the dy pixels whose windows cover it)."""
     n, _, _, c = input_sizes
     kh, kw = w.shape[:2]
     oh, ow, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
@@ -795,12 +795,12 @@ def _depthwise_backprop_input_native(b, w, dy, *, input_sizes, strides, padding,
             native_cpu.ptr(dy), n, oh, ow, c, *pads, native_cpu.ptr(wflip), kh, kw,
             *_depthwise_args(strides, dilations), input_sizes[1], input_sizes[2], native_cpu.ptr(dx))
         return dx
-    hp, wp = input_sizes[1] + ph[0] + ph[1], input_sizes[2] + pw[0] + pw[1]
-    dxpad = np.empty((n, hp, wp, c), dtype=dy.dtype)
+    # other strides: each dx pixel gathers the dy pixels whose windows cover it (written once, unpadded)
+    dx = np.empty((n, input_sizes[1], input_sizes[2], c), dtype=dy.dtype)
     native_cpu.library().fn("tfc_depthwise_dgrad", dy.dtype)(
-        native_cpu.ptr(dy), n, oh, ow, c, native_cpu.ptr(w), kh, kw, *_depthwise_args(strides, dilations),
-        hp, wp, native_cpu.ptr(dxpad))
-    return unpad_spatial(np, dxpad, ph, pw)
+        native_cpu.ptr(dy), n, oh, ow, c, ph[0], pw[0], native_cpu.ptr(w), kh, kw,
+        *_depthwise_args(strides, dilations), input_sizes[1], input_sizes[2], native_cpu.ptr(dx))
+    return dx
 
 
 DEPTHWISE_CONV2D_BACKPROP_FILTER = Op("DepthwiseConv2dNativeBackpropFilter", rule=_backprop_filter_rule)
