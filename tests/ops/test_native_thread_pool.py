@@ -177,3 +177,15 @@ def test_the_process_exits_cleanly_with_the_pool_started():
     proc = subprocess.run([sys.executable, "-c", _EXIT_PROGRAM], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["done"]
+
+
+def test_idle_workers_sleep(cpu, threads):
+    """After a split op the workers spin briefly, then sleep: an idle process burns no CPU (a pool that
+    busy-waited would use a whole core here, 0.5 s of CPU time in 0.5 s)."""
+    threads(3)
+    conv_ops.direct_conv2d(_X, _W, None, **_ATTRS)
+    assert native_cpu.pool_workers() == 2
+    time.sleep(0.05)  # past the spin
+    before = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - before < 0.1
