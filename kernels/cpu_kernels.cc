@@ -871,7 +871,7 @@ inline void depthwise_fwd_block(const T* __restrict__ x, i64 xstep, const T* __r
 // pads one image at a time into its own cache-resident buffer where there are images enough for the
 // threads (no pass over a padded copy of the whole batch), else one padded copy is made and its rows split.
 // The forward computes 8 output pixels x one channel vector per step (8 independent sums in registers,
-// where one sum at a time waited on each addition).
+// where one sum at a time waited on each addition), then 4, then one at a time for a row's last pixels.
 template <typename T, int C, bool ONE_CHUNK>
 void depthwise_fwd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 pt, i64 pb, i64 pl, i64 pr,
                    const T* __restrict__ wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow,
@@ -887,6 +887,11 @@ void depthwise_fwd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 
             for (; ox + NB <= ow; ox += NB)
                 depthwise_fwd_block<T, C, NB>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c, dw * c,
                                               c, orow + ox * c + k);
+            if (ox + NB / 2 <= ow) {  // the rest of a row: 4 sums at a time still overlap their additions
+                depthwise_fwd_block<T, C, NB / 2>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c,
+                                                  dw * c, c, orow + ox * c + k);
+                ox += NB / 2;
+            }
             for (; ox < ow; ++ox)
                 depthwise_fwd_block<T, C, 1>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c, dw * c,
                                              c, orow + ox * c + k);

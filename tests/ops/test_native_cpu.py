@@ -530,7 +530,7 @@ def test_small_convolutions_stay_on_one_thread(cpu, threads):
     threads(4)
     x = np.ones((1, 5, 5, 8), np.float32)
     conv_ops.CONV2D.run_kernel(cpu, (x, np.ones((3, 3, 8, 8), np.float32)), _conv_attrs(1, 1, "SAME"))
-    assert native_cpu.last_parts() == 1  # 29 kFLOP: a thread start would cost more than it saves
+    assert native_cpu.last_parts() == 1  # 29 kFLOP: waking a pool worker would cost more than it saves
 
 
 _THREADS_PROGRAM = """
