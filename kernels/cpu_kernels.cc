@@ -1035,19 +1035,43 @@ inline void depthwise_wgrad_row(const T* __restrict__ x, const T* __restrict__ g
         for (int v = 0; v < NV; ++v) L::store(dst + j * c + v * C, acc[j][v]);
 }
 
-// All filter rows of one output row: channel vectors NV at a time (about 16 sums in registers), then one
-// at a time for the rest.
+// All filter rows of one output row, read from the unpadded image (the output row's first input row is y0
+// in padded coordinates): channel vectors NV at a time (about 16 sums in registers), then one at a time.
+// Padding is never copied: a filter row on a padding row takes its products from `zeros` (0 * dy, NaN for
+// an infinite dy, as the padded NumPy path), and the ox whose taps reach the left or right padding (below
+// oxl, from oxr on) go one pixel at a time, in ox order, so every sum has the same terms in the same order
+// as over a padded copy.
 template <typename T, int C, int KW>
-inline void depthwise_wgrad_rows(const T* __restrict__ xrow, const T* __restrict__ g, i64 kh, i64 ow, i64 sw,
-                                 i64 dh, i64 dw, i64 wp, i64 c, T* __restrict__ dst) {
+inline void depthwise_wgrad_rows(const T* __restrict__ ximg, i64 h, i64 w, i64 pt, i64 pl, i64 y0,
+                                 const T* __restrict__ g, i64 kh, i64 ow, i64 sw, i64 dh, i64 dw, i64 c,
+                                 const T* __restrict__ zeros, i64 oxl, i64 oxr, T* __restrict__ dst) {
+    using L = Lanes<T, C>;
     constexpr int NV = KW >= 8 ? 1 : KW >= 6 ? 2 : KW == 5 ? 3 : 4;
-    for (i64 i = 0; i < kh; ++i) {
-        const T* x = xrow + i * dh * wp * c;
-        T* d = dst + i * KW * c;
+    const auto segment = [&](const T* x, i64 count, const T* gs, T* d) {  // x: the segment's first window
         i64 k = 0;
         for (; k + NV * C <= c; k += NV * C)
-            depthwise_wgrad_row<T, C, KW, NV>(x + k, g + k, ow, sw * c, dw * c, c, d + k);
-        for (; k < c; k += C) depthwise_wgrad_row<T, C, KW, 1>(x + k, g + k, ow, sw * c, dw * c, c, d + k);
+            depthwise_wgrad_row<T, C, KW, NV>(x + k, gs + k, count, sw * c, dw * c, c, d + k);
+        for (; k < c; k += C) depthwise_wgrad_row<T, C, KW, 1>(x + k, gs + k, count, sw * c, dw * c, c, d + k);
+    };
+    for (i64 i = 0; i < kh; ++i) {
+        const i64 y = y0 + i * dh - pt;
+        T* d = dst + i * KW * c;
+        if (y < 0 || y >= h) {
+            segment(zeros, ow, g, d);
+            continue;
+        }
+        const T* xr = ximg + y * w * c;
+        const auto pixel = [&](i64 ox) {
+            for (int j = 0; j < KW; ++j) {
+                const i64 p = ox * sw + j * dw - pl;
+                const T* src = p >= 0 && p < w ? xr + p * c : zeros;
+                for (i64 k = 0; k < c; k += C)
+                    L::store(d + j * c + k, L::load(d + j * c + k) + L::load(src + k) * L::load(g + ox * c + k));
+            }
+        };
+        for (i64 ox = 0; ox < oxl; ++ox) pixel(ox);
+        if (oxr > oxl) segment(xr + (oxl * sw - pl) * c, oxr - oxl, g + oxl * c, d);
+        for (i64 ox = std::max(oxl, oxr); ox < ow; ++ox) pixel(ox);
     }
 }
 
@@ -1066,9 +1090,34 @@ void depthwise_wgrad(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i6
     const i64 threads = thread_parts(n, 2.0 * n * oh * ow * size);
     const i64 parts = threads > 1 ? std::min<i64>(n, threads * 2) : 1;
     std::vector<T> partial((parts - 1) * size, T(0));
+    const bool fast = kw <= 5 || kw == 7;
+    // the ox whose every tap column lies inside the image: [oxl, oxr) (the others reach into the padding)
+    const i64 oxl = std::min(ow, (pl + sw - 1) / sw);
+    const i64 last = w - 1 + pl - (kw - 1) * dw;
+    const i64 oxr = last < 0 ? 0 : std::min(ow, last / sw + 1);
     run_chunks(threads, parts, n, [&](i64 t, i64 begin, i64 end) {
         T* dst = t == 0 ? out : partial.data() + (t - 1) * size;
         std::memset(dst, 0, sizeof(T) * size);
+        if (fast) {  // the common widths: their taps' sums in registers, the padding read from `zeros`
+            std::vector<T> zeros(wp * c, T(0));
+            for (i64 b = begin; b < end; ++b)
+                for (i64 oy = 0; oy < oh; ++oy) {
+                    const T* ximg = x + b * h * w * c;
+                    const T* g = dy + (b * oh + oy) * ow * c;
+#define TFC_WGRAD_ROWS(KW) \
+    depthwise_wgrad_rows<T, C, KW>(ximg, h, w, pt, pl, oy * sh, g, kh, ow, sw, dh, dw, c, zeros.data(), oxl, oxr, dst)
+                    switch (kw) {
+                        case 1: TFC_WGRAD_ROWS(1); break;
+                        case 2: TFC_WGRAD_ROWS(2); break;
+                        case 3: TFC_WGRAD_ROWS(3); break;
+                        case 4: TFC_WGRAD_ROWS(4); break;
+                        case 5: TFC_WGRAD_ROWS(5); break;
+                        default: TFC_WGRAD_ROWS(7); break;
+                    }
+#undef TFC_WGRAD_ROWS
+                }
+            return;
+        }
         std::vector<T> pad(padded ? hp * wp * c : 0, T(0));  // one image, zero borders (see depthwise_fwd)
         for (i64 b = begin; b < end; ++b) {
             const T* ximg = x + b * h * w * c;
@@ -1079,15 +1128,6 @@ void depthwise_wgrad(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i6
             for (i64 oy = 0; oy < oh; ++oy) {
                 const T* xrow = ximg + oy * sh * wp * c;
                 const T* g = dy + (b * oh + oy) * ow * c;
-                switch (kw) {  // the common widths with their taps' sums in registers
-                    case 1: depthwise_wgrad_rows<T, C, 1>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
-                    case 2: depthwise_wgrad_rows<T, C, 2>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
-                    case 3: depthwise_wgrad_rows<T, C, 3>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
-                    case 4: depthwise_wgrad_rows<T, C, 4>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
-                    case 5: depthwise_wgrad_rows<T, C, 5>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
-                    case 7: depthwise_wgrad_rows<T, C, 7>(xrow, g, kh, ow, sw, dh, dw, wp, c, dst); continue;
-                    default: break;
-                }
                 for (i64 i = 0; i < kh; ++i)
                     for (i64 j = 0; j < kw; ++j)
                         for (i64 k = 0; k < c; k += C) {

@@ -692,8 +692,8 @@ def test_threaded_depthwise_gives_the_one_thread_results(cpu, threads, n, paddin
 
 @needs_native
 def test_depthwise_keeps_nan_and_infinity_as_the_padded_numpy_path(cpu):
-    """Zero padding times an infinite filter tap is NaN in the NumPy candidate (0 * inf): the kernels, which
-    pad in their own buffers, give the same non-finite outputs."""
+    """Zero padding times an infinite filter tap or dy is NaN in the NumPy candidates (0 * inf): the kernels,
+    which pad in their own buffers or read zeros for the padding, give the same non-finite outputs."""
     x = _rng.standard_normal((2, 6, 7, 16)).astype(np.float32)
     x[0, 2, 3, 5] = np.nan
     wt = _rng.standard_normal((3, 3, 16, 1)).astype(np.float32)
@@ -706,6 +706,16 @@ def test_depthwise_keeps_nan_and_infinity_as_the_padded_numpy_path(cpu):
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
     assert np.isnan(got[:, 0, :, 1]).all()  # the top row's first tap is padding: 0 * inf
+    # the filter gradient reads the padding without copying it: 0 * an infinite dy is NaN there too
+    dy = _rng.standard_normal(want.shape).astype(np.float32)
+    dy[1, 0, 0, 2] = np.inf   # a corner pixel: taps of row 0 and column 0 read padding
+    dy[0, 3, 6, 4] = -np.inf  # the last column: taps of column 2 read padding
+    w_attrs = dict(attrs, filter_sizes=wt.shape)
+    with np.errstate(invalid="ignore"):
+        want_dw = conv_ops._depthwise_backprop_filter(cpu, x, dy, **w_attrs)
+    got_dw = conv_ops._depthwise_backprop_filter_native(cpu, x, dy, **w_attrs)
+    np.testing.assert_array_equal(np.isnan(got_dw), np.isnan(want_dw))
+    assert np.isnan(got_dw[0, :, 2, 0]).all() and np.isnan(got_dw[:, 2, 4, 0]).all()
 
 
 @needs_native
