@@ -865,11 +865,11 @@ inline void depthwise_fwd_block(const T* __restrict__ x, i64 xstep, const T* __r
 // x with pt/pb rows above/below and pl/pr columns left/right of zeros; taps summed in (i, j) order, as
 // the NumPy candidate.
 //   forward:  out[b, oy, ox, k] = sum_ij xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * w[i, j, k]
-//   dgrad:    dxpad[b, oy*sh + i*dh, ox*sw + j*dw, k] += dy[b, oy, ox, k] * w[i, j, k]  (dxpad zeroed first)
+//   dgrad:    dxpad[b, oy*sh + i*dh, ox*sw + j*dw, k] summed over dy[b, oy, ox, k] * w[i, j, k] (a gather, below)
 //   wgrad:    dw[i, j, k] = sum over (b, oy, ox) of xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * dy[b, oy, ox, k]
-// The forward and wgrad take the unpadded x (dgrad writes the padded dxpad): as conv2d_direct, each thread
-// pads one image at a time into its own cache-resident buffer where there are images enough for the
-// threads (no pass over a padded copy of the whole batch), else one padded copy is made and its rows split.
+// All three take unpadded arrays. The forward, as conv2d_direct, pads one image at a time into each thread's
+// cache-resident buffer where there are images enough for the threads (no pass over a padded copy of the
+// whole batch), else one padded copy is made and its rows split; wgrad reads zeros for the padding.
 // The forward computes 8 output pixels x one channel vector per step (8 independent sums in registers,
 // where one sum at a time waited on each addition), then 4, then one at a time for a row's last pixels.
 template <typename T, int C, bool ONE_CHUNK>
