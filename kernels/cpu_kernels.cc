@@ -12,26 +12,33 @@
 #include <algorithm>
 #include <type_traits>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
+
+#include <pthread.h>
 
 namespace {
 
 using i64 = std::int64_t;
 
 // Threads of one op (tf.config.threading's intra-op count; 0: every hardware thread), set from Python.
-// The direct convolutions split their work over that many std::threads (started per call: the calls
-// that split are long enough for that to cost little).
-int g_threads = 0;
+// The split kernels run on the caller plus that many minus one workers of a persistent pool (ThreadPool
+// below, started on first use, as TF's intra-op pool).
+std::atomic<int> g_threads{0};
 
 inline int op_threads() {
-    if (g_threads > 0) return g_threads;
+    const int set = g_threads.load(std::memory_order_relaxed);
+    if (set > 0) return set;
     const unsigned hw = std::thread::hardware_concurrency();
     return hw ? static_cast<int>(hw) : 1;
 }
 
 // How many threads to run an op of `count` splittable items on: the op's thread count, fewer when a
-// thread would have less than about 0.1 ms of one core's work (2 MFLOP; a thread start costs ~20 us).
+// thread would have less than about 0.1 ms of one core's work (2 MFLOP; waking a pool worker and the
+// chunks' cache misses cost several microseconds).
 inline i64 thread_parts(i64 count, double flops) {
     constexpr double MIN_FLOPS = 2e6;
     i64 parts = op_threads();
@@ -41,31 +48,188 @@ inline i64 thread_parts(i64 count, double flops) {
 }
 
 // The threads of the last split op (read by tests through tfc_last_parts).
-int g_last_parts = 1;
+std::atomic<int> g_last_parts{1};
 
 // Chunks of work per thread: threads take the next chunk as they finish one, so a thread the OS
 // deschedules (a busy machine) delays the op by one chunk, not by its whole share.
 constexpr i64 CHUNKS_PER_THREAD = 8;
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// The persistent worker threads of the split kernels: started on first use, reused by every op, resized
+// when the intra-op thread count changes. One op at a time owns the pool (`busy_`): it posts a job (chunk
+// function, chunk count, how many workers may help), takes chunks itself, then closes the job and waits
+// only for the workers that joined it (a worker the OS has not woken yet when the chunks run out is never
+// waited for: it finds the job closed). A second caller (another Python thread calling a kernel without
+// the GIL, or a nested split) finds the pool busy and runs its chunks on its own thread: the same chunk
+// bounds, so the same results, and nobody waits on another caller's op. Idle workers spin briefly (ops
+// come back to back), then sleep on a condition variable (an idle process burns no CPU). After fork()
+// the child forgets the parent's pool (pthread_atfork): its threads do not exist there; the child starts
+// its own on first use. The pool is never destroyed: at exit its sleeping workers end with the process
+// (no join that could hang, no destructor of a joinable std::thread).
+class ThreadPool {
+  public:
+    using ChunkFn = void (*)(const void* body, i64 chunk, i64 begin, i64 end);
+
+    // Runs fn(body, k, ...) for the chunks k of [0, count) on the caller and up to `helpers` workers of a
+    // pool of `want_workers`; false (nothing run) when another op owns the pool.
+    bool run(i64 helpers, i64 chunks, i64 count, ChunkFn fn, const void* body, int want_workers) {
+        bool idle = false;
+        if (!busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) return false;
+        if (static_cast<int>(workers_.size()) != want_workers) resize(want_workers);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            fn_ = fn;
+            body_ = body;
+            chunks_ = chunks;
+            count_ = count;
+            helpers_ = static_cast<std::uint64_t>(std::min<i64>(helpers, static_cast<i64>(workers_.size())));
+            next_.store(0, std::memory_order_relaxed);
+            state_.store(((state_.load(std::memory_order_relaxed) >> 32) + 1) << 32, std::memory_order_release);
+        }
+        if (helpers_ > 0) work_cv_.notify_all();
+        take_chunks(fn, body, chunks, count);
+        // no chunk left: close the job to latecomers, wait for the workers still running one
+        if ((state_.fetch_or(CLOSED, std::memory_order_acq_rel) & ACTIVE) != 0) wait_for_helpers();
+        busy_.store(false, std::memory_order_release);
+        return true;
+    }
+
+    int workers() const { return static_cast<int>(workers_.size()); }
+
+  private:
+    static constexpr auto SPIN = std::chrono::microseconds(50);
+    // state_: the job's generation (high 32 bits), CLOSED, and the workers running it (low 31 bits)
+    static constexpr std::uint64_t CLOSED = std::uint64_t(1) << 31, ACTIVE = CLOSED - 1;
+
+    std::uint32_t generation() const {
+        return static_cast<std::uint32_t>(state_.load(std::memory_order_acquire) >> 32);
+    }
+
+    void take_chunks(ChunkFn fn, const void* body, i64 chunks, i64 count) {
+        for (i64 k; (k = next_.fetch_add(1, std::memory_order_relaxed)) < chunks;)
+            fn(body, k, count * k / chunks, count * (k + 1) / chunks);
+    }
+
+    void wait_for_helpers() {
+        const auto until = std::chrono::steady_clock::now() + SPIN;
+        while ((state_.load(std::memory_order_acquire) & ACTIVE) != 0) {
+            if (std::chrono::steady_clock::now() > until) {
+                std::unique_lock<std::mutex> lock(mu_);
+                done_cv_.wait(lock, [&] { return (state_.load(std::memory_order_acquire) & ACTIVE) == 0; });
+                return;
+            }
+            cpu_relax();
+        }
+    }
+
+    // Called by the owner of the pool (no job runs): stops the workers, starts `count` new ones.
+    void resize(int count) {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            stop_ = true;
+            state_.store((((state_.load(std::memory_order_relaxed) >> 32) + 1) << 32) | CLOSED,
+                         std::memory_order_release);
+        }
+        work_cv_.notify_all();
+        for (auto& t : workers_) t.join();
+        workers_.clear();
+        stop_ = false;
+        const std::uint32_t now = generation();
+        for (int index = 0; index < count; ++index) workers_.emplace_back([this, now] { loop(now); });
+    }
+
+    void loop(std::uint32_t seen) {
+        for (;;) {
+            const auto until = std::chrono::steady_clock::now() + SPIN;
+            while (generation() == seen && std::chrono::steady_clock::now() < until)
+                for (int p = 0; p < 16; ++p) cpu_relax();
+            std::unique_lock<std::mutex> lock(mu_);
+            work_cv_.wait(lock, [&] { return generation() != seen; });
+            seen = generation();
+            if (stop_) return;
+            const ChunkFn fn = fn_;
+            const void* body = body_;
+            const i64 chunks = chunks_, count = count_;
+            const std::uint64_t helpers = helpers_;
+            lock.unlock();
+            if (!join(seen, helpers)) continue;  // closed, full, or already followed by another job
+            take_chunks(fn, body, chunks, count);
+            const std::uint64_t left = state_.fetch_sub(1, std::memory_order_acq_rel) - 1;
+            if ((left & ACTIVE) == 0 && (left & CLOSED)) {
+                std::lock_guard<std::mutex> done(mu_);
+                done_cv_.notify_all();
+            }
+        }
+    }
+
+    // Counts this worker in job `gen` unless it is closed, has its helpers, or is no longer the job.
+    bool join(std::uint32_t gen, std::uint64_t helpers) {
+        std::uint64_t s = state_.load(std::memory_order_acquire);
+        for (;;) {
+            if ((s >> 32) != gen || (s & CLOSED) || (s & ACTIVE) >= helpers) return false;
+            if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) return true;
+        }
+    }
+
+    std::atomic<bool> busy_{false};
+    std::vector<std::thread> workers_;  // touched by the pool's owner only
+    std::mutex mu_;
+    std::condition_variable work_cv_, done_cv_;
+    std::atomic<std::uint64_t> state_{0};
+    bool stop_ = false;
+    // the current job (written under mu_ by the owner; read under mu_ by the workers)
+    ChunkFn fn_ = nullptr;
+    const void* body_ = nullptr;
+    i64 chunks_ = 0, count_ = 0;
+    std::uint64_t helpers_ = 0;
+    std::atomic<i64> next_{0};
+};
+
+// This process's pool (null until first use; reset to null in a forked child, the parent's left alone).
+std::atomic<ThreadPool*> g_pool{nullptr};
+
+void forget_pool_in_child() { g_pool.store(nullptr, std::memory_order_relaxed); }
+
+ThreadPool* thread_pool() {
+    ThreadPool* pool = g_pool.load(std::memory_order_acquire);
+    if (pool) return pool;
+    static const int registered = pthread_atfork(nullptr, nullptr, forget_pool_in_child);
+    (void)registered;
+    auto* fresh = new ThreadPool();
+    if (g_pool.compare_exchange_strong(pool, fresh, std::memory_order_acq_rel)) return fresh;
+    delete fresh;  // another thread installed one first (no workers started yet: nothing to stop)
+    return pool;
+}
+
 // Runs body(chunk, begin, end) for `chunks` contiguous chunks of [0, count) on `threads` threads (the
-// caller is one of them), each chunk taken by the next free thread. A chunk's bounds depend only on
-// (chunk, chunks, count), never on which thread runs it.
+// caller and threads - 1 pool workers), each chunk taken by the next free thread. A chunk's bounds depend
+// only on (chunk, chunks, count), never on which thread runs it: the results are the same whether the
+// pool helps, or is busy with another caller's op and this one runs all its chunks on its own thread.
 template <typename Body>
 inline void run_chunks(i64 threads, i64 chunks, i64 count, const Body& body) {
-    g_last_parts = static_cast<int>(threads);
-    if (threads <= 1 || chunks <= 1) {
+    const auto run_inline = [&] {
         for (i64 k = 0; k < chunks; ++k) body(k, count * k / chunks, count * (k + 1) / chunks);
+    };
+    if (threads <= 1 || chunks <= 1) {
+        g_last_parts.store(static_cast<int>(threads), std::memory_order_relaxed);
+        run_inline();
         return;
     }
-    std::atomic<i64> next{0};
-    const auto work = [&] {
-        for (i64 k; (k = next.fetch_add(1)) < chunks;) body(k, count * k / chunks, count * (k + 1) / chunks);
+    const ThreadPool::ChunkFn fn = [](const void* b, i64 k, i64 begin, i64 end) {
+        (*static_cast<const Body*>(b))(k, begin, end);
     };
-    std::vector<std::thread> pool;
-    pool.reserve(threads - 1);
-    for (i64 t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
+    const int want = std::max<int>(op_threads(), static_cast<int>(threads)) - 1;
+    if (thread_pool()->run(threads - 1, chunks, count, fn, &body, want)) {
+        g_last_parts.store(static_cast<int>(threads), std::memory_order_relaxed);
+    } else {
+        g_last_parts.store(1, std::memory_order_relaxed);
+        run_inline();
+    }
 }
 
 // Copies n values (short runs: a plain loop beats a memcpy call for the few values of one tap).
@@ -677,69 +841,247 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
         for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
 }
 
-// Depthwise convolution with channel multiplier 1 (MobileNet's): each channel convolved with its own
-// kh x kw filter, C channels a time (C divides c, as the pools). xpad is the padded NHWC input, w is
-// [kh, kw, c]; taps summed in (i, j) order, as the NumPy candidate.
-//   forward:  out[b, oy, ox, k] = sum_ij xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * w[i, j, k]
-//   dgrad:    dxpad[b, oy*sh + i*dh, ox*sw + j*dw, k] += dy[b, oy, ox, k] * w[i, j, k]  (dxpad zeroed first)
-//   wgrad:    dw[i, j, k] = sum over (b, oy, ox) of xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * dy[b, oy, ox, k]
-template <typename T, int C, bool ONE_CHUNK>
-void depthwise_fwd(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dyn, const T* __restrict__ w, i64 kh,
-                   i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out) {
-    const i64 c = ONE_CHUNK ? C : c_dyn;
+// NB output pixels (consecutive ox, `xstep` apart in x) of one channel vector of depthwise_fwd: NB
+// independent sums in registers, each over the taps in (i, j) order (the NumPy candidate's order), the
+// filter vector of a tap loaded once for the NB pixels.
+template <typename T, int C, int NB>
+inline void depthwise_fwd_block(const T* __restrict__ x, i64 xstep, const T* __restrict__ w, i64 c, i64 kh, i64 kw,
+                                i64 istep, i64 jstep, i64 ostep, T* __restrict__ out) {
     using L = Lanes<T, C>;
     using V = typename L::vec;
-    const i64 threads = thread_parts(n * oh, 2.0 * n * oh * ow * c * kh * kw);
+    V acc[NB];
+    for (int b = 0; b < NB; ++b) acc[b] = L::splat(T(0));
+    for (i64 i = 0; i < kh; ++i)
+        for (i64 j = 0; j < kw; ++j) {
+            const V wv = L::load(w + (i * kw + j) * c);
+            const T* xp = x + i * istep + j * jstep;
+            for (int b = 0; b < NB; ++b) acc[b] += L::load(xp + b * xstep) * wv;
+        }
+    for (int b = 0; b < NB; ++b) L::store(out + b * ostep, acc[b]);
+}
+
+// Depthwise convolution with channel multiplier 1 (MobileNet's): each channel convolved with its own
+// kh x kw filter, C channels a time (C divides c, as the pools). w is [kh, kw, c]; xpad is the NHWC input
+// x with pt/pb rows above/below and pl/pr columns left/right of zeros; taps summed in (i, j) order, as
+// the NumPy candidate.
+//   forward:  out[b, oy, ox, k] = sum_ij xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * w[i, j, k]
+//   dgrad:    dxpad[b, oy*sh + i*dh, ox*sw + j*dw, k] summed over dy[b, oy, ox, k] * w[i, j, k] (a gather, below)
+//   wgrad:    dw[i, j, k] = sum over (b, oy, ox) of xpad[b, oy*sh + i*dh, ox*sw + j*dw, k] * dy[b, oy, ox, k]
+// All three take unpadded arrays. The forward, as conv2d_direct, pads one image at a time into each thread's
+// cache-resident buffer where there are images enough for the threads (no pass over a padded copy of the
+// whole batch), else one padded copy is made and its rows split; wgrad reads zeros for the padding.
+// The forward computes 8 output pixels x one channel vector per step (8 independent sums in registers,
+// where one sum at a time waited on each addition), then 4, then one at a time for a row's last pixels.
+template <typename T, int C, bool ONE_CHUNK>
+void depthwise_fwd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 pt, i64 pb, i64 pl, i64 pr,
+                   const T* __restrict__ wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow,
+                   T* __restrict__ out) {
+    const i64 c = ONE_CHUNK ? C : c_dyn;
+    constexpr int NB = 8;
+    const i64 hp = h + pt + pb, wp = w + pl + pr;
+    const auto row = [&](const T* ximg, i64 r) {  // output row r = (b, oy) from image b's padded values
+        const T* xrow = ximg + (r % oh) * sh * wp * c;
+        T* orow = out + r * ow * c;
+        for (i64 k = 0; k < c; k += C) {
+            i64 ox = 0;
+            for (; ox + NB <= ow; ox += NB)
+                depthwise_fwd_block<T, C, NB>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c, dw * c,
+                                              c, orow + ox * c + k);
+            if (ox + NB / 2 <= ow) {  // the rest of a row: 4 sums at a time still overlap their additions
+                depthwise_fwd_block<T, C, NB / 2>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c,
+                                                  dw * c, c, orow + ox * c + k);
+                ox += NB / 2;
+            }
+            for (; ox < ow; ++ox)
+                depthwise_fwd_block<T, C, 1>(xrow + ox * sw * c + k, sw * c, wt + k, c, kh, kw, dh * wp * c, dw * c,
+                                             c, orow + ox * c + k);
+        }
+    };
+    const double flops = 2.0 * n * oh * ow * c * kh * kw;
+    const bool padded = pt || pb || pl || pr;
+    i64 threads = thread_parts(n * oh, flops);
+    if (padded && n >= 2 * threads) {  // whole images over the threads, each padded into the thread's buffer
+        threads = thread_parts(n, flops);
+        const i64 chunks = threads > 1 ? std::min(n, threads * CHUNKS_PER_THREAD) : 1;
+        run_chunks(threads, chunks, n, [&](i64, i64 begin, i64 end) {
+            std::vector<T> pad(hp * wp * c, T(0));  // one image, zero borders; the interior rewritten per image
+            for (i64 b = begin; b < end; ++b) {
+                copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, pad.data());
+                for (i64 oy = 0; oy < oh; ++oy) row(pad.data(), b * oh + oy);
+            }
+        });
+        return;
+    }
+    const T* xpad = x;
+    std::vector<T> copy;
+    if (padded) {  // few images: one padded copy, rows split over the threads
+        copy.assign(n * hp * wp * c, T(0));
+        for (i64 b = 0; b < n; ++b)
+            copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, copy.data() + b * hp * wp * c);
+        xpad = copy.data();
+    }
     const i64 chunks = threads > 1 ? std::min(n * oh, threads * CHUNKS_PER_THREAD) : 1;
     run_chunks(threads, chunks, n * oh, [&](i64, i64 begin, i64 end) {
+        for (i64 r = begin; r < end; ++r) row(xpad + (r / oh) * hp * wp * c, r);
+    });
+}
+
+// NB input-gradient pixels of one channel vector (pixels `ostep` apart in dx, consecutive ox in dy): the sums
+// over the taps that reach them, in registers. rows[r] is dy's row for the r-th tap row (at ox 0 and the
+// channel vector), wrows[r] that tap row's filter; cols[t] the tap column j and ox0[t] its ox for pixel 0.
+template <typename T, int C, int NB>
+inline void depthwise_dgrad_pixels(const T* const* rows, const T* const* wrows, i64 nrows, const i64* cols,
+                                   const i64* ox0, i64 ncols, i64 c, i64 ostep, T* __restrict__ out) {
+    using L = Lanes<T, C>;
+    using V = typename L::vec;
+    V acc[NB];
+    for (int b = 0; b < NB; ++b) acc[b] = L::splat(T(0));
+    for (i64 r = 0; r < nrows; ++r)
+        for (i64 t = 0; t < ncols; ++t) {
+            const V wv = L::load(wrows[r] + cols[t] * c);
+            const T* g = rows[r] + ox0[t] * c;
+            for (int b = 0; b < NB; ++b) acc[b] += L::load(g + b * c) * wv;
+        }
+    for (int b = 0; b < NB; ++b) L::store(out + b * ostep, acc[b]);
+}
+
+// The input gradient as a gather: dx[b, y, x, k] = sum over the taps (i, j) and dy pixels (oy, ox) with
+// oy*sh + i*dh = y + pt and ox*sw + j*dw = x + pl of dy[b, oy, ox, k] * w[i, j, k] (the forward's window
+// positions; pt/pl its top/left padding). Every dx value is written once, from registers: no zeroed padded
+// buffer, no read-modify-write per tap (the scatter of each dy into its window did both). Pixels of one
+// column phase (x = x0, x0 + sw, ...) share their taps and read consecutive dy pixels: 8 of them a step
+// where every tap's dy exists, one at a time at the borders. Rows of dx split over the pool.
+template <typename T, int C, bool ONE_CHUNK>
+void depthwise_dgrad(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 c_dyn, i64 pt, i64 pl,
+                     const T* __restrict__ wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 h, i64 wd,
+                     T* __restrict__ dx) {
+    const i64 c = ONE_CHUNK ? C : c_dyn;
+    constexpr int NB = 8;
+    const i64 threads = thread_parts(n * h, 2.0 * n * oh * ow * c * kh * kw);
+    const i64 chunks = threads > 1 ? std::min(n * h, threads * CHUNKS_PER_THREAD) : 1;
+    // the ox of tap column j for dx column x, or -1 where no dy pixel reaches x through it
+    const auto ox_of = [&](i64 x, i64 j) -> i64 {
+        const i64 q = x + pl - j * dw;
+        return q >= 0 && q % sw == 0 && q / sw < ow ? q / sw : -1;
+    };
+    run_chunks(threads, chunks, n * h, [&](i64, i64 begin, i64 end) {
+        std::vector<const T*> rows(kh), wrows(kh);
+        std::vector<i64> cols(kw), ox0(kw);
         for (i64 r = begin; r < end; ++r) {
-            const i64 b = r / oh, oy = r % oh;
-            const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
-            T* orow = out + r * ow * c;
-            for (i64 ox = 0; ox < ow; ++ox)
-                for (i64 k = 0; k < c; k += C) {
-                    V acc = L::splat(T(0));
-                    for (i64 i = 0; i < kh; ++i)
-                        for (i64 j = 0; j < kw; ++j)
-                            acc += L::load(xrow + ((i * dh) * wp + ox * sw + j * dw) * c + k) *
-                                   L::load(w + (i * kw + j) * c + k);
-                    L::store(orow + ox * c + k, acc);
+            const i64 b = r / h, y = r % h;
+            T* dxrow = dx + r * wd * c;
+            for (i64 k = 0; k < c; k += C) {
+                i64 nrows = 0;
+                for (i64 i = 0; i < kh; ++i) {
+                    const i64 q = y + pt - i * dh;
+                    if (q < 0 || q % sh != 0 || q / sh >= oh) continue;
+                    rows[nrows] = dy + ((b * oh + q / sh) * ow) * c + k;
+                    wrows[nrows++] = wt + i * kw * c + k;
                 }
+                for (i64 x0 = 0; x0 < std::min(sw, wd); ++x0) {
+                    const i64 count = (wd - x0 + sw - 1) / sw;  // dx columns x0, x0 + sw, ...
+                    // the phase's tap columns (those whose offset sw divides)
+                    i64 phase_cols = 0;
+                    for (i64 j = 0; j < kw; ++j)
+                        if (((x0 + pl - j * dw) % sw + sw) % sw == 0) ++phase_cols;
+                    for (i64 t = 0; t < count;) {
+                        const i64 x = x0 + t * sw;
+                        i64 ncols = 0;
+                        for (i64 j = 0; j < kw; ++j) {
+                            const i64 ox = ox_of(x, j);
+                            if (ox < 0) continue;
+                            cols[ncols] = j;
+                            ox0[ncols++] = ox;
+                        }
+                        T* out = dxrow + x * c + k;
+                        bool block = t + NB <= count && ncols == phase_cols;
+                        for (i64 u = 0; block && u < ncols; ++u) block = ox_of(x + (NB - 1) * sw, cols[u]) >= 0;
+                        if (block) {
+                            depthwise_dgrad_pixels<T, C, NB>(rows.data(), wrows.data(), nrows, cols.data(),
+                                                             ox0.data(), ncols, c, sw * c, out);
+                            t += NB;
+                        } else {
+                            depthwise_dgrad_pixels<T, C, 1>(rows.data(), wrows.data(), nrows, cols.data(),
+                                                            ox0.data(), ncols, c, sw * c, out);
+                            ++t;
+                        }
+                    }
+                }
+            }
         }
     });
 }
 
-template <typename T, int C, bool ONE_CHUNK>
-void depthwise_dgrad(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 c_dyn, const T* __restrict__ w, i64 kh,
-                     i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 hp, i64 wp, T* __restrict__ dxpad) {
-    const i64 c = ONE_CHUNK ? C : c_dyn;
+// One output row's contribution to depthwise_wgrad for filter row i: KW taps x NV channel vectors of sums
+// in registers (loaded from and stored back to dst), each going on over the row's ox in order: the same
+// additions in the same order as one tap at a time, but KW * NV independent sums in flight, and each dy
+// vector loaded once for the KW taps.
+template <typename T, int C, int KW, int NV>
+inline void depthwise_wgrad_row(const T* __restrict__ x, const T* __restrict__ g, i64 ow, i64 xstep, i64 jstep,
+                                i64 c, T* __restrict__ dst) {
     using L = Lanes<T, C>;
     using V = typename L::vec;
-    std::memset(dxpad, 0, sizeof(T) * n * hp * wp * c);
-    // images split over the threads: the windows of one image overlap, those of two images never do
-    const i64 threads = thread_parts(n, 2.0 * n * oh * ow * c * kh * kw);
-    run_chunks(threads, threads > 1 ? n : 1, n, [&](i64, i64 begin, i64 end) {
-        for (i64 b = begin; b < end; ++b)
-            for (i64 oy = 0; oy < oh; ++oy) {
-                T* dxrow = dxpad + (b * hp + oy * sh) * wp * c;
-                const T* g = dy + (b * oh + oy) * ow * c;
-                for (i64 ox = 0; ox < ow; ++ox)
-                    for (i64 k = 0; k < c; k += C) {
-                        const V gv = L::load(g + ox * c + k);
-                        for (i64 i = 0; i < kh; ++i)
-                            for (i64 j = 0; j < kw; ++j) {
-                                T* at = dxrow + ((i * dh) * wp + ox * sw + j * dw) * c + k;
-                                L::store(at, L::load(at) + gv * L::load(w + (i * kw + j) * c + k));
-                            }
-                    }
+    V acc[KW][NV];
+    for (int j = 0; j < KW; ++j)
+        for (int v = 0; v < NV; ++v) acc[j][v] = L::load(dst + j * c + v * C);
+    for (i64 ox = 0; ox < ow; ++ox) {
+        V gv[NV];
+        for (int v = 0; v < NV; ++v) gv[v] = L::load(g + ox * c + v * C);
+        const T* xp = x + ox * xstep;
+        for (int j = 0; j < KW; ++j)
+            for (int v = 0; v < NV; ++v) acc[j][v] += L::load(xp + j * jstep + v * C) * gv[v];
+    }
+    for (int j = 0; j < KW; ++j)
+        for (int v = 0; v < NV; ++v) L::store(dst + j * c + v * C, acc[j][v]);
+}
+
+// All filter rows of one output row, read from the unpadded image (the output row's first input row is y0
+// in padded coordinates): channel vectors NV at a time (about 16 sums in registers), then one at a time.
+// Padding is never copied: a filter row on a padding row takes its products from `zeros` (0 * dy, NaN for
+// an infinite dy, as the padded NumPy path), and the ox whose taps reach the left or right padding (below
+// oxl, from oxr on) go one pixel at a time, in ox order, so every sum has the same terms in the same order
+// as over a padded copy.
+template <typename T, int C, int KW>
+inline void depthwise_wgrad_rows(const T* __restrict__ ximg, i64 h, i64 w, i64 pt, i64 pl, i64 y0,
+                                 const T* __restrict__ g, i64 kh, i64 ow, i64 sw, i64 dh, i64 dw, i64 c,
+                                 const T* __restrict__ zeros, i64 oxl, i64 oxr, T* __restrict__ dst) {
+    using L = Lanes<T, C>;
+    constexpr int NV = KW >= 8 ? 1 : KW >= 6 ? 2 : KW == 5 ? 3 : 4;
+    const auto segment = [&](const T* x, i64 count, const T* gs, T* d) {  // x: the segment's first window
+        i64 k = 0;
+        for (; k + NV * C <= c; k += NV * C)
+            depthwise_wgrad_row<T, C, KW, NV>(x + k, gs + k, count, sw * c, dw * c, c, d + k);
+        for (; k < c; k += C) depthwise_wgrad_row<T, C, KW, 1>(x + k, gs + k, count, sw * c, dw * c, c, d + k);
+    };
+    for (i64 i = 0; i < kh; ++i) {
+        const i64 y = y0 + i * dh - pt;
+        T* d = dst + i * KW * c;
+        if (y < 0 || y >= h) {
+            segment(zeros, ow, g, d);
+            continue;
+        }
+        const T* xr = ximg + y * w * c;
+        const auto pixel = [&](i64 ox) {
+            for (int j = 0; j < KW; ++j) {
+                const i64 p = ox * sw + j * dw - pl;
+                const T* src = p >= 0 && p < w ? xr + p * c : zeros;
+                for (i64 k = 0; k < c; k += C)
+                    L::store(d + j * c + k, L::load(d + j * c + k) + L::load(src + k) * L::load(g + ox * c + k));
             }
-    });
+        };
+        for (i64 ox = 0; ox < oxl; ++ox) pixel(ox);
+        if (oxr > oxl) segment(xr + (oxl * sw - pl) * c, oxr - oxl, g + oxl * c, d);
+        for (i64 ox = std::max(oxl, oxr); ox < ow; ++ox) pixel(ox);
+    }
 }
 
 template <typename T, int C, bool ONE_CHUNK>
-void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dyn, const T* __restrict__ dy, i64 kh,
-                     i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* __restrict__ out) {
+void depthwise_wgrad(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 pt, i64 pb, i64 pl, i64 pr,
+                     const T* __restrict__ dy, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow,
+                     T* __restrict__ out) {
     const i64 c = ONE_CHUNK ? C : c_dyn;
+    const i64 hp = h + pt + pb, wp = w + pl + pr;
+    const bool padded = pt || pb || pl || pr;
     using L = Lanes<T, C>;
     using V = typename L::vec;
     // images in chunks, each summed into its own filter-sized buffer (chunk 0 into out), the buffers added
@@ -748,12 +1090,43 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
     const i64 threads = thread_parts(n, 2.0 * n * oh * ow * size);
     const i64 parts = threads > 1 ? std::min<i64>(n, threads * 2) : 1;
     std::vector<T> partial((parts - 1) * size, T(0));
+    const bool fast = kw <= 5 || kw == 7;
+    // the ox whose every tap column lies inside the image: [oxl, oxr) (the others reach into the padding)
+    const i64 oxl = std::min(ow, (pl + sw - 1) / sw);
+    const i64 last = w - 1 + pl - (kw - 1) * dw;
+    const i64 oxr = last < 0 ? 0 : std::min(ow, last / sw + 1);
     run_chunks(threads, parts, n, [&](i64 t, i64 begin, i64 end) {
         T* dst = t == 0 ? out : partial.data() + (t - 1) * size;
         std::memset(dst, 0, sizeof(T) * size);
-        for (i64 b = begin; b < end; ++b)
+        if (fast) {  // the common widths: their taps' sums in registers, the padding read from `zeros`
+            std::vector<T> zeros(wp * c, T(0));
+            for (i64 b = begin; b < end; ++b)
+                for (i64 oy = 0; oy < oh; ++oy) {
+                    const T* ximg = x + b * h * w * c;
+                    const T* g = dy + (b * oh + oy) * ow * c;
+#define TFC_WGRAD_ROWS(KW) \
+    depthwise_wgrad_rows<T, C, KW>(ximg, h, w, pt, pl, oy * sh, g, kh, ow, sw, dh, dw, c, zeros.data(), oxl, oxr, dst)
+                    switch (kw) {
+                        case 1: TFC_WGRAD_ROWS(1); break;
+                        case 2: TFC_WGRAD_ROWS(2); break;
+                        case 3: TFC_WGRAD_ROWS(3); break;
+                        case 4: TFC_WGRAD_ROWS(4); break;
+                        case 5: TFC_WGRAD_ROWS(5); break;
+                        default: TFC_WGRAD_ROWS(7); break;
+                    }
+#undef TFC_WGRAD_ROWS
+                }
+            return;
+        }
+        std::vector<T> pad(padded ? hp * wp * c : 0, T(0));  // one image, zero borders (see depthwise_fwd)
+        for (i64 b = begin; b < end; ++b) {
+            const T* ximg = x + b * h * w * c;
+            if (padded) {
+                copy_into_padded(ximg, h, w, c, wp, pt, pl, pad.data());
+                ximg = pad.data();
+            }
             for (i64 oy = 0; oy < oh; ++oy) {
-                const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
+                const T* xrow = ximg + oy * sh * wp * c;
                 const T* g = dy + (b * oh + oy) * ow * c;
                 for (i64 i = 0; i < kh; ++i)
                     for (i64 j = 0; j < kw; ++j)
@@ -766,6 +1139,7 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
                             L::store(acc_at, acc);
                         }
             }
+        }
     });
     for (i64 t = 1; t < parts; ++t)
         for (i64 k = 0; k < size; ++k) out[k] += partial[(t - 1) * size + k];
@@ -808,19 +1182,23 @@ void depthwise_wgrad(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c_dy
         TFC_CHANNEL_DISPATCH(max_pool_grad, T, c, x, y, dy, n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow,     \
                              argmax, relu, dx)                                                              \
     }                                                                                                       \
-    TFC_EXPORT void tfc_depthwise_fwd_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* w, i64 kh, \
-                                               i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, T* out) { \
-        TFC_CHANNEL_DISPATCH(depthwise_fwd, T, c, xpad, n, hp, wp, c, w, kh, kw, sh, sw, dh, dw, oh, ow, out)   \
+    TFC_EXPORT void tfc_depthwise_fwd_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl, \
+                                               i64 pr, const T* wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh,     \
+                                               i64 dw, i64 oh, i64 ow, T* out) {                                \
+        TFC_CHANNEL_DISPATCH(depthwise_fwd, T, c, x, n, h, w, c, pt, pb, pl, pr, wt, kh, kw, sh, sw, dh, dw, oh, \
+                             ow, out)                                                                           \
     }                                                                                                       \
-    TFC_EXPORT void tfc_depthwise_dgrad_##SUFFIX(const T* dy, i64 n, i64 oh, i64 ow, i64 c, const T* w, i64 kh, \
-                                                 i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 hp, i64 wp,        \
-                                                 T* dxpad) {                                                   \
-        TFC_CHANNEL_DISPATCH(depthwise_dgrad, T, c, dy, n, oh, ow, c, w, kh, kw, sh, sw, dh, dw, hp, wp, dxpad) \
+    TFC_EXPORT void tfc_depthwise_dgrad_##SUFFIX(const T* dy, i64 n, i64 oh, i64 ow, i64 c, i64 pt, i64 pl,    \
+                                                 const T* wt, i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw,   \
+                                                 i64 h, i64 w, T* dx) {                                         \
+        TFC_CHANNEL_DISPATCH(depthwise_dgrad, T, c, dy, n, oh, ow, c, pt, pl, wt, kh, kw, sh, sw, dh, dw, h, w, \
+                             dx)                                                                                \
     }                                                                                                       \
-    TFC_EXPORT void tfc_depthwise_wgrad_##SUFFIX(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, const T* dy,      \
-                                                 i64 kh, i64 kw, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow, \
-                                                 T* out) {                                                     \
-        TFC_CHANNEL_DISPATCH(depthwise_wgrad, T, c, xpad, n, hp, wp, c, dy, kh, kw, sh, sw, dh, dw, oh, ow, out) \
+    TFC_EXPORT void tfc_depthwise_wgrad_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb,       \
+                                                 i64 pl, i64 pr, const T* dy, i64 kh, i64 kw, i64 sh, i64 sw,   \
+                                                 i64 dh, i64 dw, i64 oh, i64 ow, T* out) {                      \
+        TFC_CHANNEL_DISPATCH(depthwise_wgrad, T, c, x, n, h, w, c, pt, pb, pl, pr, dy, kh, kw, sh, sw, dh, dw,  \
+                             oh, ow, out)                                                                       \
     }
 
 // The chunk of the direct convolution for co output channels (0: no instance, the caller uses im2col +
@@ -1129,7 +1507,7 @@ TFC_INSTANTIATE_BATCH_NORM(float, f32)
 TFC_INSTANTIATE_BATCH_NORM(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 12; }
+TFC_EXPORT int tfc_native_abi_version() { return 13; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.
@@ -1146,4 +1524,11 @@ TFC_EXPORT int tfc_wide_direct_channels(int bytes) {
 TFC_EXPORT void tfc_set_num_threads(int threads) { g_threads = threads < 0 ? 0 : threads; }
 
 // How many threads the last direct convolution ran on (tests check that the split happens).
-TFC_EXPORT int tfc_last_parts() { return g_last_parts; }
+TFC_EXPORT int tfc_last_parts() { return g_last_parts.load(std::memory_order_relaxed); }
+
+// The worker threads of this process's kernel pool (0 before the first split op, and in a forked child
+// until its first split op; tests check that the pool follows the thread count and is rebuilt after fork).
+TFC_EXPORT int tfc_pool_workers() {
+    ThreadPool* pool = g_pool.load(std::memory_order_acquire);
+    return pool ? pool->workers() : 0;
+}

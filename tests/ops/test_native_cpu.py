@@ -530,7 +530,7 @@ def test_small_convolutions_stay_on_one_thread(cpu, threads):
     threads(4)
     x = np.ones((1, 5, 5, 8), np.float32)
     conv_ops.CONV2D.run_kernel(cpu, (x, np.ones((3, 3, 8, 8), np.float32)), _conv_attrs(1, 1, "SAME"))
-    assert native_cpu.last_parts() == 1  # 29 kFLOP: a thread start would cost more than it saves
+    assert native_cpu.last_parts() == 1  # 29 kFLOP: waking a pool worker would cost more than it saves
 
 
 _THREADS_PROGRAM = """
@@ -600,7 +600,17 @@ _DEPTHWISE_CASES = [  # (n, h, w, c, kh, kw, (sh, sw), (dh, dw), padding): chann
     (2, 9, 8, 32, 3, 3, (1, 1), (1, 1), "SAME"), (1, 7, 9, 3, 3, 3, (2, 1), (1, 1), "SAME"),
     (3, 8, 7, 6, 4, 4, (1, 1), (1, 1), "SAME"), (1, 9, 9, 5, 3, 2, (1, 2), (2, 1), "VALID"),
     (2, 6, 6, 48, 3, 3, (2, 2), (1, 1), "VALID"), (1, 5, 7, 1, 5, 5, (1, 1), (1, 1), "SAME"),
-    (2, 11, 10, 16, 3, 3, (2, 2), (2, 2), "SAME")]
+    (2, 11, 10, 16, 3, 3, (2, 2), (2, 2), "SAME"),
+    # rows of 8-pixel blocks and a rest (21 = 8 + 8 + 5), 1x7 taps, 80 channels (channel-vector groups and a rest)
+    (1, 6, 21, 80, 1, 7, (1, 1), (1, 1), "SAME"),
+    (2, 7, 13, 24, 6, 6, (1, 1), (1, 1), "SAME"),     # 6 taps wide: the filter gradient's generic loop
+    (1, 5, 9, 7, 1, 1, (1, 1), (1, 1), "VALID"), (3, 9, 17, 32, 2, 5, (1, 3), (2, 1), "SAME"),
+    # explicit padding, wider than the kernel on one side (the input gradient's scatter) and not
+    (2, 8, 11, 16, 3, 3, (1, 1), (1, 1), (0, 0, 2, 0, 1, 3, 0, 0)),
+    (1, 7, 12, 5, 3, 4, (1, 1), (1, 2), (0, 0, 1, 1, 0, 2, 0, 0)),
+    # strided input gradients wide enough for 8-pixel blocks of one column phase, and borders of each phase
+    (2, 10, 40, 16, 3, 3, (2, 2), (1, 1), "SAME"), (1, 9, 37, 8, 4, 3, (2, 3), (1, 2), "VALID"),
+    (2, 6, 35, 32, 5, 5, (3, 2), (1, 1), (0, 0, 4, 1, 0, 5, 0, 0))]
 
 
 @needs_native
@@ -610,11 +620,15 @@ def test_native_depthwise_convolution_and_gradients_match_float64_references(cpu
     """The native depthwise candidates (forward, input and filter gradient) against the same convolution done
     channel by channel in float64, and the ops choose them for these arrays."""
     n, h, w, c, kh, kw, (sh, sw), (dh, dw), padding = case
+    explicit = ()
+    if not isinstance(padding, str):
+        padding, explicit = "EXPLICIT", padding
     x = _rng.standard_normal((n, h, w, c)).astype(dtype)
     wt = _rng.standard_normal((kh, kw, c, 1)).astype(dtype)
-    attrs = dict(strides=(1, sh, sw, 1), padding=padding, explicit_paddings=(), data_format="NHWC",
+    attrs = dict(strides=(1, sh, sw, 1), padding=padding, explicit_paddings=explicit, data_format="NHWC",
                  dilations=(1, dh, dw, 1))
-    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, kh, kw, attrs["strides"], attrs["dilations"], padding, ())
+    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, kh, kw, attrs["strides"], attrs["dilations"], padding,
+                                            explicit)
     assert kernel_for("DepthwiseConv2dNative", [x, wt], attrs).name == "depthwise_conv2d_native"
     xpad = np.pad(x.astype(np.float64), ((0, 0), ph, pw, (0, 0)))
     want = np.zeros((n, oh, ow, c))
@@ -644,6 +658,64 @@ def test_native_depthwise_convolution_and_gradients_match_float64_references(cpu
         "depthwise_backprop_filter_native"
     dwt = conv_ops._depthwise_backprop_filter_native(cpu, x, dy, **dw_attrs)
     np.testing.assert_allclose(dwt, dw_want, rtol=tol, atol=tol * np.sqrt(n * oh * ow))
+
+
+@needs_native
+@pytest.mark.parametrize("n,padding", [(9, "SAME"), (3, "SAME"), (1, "SAME"), (9, "VALID")])
+def test_threaded_depthwise_gives_the_one_thread_results(cpu, threads, n, padding):
+    """Images padded one at a time in each thread's buffer (9 images) or one padded copy with the rows split
+    (3, 1): the forward and the stride-1 input gradient give the bits of one thread; the filter gradient
+    (partial sums per chunk of images) equal to rounding."""
+    x = _rng.standard_normal((n, 96, 75, 48)).astype(np.float32)  # over 2 MFLOP per thread in one image
+    wt = _rng.standard_normal((3, 3, 48, 1)).astype(np.float32)
+    attrs = dict(strides=(1, 1, 1, 1), padding=padding, explicit_paddings=(), data_format="NHWC",
+                 dilations=(1, 1, 1, 1))
+    dy = _rng.standard_normal(conv_ops._depthwise_conv2d(cpu, x, wt, **attrs).shape).astype(np.float32)
+
+    def run():
+        y = conv_ops._depthwise_conv2d_native(cpu, x, wt, **attrs)
+        parts = native_cpu.last_parts()
+        return (y, conv_ops._depthwise_backprop_input_native(cpu, wt, dy, input_sizes=x.shape, **attrs),
+                conv_ops._depthwise_backprop_filter_native(cpu, x, dy, filter_sizes=wt.shape, **attrs), parts)
+
+    threads(1)
+    one = run()
+    for count in (2, 3):
+        threads(count)
+        got = run()
+        assert got[3] == count  # the forward's rows or images split
+        np.testing.assert_array_equal(got[0], one[0])
+        np.testing.assert_array_equal(got[1], one[1])
+        np.testing.assert_allclose(got[2], one[2], rtol=2e-5, atol=2e-5 * np.sqrt(dy[..., 0].size))
+    np.testing.assert_allclose(one[0], conv_ops._depthwise_conv2d(cpu, x, wt, **attrs), rtol=2e-5, atol=2e-5)
+
+
+@needs_native
+def test_depthwise_keeps_nan_and_infinity_as_the_padded_numpy_path(cpu):
+    """Zero padding times an infinite filter tap or dy is NaN in the NumPy candidates (0 * inf): the kernels,
+    which pad in their own buffers or read zeros for the padding, give the same non-finite outputs."""
+    x = _rng.standard_normal((2, 6, 7, 16)).astype(np.float32)
+    x[0, 2, 3, 5] = np.nan
+    wt = _rng.standard_normal((3, 3, 16, 1)).astype(np.float32)
+    wt[0, 0, 1, 0] = np.inf
+    attrs = dict(strides=(1, 1, 1, 1), padding="SAME", explicit_paddings=(), data_format="NHWC",
+                 dilations=(1, 1, 1, 1))
+    with np.errstate(invalid="ignore"):
+        want = conv_ops._depthwise_conv2d(cpu, x, wt, **attrs)
+    got = conv_ops._depthwise_conv2d_native(cpu, x, wt, **attrs)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    assert np.isnan(got[:, 0, :, 1]).all()  # the top row's first tap is padding: 0 * inf
+    # the filter gradient reads the padding without copying it: 0 * an infinite dy is NaN there too
+    dy = _rng.standard_normal(want.shape).astype(np.float32)
+    dy[1, 0, 0, 2] = np.inf   # a corner pixel: taps of row 0 and column 0 read padding
+    dy[0, 3, 6, 4] = -np.inf  # the last column: taps of column 2 read padding
+    w_attrs = dict(attrs, filter_sizes=wt.shape)
+    with np.errstate(invalid="ignore"):
+        want_dw = conv_ops._depthwise_backprop_filter(cpu, x, dy, **w_attrs)
+    got_dw = conv_ops._depthwise_backprop_filter_native(cpu, x, dy, **w_attrs)
+    np.testing.assert_array_equal(np.isnan(got_dw), np.isnan(want_dw))
+    assert np.isnan(got_dw[0, :, 2, 0]).all() and np.isnan(got_dw[:, 2, 4, 0]).all()
 
 
 @needs_native

@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 12
+ABI_VERSION = 13
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -44,9 +44,10 @@ _SIGNATURES = {
     # x (unpadded), n, h, w, c, pads top/bottom/left/right, filter, kh .. ow, bias, relu, out, offsets scratch
     "tfc_conv2d_direct": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 9 + [_ptr, _i64, _ptr, _ptr],
     "tfc_conv2d_wgrad_direct": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 9 + [_ptr] * 2,  # x unpadded, as above
-    "tfc_depthwise_fwd": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
-    "tfc_depthwise_dgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
-    "tfc_depthwise_wgrad": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 8 + [_ptr],
+    # x (unpadded), n, h, w, c, pads top/bottom/left/right, filter (or dy), kh .. ow, out
+    "tfc_depthwise_fwd": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 8 + [_ptr],
+    "tfc_depthwise_dgrad": [_ptr] + [_i64] * 6 + [_ptr] + [_i64] * 8 + [_ptr],  # dy, n, oh, ow, c, pt, pl, ..., dx
+    "tfc_depthwise_wgrad": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 8 + [_ptr],
     "tfc_relu_grad": [_ptr] * 2 + [_i64, _ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
     "tfc_box_muller": [_ptr, _i64, _ptr],  # TF's Box-Muller on Philox words (tfcore/ops/philox.py)
@@ -186,6 +187,14 @@ def last_parts():
     """How many threads the last native direct convolution (or its filter gradient) ran on."""
     lib = library()
     return 1 if lib is None else lib._dll.tfc_last_parts()
+
+
+def pool_workers():
+    """How many worker threads this process's native kernel pool has now (the split kernels run on the
+    caller and up to that many workers): 0 before the first split op, and in a process forked after it
+    until its own first split op (the parent's threads do not exist there)."""
+    lib = library()
+    return 0 if lib is None else lib._dll.tfc_pool_workers()
 
 
 def num_threads():

@@ -733,16 +733,16 @@ _register_half_in_float32(DEPTHWISE_CONV2D, _depthwise_conv2d)
 @DEPTHWISE_CONV2D.kernel("cpu", supports=lambda x, w, **_: w.shape[3] == 1 and _native_depthwise_applies(x, w),
                           priority=1, name="depthwise_conv2d_native")
 def _depthwise_conv2d_native(b, x, w, *, strides, padding, explicit_paddings, data_format, dilations):
-    """Multiplier 1 by the native kernel (``kernels/cpu_kernels.cc``: one pass, split over the threads)."""
-    n, _, _, c = x.shape
+    """Multiplier 1 by the native kernel (``kernels/cpu_kernels.cc``: one pass, split over the threads, the
+    padding done in the kernel image by image)."""
+    n, h, wd, c = x.shape
     kh, kw = w.shape[:2]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
-    w = np.ascontiguousarray(w)
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
     out = np.empty((n, oh, ow, c), dtype=x.dtype)
     native_cpu.library().fn("tfc_depthwise_fwd", x.dtype)(
-        native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(w), kh, kw,
-        *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(out))
+        native_cpu.ptr(x), n, h, wd, c, *ph, *pw, native_cpu.ptr(w), kh, kw, *_depthwise_args(strides, dilations),
+        oh, ow, native_cpu.ptr(out))
     return out
 
 
@@ -779,7 +779,7 @@ _register_half_in_float32(DEPTHWISE_CONV2D_BACKPROP_INPUT, _depthwise_backprop_i
 def _depthwise_backprop_input_native(b, w, dy, *, input_sizes, strides, padding, explicit_paddings, data_format,
                                      dilations):
     """Multiplier 1 by the native kernels: stride 1 as the forward kernel over padded dy with the flipped
-    filter (a gather per output), other strides as a scatter of each dy into its window."""
+    filter, other strides by the gather kernel (each dx pixel sums the dy pixels whose windows cover it)."""
     n, _, _, c = input_sizes
     kh, kw = w.shape[:2]
     oh, ow, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
@@ -787,21 +787,20 @@ def _depthwise_backprop_input_native(b, w, dy, *, input_sizes, strides, padding,
     pads = (kh - 1) * dilations[1] - ph[0], (kh - 1) * dilations[1] - ph[1], \
         (kw - 1) * dilations[2] - pw[0], (kw - 1) * dilations[2] - pw[1]
     if strides[1] == strides[2] == 1 and min(pads) >= 0:
-        # stride 1: the forward kernel over dy padded by the kernel extent minus the forward padding,
-        # with the flipped filter (a gather per output, no read-modify-write of dx per tap)
-        dypad = np.ascontiguousarray(pad_spatial(np, dy, pads[:2], pads[2:]))
+        # stride 1: the forward kernel over dy padded (in the kernel) by the kernel extent minus the forward
+        # padding, with the flipped filter (a gather per output, no read-modify-write of dx per tap)
         wflip = np.ascontiguousarray(w[::-1, ::-1])
         dx = np.empty((n, input_sizes[1], input_sizes[2], c), dtype=dy.dtype)
         native_cpu.library().fn("tfc_depthwise_fwd", dy.dtype)(
-            native_cpu.ptr(dypad), n, dypad.shape[1], dypad.shape[2], c, native_cpu.ptr(wflip), kh, kw,
+            native_cpu.ptr(dy), n, oh, ow, c, *pads, native_cpu.ptr(wflip), kh, kw,
             *_depthwise_args(strides, dilations), input_sizes[1], input_sizes[2], native_cpu.ptr(dx))
         return dx
-    hp, wp = input_sizes[1] + ph[0] + ph[1], input_sizes[2] + pw[0] + pw[1]
-    dxpad = np.empty((n, hp, wp, c), dtype=dy.dtype)
+    # other strides: each dx pixel gathers the dy pixels whose windows cover it (written once, unpadded)
+    dx = np.empty((n, input_sizes[1], input_sizes[2], c), dtype=dy.dtype)
     native_cpu.library().fn("tfc_depthwise_dgrad", dy.dtype)(
-        native_cpu.ptr(dy), n, oh, ow, c, native_cpu.ptr(w), kh, kw, *_depthwise_args(strides, dilations),
-        hp, wp, native_cpu.ptr(dxpad))
-    return unpad_spatial(np, dxpad, ph, pw)
+        native_cpu.ptr(dy), n, oh, ow, c, ph[0], pw[0], native_cpu.ptr(w), kh, kw,
+        *_depthwise_args(strides, dilations), input_sizes[1], input_sizes[2], native_cpu.ptr(dx))
+    return dx
 
 
 DEPTHWISE_CONV2D_BACKPROP_FILTER = Op("DepthwiseConv2dNativeBackpropFilter", rule=_backprop_filter_rule)
@@ -840,16 +839,16 @@ _register_half_in_float32(DEPTHWISE_CONV2D_BACKPROP_FILTER, _depthwise_backprop_
                                          name="depthwise_backprop_filter_native")
 def _depthwise_backprop_filter_native(b, x, dy, *, filter_sizes, strides, padding, explicit_paddings, data_format,
                                       dilations):
-    """Multiplier 1 by the native kernel (images split over the threads, partial sums added in order)."""
+    """Multiplier 1 by the native kernel (images split over the threads, each padded in the kernel, partial
+    sums added in order)."""
     kh, kw, c, _ = filter_sizes
-    n = x.shape[0]
+    n, h, wd, _ = x.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    xpad = np.ascontiguousarray(pad_spatial(np, x, ph, pw))
-    dy = np.ascontiguousarray(dy)
+    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
     dw = np.empty((kh, kw, c, 1), dtype=x.dtype)
     native_cpu.library().fn("tfc_depthwise_wgrad", x.dtype)(
-        native_cpu.ptr(xpad), n, xpad.shape[1], xpad.shape[2], c, native_cpu.ptr(dy), kh, kw,
-        *_depthwise_args(strides, dilations), oh, ow, native_cpu.ptr(dw))
+        native_cpu.ptr(x), n, h, wd, c, *ph, *pw, native_cpu.ptr(dy), kh, kw, *_depthwise_args(strides, dilations),
+        oh, ow, native_cpu.ptr(dw))
     return dw
 
 
