@@ -546,13 +546,16 @@ def _reference_filter_grad(x, dy, kh, kw, stride, dilation, pads):
     (23, 12, 14, 32, 2, 32, 2, 1, "VALID", ()),   # wide, no padding: tiles of the input itself
     (31, 20, 14, 3, 4, 8, 1, 1, "SAME", ()),      # odd input channels, even kernel: asymmetric pads
     (25, 12, 12, 5, 3, 24, 1, 2, "EXPLICIT", (0, 0, 2, 0, 1, 3, 0, 0)),  # dilated, explicit, 3 vectors of 8
-    (1, 9, 8, 8, 5, 16, 1, 1, "SAME", ())])       # batch 1: one chunk whatever the threads
+    (41, 16, 16, 16, 3, 8, 2, 2, "SAME", ()),     # 8 outputs (half a vector on AVX-512), 2 groups of 8 a tap
+    (1, 9, 8, 8, 5, 16, 1, 1, "SAME", ())])       # batch 1: one chunk whatever the threads; 200 = 8*24 + 8 rows
 def test_filter_gradient_in_tiles_of_small_images_matches_float64_references(cpu, threads, count, n, h, w, c, k,
                                                                              co, stride, dilation, padding,
                                                                              explicit):
     """The filter gradient's kernel runs all its passes over a tile of a few images before the next tile
     (the sums carried in dw between tiles) and splits the batch into up to 8 chunks per thread when the
-    filter is small: ragged batches give uneven tiles and chunks. Every case matches the float64 reference,
+    filter is small: ragged batches give uneven tiles and chunks. With a multiple of 8 input channels and
+    one register a filter row (AVX-512), its blocks are 3 taps' groups of 8 channels, the last rows a group
+    at a time. Every case matches the float64 reference,
     gives the same bits on a second call and on an input padded beforehand (the rounding depends on the
     thread count only)."""
     x = _rng.standard_normal((n, h, w, c)).astype(np.float32)
