@@ -700,8 +700,24 @@ struct WgradRows {
 // L1 data cache, so that a small image's passes all read it from there (4x4 8->16 14x14: one image a tile
 // ran ~1.1x faster than 8; 3x3 64->128 8x8 b32: ~1.5x faster than passes over all 32 images, one core).
 #define TFC_WGRAD_TILE_BYTES (32 << 10)
-// Values of partial-sum buffers per thread that more chunks may take (3x3 8->16: 1152 values a chunk).
-#define TFC_WGRAD_PARTIAL_VALUES (16 << 10)
+// Values of partial-sum buffers per thread that more chunks may take (3x3 8->16: 1152 values a chunk,
+// 7x7 8->16: 6272; 3x3 64->128: 73728, 2 chunks a thread).
+#define TFC_WGRAD_PARTIAL_VALUES (64 << 10)
+
+// Zeroes the border of one padded hp x wp x c image (pt/pb rows above/below, pl/pr columns left/right of
+// the interior that copy_into_padded writes).
+template <typename T>
+inline void zero_border(T* __restrict__ pad, i64 hp, i64 wp, i64 c, i64 pt, i64 pb, i64 pl, i64 pr) {
+    for (i64 y = 0; y < hp; ++y) {
+        T* row = pad + y * wp * c;
+        if (y < pt || y >= hp - pb) {
+            zero_run(row, wp * c);
+            continue;
+        }
+        zero_run(row, pl * c);
+        zero_run(row + (wp - pr) * c, pr * c);
+    }
+}
 
 // Conv2DBackpropFilter without an im2col matrix: dw[i, j, ci, :] = sum over (b, oy, ox) of
 // xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * dy[b, oy, ox, :], KB filter rows per pass over the data, xpad
@@ -733,14 +749,18 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
     std::vector<T> partial;
     const auto images = [&](i64 t, i64 begin, i64 end) {
         T* dst = t == 0 ? out : partial.data() + (t - 1) * size;
-        std::vector<T> pad(padded ? std::min(tile, end - begin) * hp * wp * c : 0, T(0));  // zero borders
+        // the tile's padded images: borders zeroed once here, interiors rewritten per tile (no pass that
+        // zeroes the whole buffer: a 7x7 56x56 image is 123 KB, and a chunk may be 2 images)
+        const i64 tile_images = padded ? std::min(tile, end - begin) : 0;
+        T* const pad = padded ? new T[tile_images * hp * wp * c] : nullptr;
+        for (i64 b = 0; b < tile_images; ++b) zero_border(pad + b * hp * wp * c, hp, wp, c, pt, pb, pl, pr);
         for (i64 b0 = begin; b0 < end; b0 += tile) {
             const i64 nb = std::min(tile, end - b0);
             const T* xb = x + b0 * h * w * c;
             if (padded) {  // the interiors rewritten per tile, the borders stay zero
                 for (i64 b = 0; b < nb; ++b)
-                    copy_into_padded(xb + b * h * w * c, h, w, c, wp, pt, pl, pad.data() + b * hp * wp * c);
-                xb = pad.data();
+                    copy_into_padded(xb + b * h * w * c, h, w, c, wp, pt, pl, pad + b * hp * wp * c);
+                xb = pad;
             }
             const T* db = dy + b0 * oh * ow * co;
 #ifdef TFC_WGRAD_TAP_ROWS
@@ -758,6 +778,7 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
                 for_blocks_exact<KB>(K, WgradRows<T, CO, NV>{xb, nb, hp, wp, c, sh, sw, oh, ow, db + j, off,
                                                              dst + j, co, b0 > begin});
         }
+        delete[] pad;
     };
     const i64 threads = thread_parts(n, 2.0 * n * oh * ow * co * K);
     // A chunk per image group, each with its own buffer of partial sums: up to CHUNKS_PER_THREAD per thread
