@@ -525,6 +525,57 @@ def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_ba
         dw, conv_ops._direct_filter_grad(xpad, dy, k, k, attrs["strides"], attrs["dilations"], (0, 0), (0, 0)))
 
 
+def _reference_filter_grad(x, dy, kh, kw, stride, dilation, pads):
+    """float64 Conv2DBackpropFilter by explicit loops over taps."""
+    xpad = np.pad(x.astype(np.float64), ((0, 0), pads[0], pads[1], (0, 0)))
+    _, oh, ow, co = dy.shape
+    c = x.shape[3]
+    dw = np.zeros((kh, kw, c, co))
+    for i, j in itertools.product(range(kh), range(kw)):
+        patch = xpad[:, i * dilation:i * dilation + stride * (oh - 1) + 1:stride,
+                     j * dilation:j * dilation + stride * (ow - 1) + 1:stride, :]
+        dw[i, j] = patch.reshape(-1, c).T @ dy.reshape(-1, co).astype(np.float64)
+    return dw
+
+
+@needs_native
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("n,h,w,c,k,co,stride,dilation,padding,explicit", [  # > 6 MFLOP: 3 threads run
+    (45, 8, 8, 8, 3, 16, 1, 1, "SAME", ()),       # ~7 KB images: 4 a tile, several tiles per thread chunk
+    (29, 4, 5, 32, 3, 64, 1, 1, "SAME", ()),      # the wide kernels (AVX-512 builds), padded a tile at a time
+    (23, 12, 14, 32, 2, 32, 2, 1, "VALID", ()),   # wide, no padding: tiles of the input itself
+    (31, 20, 14, 3, 4, 8, 1, 1, "SAME", ()),      # odd input channels, even kernel: asymmetric pads
+    (25, 12, 12, 5, 3, 24, 1, 2, "EXPLICIT", (0, 0, 2, 0, 1, 3, 0, 0)),  # dilated, explicit, 3 vectors of 8
+    (41, 16, 16, 16, 3, 8, 2, 2, "SAME", ()),     # 8 outputs (half a vector on AVX-512), 2 groups of 8 a tap
+    (1, 9, 8, 8, 5, 16, 1, 1, "SAME", ())])       # batch 1: one chunk whatever the threads; 200 = 8*24 + 8 rows
+def test_filter_gradient_in_tiles_of_small_images_matches_float64_references(cpu, threads, count, n, h, w, c, k,
+                                                                             co, stride, dilation, padding,
+                                                                             explicit):
+    """The filter gradient's kernel runs all its passes over a tile of a few images before the next tile
+    (the sums carried in dw between tiles) and splits the batch into up to 8 chunks per thread when the
+    filter is small: ragged batches give uneven tiles and chunks. With a multiple of 8 input channels and
+    one register a filter row (AVX-512), its blocks are 3 taps' groups of 8 channels, the last rows a group
+    at a time. Every case matches the float64 reference,
+    gives the same bits on a second call and on an input padded beforehand (the rounding depends on the
+    thread count only)."""
+    x = _rng.standard_normal((n, h, w, c)).astype(np.float32)
+    attrs = _conv_attrs(stride, dilation, padding, explicit)
+    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, k, k, attrs["strides"], attrs["dilations"], padding, explicit)
+    dy = _rng.standard_normal((n, oh, ow, co)).astype(np.float32)
+    threads(count)
+    dw = conv_ops.CONV2D_BACKPROP_FILTER.run_kernel(cpu, (x, dy), {**attrs, "filter_sizes": (k, k, c, co)})
+    assert kernel_for("Conv2DBackpropFilter", [x, dy], {**attrs, "filter_sizes": (k, k, c, co)}).name == \
+        "conv2d_backprop_filter_direct_native"
+    assert native_cpu.last_parts() == min(count, n)
+    want = _reference_filter_grad(x, dy, k, k, stride, dilation, (ph, pw))
+    np.testing.assert_allclose(dw, want, rtol=2e-5, atol=2e-5 * np.sqrt(n * oh * ow))
+    again = conv_ops._direct_filter_grad(x, dy, k, k, attrs["strides"], attrs["dilations"], ph, pw)
+    np.testing.assert_array_equal(dw, again)
+    xpad = np.pad(x, ((0, 0), ph, pw, (0, 0)))
+    np.testing.assert_array_equal(
+        dw, conv_ops._direct_filter_grad(xpad, dy, k, k, attrs["strides"], attrs["dilations"], (0, 0), (0, 0)))
+
+
 @needs_native
 def test_small_convolutions_stay_on_one_thread(cpu, threads):
     threads(4)
