@@ -574,48 +574,35 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations, columns):
     return dx.reshape(n, h, wd, c)
 
 
-# Strided input gradients run as a stride-1 direct convolution of the zero-spread dy up to this many times
-# the useful multiply-adds (sh * sw): 2x2 strides (4x) still beat the per-tap products and slice-adds ~20x.
-_MAX_SPREAD = 4
-
-
-def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, padding, explicit_paddings, dilations, **_):
-    """``supports=`` of :func:`_conv2d_backprop_input_direct_native`: the forward padding fits the kernel
-    extent (:func:`_flipped_pads`) and the direct kernel takes the arrays: at stride 1 with any input-channel
-    count (:func:`_kernel_channels`), at strides wasting at most ``_MAX_SPREAD`` times the work with an
-    input-channel count the kernel runs as is."""
+def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, **_):
+    """``supports=`` of :func:`_conv2d_backprop_input_direct_native`: the direct kernel takes the arrays, the
+    input channels run as :func:`_kernel_channels` (any count, any stride, dilation and padding: the kernel
+    sums each stride phase's own taps, so no stride multiplies zeros); the sum length is that of one phase."""
     kh, kw, c, co = w.shape
-    _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    if _flipped_pads(w.shape, ph, pw, dilations) is None:
-        return False
-    sh, sw = strides[1], strides[2]
-    if sh == 1 and sw == 1:
-        return _direct_ready(_kernel_channels(c), kh * kw * co, dy, w, contiguous=False)
-    return sh * sw <= _MAX_SPREAD and _direct_ready(c, kh * kw * co, w, dy, contiguous=False)
+    terms = -(-kh // strides[1]) * -(-kw // strides[2]) * co
+    return _direct_ready(_kernel_channels(c), terms, dy, w, contiguous=False)
 
 
 @CONV2D_BACKPROP_INPUT.kernel("cpu", supports=_backprop_input_direct_applies, priority=1,
                               name="conv2d_backprop_input_direct_native")
 def _conv2d_backprop_input_direct_native(b, w, dy, *, input_sizes, strides, padding, explicit_paddings,
                                          data_format, dilations):
-    """Input gradient by the native direct kernel: the stride-1 correlation of ``dy`` (padded by
-    :func:`_flipped_pads`) with the flipped filter. A strided ``dy`` is first spread onto the stride-1 output
-    grid (its values at multiples of the strides, zeros between and after, up to the stride-1 output size
-    of the padded input): the gradient of the stride-1 convolution that the strided one subsamples, so the
-    same correlation gives the same dx."""
+    """Input gradient by the native kernel ``tfc_conv2d_dgrad_direct`` (``kernels/cpu_kernels.cc``): per stride
+    phase (the dx pixels ``(y mod sh, x mod sw)``) a stride-1 correlation of the compact ``dy`` with the taps
+    that reach that phase, each dx row summing only the taps whose dy row exists and the pixels near a row's
+    ends skipping the columns outside ``dy``: no zero-spread or zero-padded ``dy`` (a 7x7 stride-2 input
+    gradient multiplied 4x its useful work by zeros that way, a 5x5 VALID one on 16x16 inputs 1.8x)."""
     kh, kw, c, co = w.shape
+    n, h, wd, _ = input_sizes
     _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    sh, sw = strides[1], strides[2]
-    if sh != 1 or sw != 1:
-        n, h, wd, _ = input_sizes
-        full_h = h + ph[0] + ph[1] - (kh - 1) * dilations[1]
-        full_w = wd + pw[0] + pw[1] - (kw - 1) * dilations[2]
-        spread = np.zeros((n, full_h, full_w, co), dtype=dy.dtype)
-        oh, ow = dy.shape[1], dy.shape[2]
-        spread[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw] = dy
-        dy = spread
-    return _direct(dy, _flipped_filter(np, w), input_sizes[1], input_sizes[2], _UNIT_STRIDES, dilations,
-                   *_flipped_pads(w.shape, ph, pw, dilations))
+    run_c = _kernel_channels(c)
+    wt = np.ascontiguousarray(_zero_padded_channels(w.transpose(0, 1, 3, 2), run_c))  # [KH, KW, CO, C] rows of dx
+    dy = np.ascontiguousarray(dy)
+    dx = np.empty((n, h, wd, run_c), dtype=dy.dtype)
+    native_cpu.library().fn("tfc_conv2d_dgrad_direct", dy.dtype)(
+        native_cpu.ptr(dy), n, dy.shape[1], dy.shape[2], co, native_cpu.ptr(wt), kh, kw, run_c, strides[1],
+        strides[2], dilations[1], dilations[2], ph[0], pw[0], h, wd, native_cpu.ptr(dx))
+    return dx if run_c == c else np.ascontiguousarray(dx[..., :c])
 
 
 _UNIT_STRIDES = (1, 1, 1, 1)
