@@ -12,9 +12,9 @@ written against ``b.xp``: the same code is the generic candidate on CuPy, after 
 
 When the native CPU kernels are built (``backend/native_cpu``, ``kernels/cpu_kernels.cc``), NumPy
 float32/float64 convolutions with 4 or a multiple of 8 output channels (up to 256 terms per sum above
-16 channels, see ``_DIRECT_MAX_TERMS``) run a direct convolution instead -- forward, stride-1 input
-gradient (flipped filter), 2x2 and 2x1 strided input gradients (the same kernel over dy spread onto the
-stride-1 grid) and filter gradient -- with no im2col matrix and no padded copy of the input (the kernels
+16 channels, see ``_DIRECT_MAX_TERMS``) run a direct convolution instead -- forward, input gradient (any
+channel count and stride: per stride phase a stride-1 correlation of the compact ``dy`` with the taps that
+reach it, no zero terms) and filter gradient -- with no im2col matrix and no padded copy of the input (the kernels
 pad one image at a time into a thread's cache-resident buffer), split over ``tf.config.threading``'s
 intra-op threads, and the remaining im2col copies run in C. On AVX-512 builds, output-channel counts
 that are multiples of 32 (float32) run the wide direct kernels at any sum length. Depthwise convolutions
