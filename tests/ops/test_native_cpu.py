@@ -636,6 +636,36 @@ def test_input_gradient_split_over_row_bands_matches_one_thread(cpu, x_shape, st
 
 
 @needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("x_shape,k,co,dilation,padding,explicit,phases", [
+    ((2, 8, 8, 64), 3, 128, 1, "SAME", (), True),  # 16% of the taps on the padding
+    ((3, 14, 13, 8), 4, 16, 1, "SAME", (), True),  # asymmetric pads
+    ((2, 9, 11, 12), 3, 3, 2, "SAME", (), True),  # dilation; 3 output channels (run as 4)
+    ((1, 7, 9, 8), 3, 8, 1, "EXPLICIT", (0, 0, 4, 1, 0, 3, 0, 0), True),  # a pad wider than the kernel
+    ((2, 28, 28, 8), 3, 16, 1, "SAME", (), False),  # 5% padding: the forward kernel
+    ((2, 12, 12, 32), 5, 32, 1, "VALID", (), False)])  # no padding
+def test_padded_stride1_forward_runs_the_phase_kernel_where_it_saves(cpu, monkeypatch, x_shape, k, co, dilation,
+                                                                     padding, explicit, phases, dtype):
+    """Stride-1 Conv2D with enough of its taps on the padding runs the input gradient's kernel with the
+    flipped filter (it skips those taps); less padded ones the forward kernel. Both give the float64 values."""
+    calls = []
+    real = conv_ops._phase_correlation
+    monkeypatch.setattr(conv_ops, "_phase_correlation", lambda *a: calls.append(1) or real(*a))
+    x = _rng.standard_normal(x_shape).astype(dtype)
+    wt = _rng.standard_normal((k, k, x_shape[3], co)).astype(dtype)
+    attrs = _conv_attrs(1, dilation, padding, explicit)
+    ph, pw = ((_same_pads(x_shape[1], k, 1, dilation), _same_pads(x_shape[2], k, 1, dilation)) if padding == "SAME"
+              else ((0, 0), (0, 0)) if padding == "VALID" else (explicit[2:4], explicit[4:6]))
+    assert conv_ops.CONV2D.select("cpu", (x, wt), attrs).name == "conv2d_direct_native"
+    got = conv_ops.CONV2D.run_kernel(cpu, (x, wt), attrs)
+    assert bool(calls) is phases
+    want = _reference_conv(x, wt, 1, dilation, (ph, pw))
+    assert got.shape == want.shape and got.dtype == dtype
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k * k * x_shape[3]))
+
+
+@needs_native
 def test_input_gradient_of_a_wide_stride_takes_the_phase_kernel():
     """A 3x3 stride-3 input gradient (each dx pixel reached by one tap): once declined (a zero-spread dy was 9x
     the work), the phase kernel takes it with no waste."""
