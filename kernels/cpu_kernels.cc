@@ -692,7 +692,9 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
 // 7x7 stride 2 8->16 b32 56x56: 4.8 ms against 15.8 on the zero-spread dy; 5x5 VALID 32->64 b32 16x16:
 // 5.4 ms against 8.1 on the zero-padded dy (one core, CPU time).
 // `wt` is the filter as [kh, kw, co, c] (transposed: rows of c values), c the dx channels taken NV * CO at a
-// time (the chunk dispatch names them `co`).
+// time (the chunk dispatch names them `co`). At unit strides the same loops are a stride-1 Conv2D of dy with
+// the spatially flipped filter and top/left = the kernel extent - 1 - the forward pads: conv_ops runs the
+// padded forward convolutions here too, for the padding taps it skips.
 
 // One dgrad phase: its sub-filter rows ((ii, jj, k) order, c values each), the dy offsets of those terms
 // from a pixel's base, and the row / column shifts ri[ii] = (py + pt - i*dh) / sh, cj[jj] (decreasing).
