@@ -187,8 +187,9 @@ def test_stride1_backprop_input_as_one_product_matches_per_tap_col2im(cpu, monke
     oh, ow, _, _ = conv_ops.conv_geometry(sizes, kh, kw, attrs["strides"], attrs["dilations"], padding, explicit)
     dy = _rng.standard_normal((2, oh, ow, 4))
     attrs["input_sizes"] = sizes
+    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")  # the generic candidate (the native kernel has its own tests)
     got = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (w, dy), attrs)
-    monkeypatch.setattr(conv_ops, "_flipped_pads", lambda *a: None)  # neither the product nor the direct kernel
+    monkeypatch.setattr(conv_ops, "_flipped_pads", lambda *a: None)  # the per-tap products instead of one
     want = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (w, dy), attrs)
     assert got.shape == sizes
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -611,38 +611,118 @@ def test_intra_op_threads_reach_the_native_kernels(count):
     assert proc.stdout.split() == [str(count), str(count)]
 
 
+def _dgrad_float64(w, dy, sizes, strides, dilations, ph, pw):
+    """Conv2DBackpropInput in float64 by its definition: each tap's dy @ w[i, j].T scattered (added) onto the
+    padded input grid at the tap's strided positions, then the padding cut off."""
+    n, h, wd, c = sizes
+    kh, kw = w.shape[:2]
+    (sh, sw), (dh, dw) = strides, dilations
+    oh, ow = dy.shape[1:3]
+    dxpad = np.zeros((n, ph[0] + h + ph[1] + kh * dh + sh, pw[0] + wd + pw[1] + kw * dw + sw, c))
+    for i in range(kh):
+        for j in range(kw):
+            tap = np.einsum("nyxk,ck->nyxc", dy.astype(np.float64), w[i, j].astype(np.float64))
+            dxpad[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw] += tap
+    return dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
+
+
+_DGRAD_CASES = [  # (x_shape, kh, kw, co, strides, dilations, padding, explicit paddings)
+    ((3, 13, 11, 8), 7, 7, 16, (2, 2), (1, 1), "SAME", ()),  # ragged: 13 + pads - 7 not a multiple of 2
+    ((2, 9, 10, 4), 4, 4, 16, (2, 2), (1, 1), "SAME", ()),  # even kernel: asymmetric pads
+    ((2, 12, 9, 8), 3, 3, 16, (2, 1), (2, 2), "SAME", ()), ((3, 11, 12, 16), 3, 3, 16, (1, 2), (1, 1), "VALID", ()),
+    ((2, 10, 10, 4), 2, 2, 16, (2, 2), (1, 1), "VALID", ()), ((1, 5, 7, 8), 5, 5, 16, (2, 2), (1, 1), "SAME", ()),
+    ((2, 14, 13, 3), 5, 3, 8, (3, 3), (1, 1), "SAME", ()),  # stride 3, 3 input channels (run as 4)
+    ((1, 6, 6, 8), 3, 3, 8, (3, 3), (1, 1), "VALID", ()),  # stride = kernel: every tap in one phase
+    ((2, 7, 7, 8), 1, 1, 16, (2, 2), (1, 1), "VALID", ()),  # stride > kernel: phases no tap reaches (zeros)
+    ((1, 11, 13, 5), 5, 3, 12, (3, 2), (2, 1), "SAME", ()),  # 5 channels (run as 8), dilation with stride
+    ((2, 16, 16, 32), 5, 5, 64, (1, 1), (1, 1), "VALID", ()),  # the wide chunks (NV > 1); end columns in blocks
+    ((2, 21, 19, 1), 7, 7, 8, (2, 2), (1, 1), "SAME", ()),  # one input channel (run as 4)
+    ((1, 8, 8, 8), 3, 3, 4, (2, 2), (1, 1), "EXPLICIT", (0, 0, 3, 1, 0, 4, 0, 0)),  # a pad beyond the kernel
+    ((2, 9, 9, 8), 3, 3, 16, (2, 2), (1, 1), "EXPLICIT", (0, 0, 5, 5, 5, 5, 0, 0)),  # taller pads than the kernel
+    ((2, 30, 31, 8), 5, 5, 16, (1, 1), (1, 1), "SAME", ()), ((1, 4, 4, 3), 3, 3, 1, (1, 1), (1, 1), "SAME", ())]
+
+
 @needs_native
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("x_shape,k,strides,dilation,padding", [
-    ((3, 13, 11, 8), 7, (2, 2), 1, "SAME"), ((2, 9, 10, 4), 4, (2, 2), 1, "SAME"),   # even: asymmetric pads
-    ((2, 12, 9, 8), 3, (2, 1), 2, "SAME"), ((3, 11, 12, 16), 3, (1, 2), 1, "VALID"),
-    ((2, 10, 10, 4), 2, (2, 2), 1, "VALID"), ((1, 5, 7, 8), 5, (2, 2), 1, "SAME")])
-def test_strided_input_gradient_runs_the_direct_kernel_and_matches_float64(cpu, monkeypatch, x_shape, k, strides,
-                                                                           dilation, padding, dtype):
-    """Strided Conv2DBackpropInput as the stride-1 direct kernel over the zero-spread dy: the float64
-    per-tap NumPy path's values (ragged sizes, one-axis strides, dilations, even kernels, both paddings)."""
-    co = 16
-    wt = _rng.standard_normal((k, k, x_shape[3], co)).astype(dtype)
-    attrs = dict(_conv_attrs(1, dilation, padding), strides=(1, *strides, 1))
-    oh, ow, ph, pw = conv_ops.conv_geometry(x_shape, k, k, attrs["strides"], attrs["dilations"], padding, ())
+@pytest.mark.parametrize("case", _DGRAD_CASES)
+def test_input_gradient_runs_the_phase_kernel_and_matches_float64(cpu, case, dtype):
+    """Conv2DBackpropInput by the native phase kernel (each stride phase sums only its own taps, no zero-spread
+    or zero-padded dy) against its float64 definition: ragged sizes, strides 1-3 on one or both axes,
+    dilations, even kernels, SAME (asymmetric), VALID and explicit paddings, odd channel counts, batch 1."""
+    x_shape, kh, kw, co, strides, dilations, padding, explicit = case
+    wt = _rng.standard_normal((kh, kw, x_shape[3], co)).astype(dtype)
+    attrs = dict(strides=(1, *strides, 1), padding=padding, explicit_paddings=explicit, data_format="NHWC",
+                 dilations=(1, *dilations, 1), input_sizes=x_shape)
+    oh, ow, ph, pw = conv_ops.conv_geometry(x_shape, kh, kw, attrs["strides"], attrs["dilations"], padding, explicit)
     dy = _rng.standard_normal((x_shape[0], oh, ow, co)).astype(dtype)
-    assert conv_ops.CONV2D_BACKPROP_INPUT.select("cpu", (wt, dy), {**attrs, "input_sizes": x_shape}).name == \
-        "conv2d_backprop_input_direct_native"
-    got = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt, dy), {**attrs, "input_sizes": x_shape})
-    monkeypatch.setenv("TFCORE_NATIVE_CPU", "0")
-    want = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt.astype(np.float64), dy.astype(np.float64)),
-                                                       {**attrs, "input_sizes": x_shape})
+    assert conv_ops.CONV2D_BACKPROP_INPUT.select("cpu", (wt, dy), attrs).name == "conv2d_backprop_input_direct_native"
+    got = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt, dy), attrs)
+    want = _dgrad_float64(wt, dy, x_shape, strides, dilations, ph, pw)
     assert got.shape == x_shape and got.dtype == dtype
     tol = 2e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k * k * co))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(kh * kw * co))
 
 
 @needs_native
-def test_wide_strides_keep_the_per_tap_input_gradient():
+@pytest.mark.parametrize("x_shape,strides", [((1, 40, 37, 16), (1, 1)), ((1, 61, 60, 16), (2, 2))])
+def test_input_gradient_split_over_row_bands_matches_one_thread(cpu, x_shape, strides):
+    """One image: the phase kernel splits its rows into bands over the threads (a band's middle rows shorter
+    than the column blocks need, bands across phases); every pixel's sum is the same on any split."""
+    wt = _rng.standard_normal((5, 5, x_shape[3], 16)).astype(np.float32)
+    attrs = dict(_conv_attrs(1, 1, "SAME"), strides=(1, *strides, 1), input_sizes=x_shape)
+    oh, ow, ph, pw = conv_ops.conv_geometry(x_shape, 5, 5, attrs["strides"], attrs["dilations"], "SAME", ())
+    dy = _rng.standard_normal((1, oh, ow, 16)).astype(np.float32)
+    threads = native_cpu.num_threads()
+    try:
+        native_cpu.set_num_threads(1)
+        one = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt, dy), attrs)
+        native_cpu.set_num_threads(3)
+        split = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt, dy), attrs)
+        assert native_cpu.last_parts() == 3
+    finally:
+        native_cpu.set_num_threads(threads)
+    np.testing.assert_array_equal(split, one)
+    np.testing.assert_allclose(one, _dgrad_float64(wt, dy, x_shape, strides, (1, 1), ph, pw), rtol=2e-5,
+                               atol=2e-4)
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("x_shape,k,co,dilation,padding,explicit,phases", [
+    ((2, 8, 8, 64), 3, 128, 1, "SAME", (), True),  # 16% of the taps on the padding
+    ((3, 14, 13, 8), 4, 16, 1, "SAME", (), True),  # asymmetric pads
+    ((2, 9, 11, 12), 3, 3, 2, "SAME", (), True),  # dilation; 3 output channels (run as 4)
+    ((1, 7, 9, 8), 3, 8, 1, "EXPLICIT", (0, 0, 4, 1, 0, 3, 0, 0), True),  # a pad wider than the kernel
+    ((2, 28, 28, 8), 3, 16, 1, "SAME", (), False),  # 5% padding: the forward kernel
+    ((2, 12, 12, 32), 5, 32, 1, "VALID", (), False)])  # no padding
+def test_padded_stride1_forward_runs_the_phase_kernel_where_it_saves(cpu, monkeypatch, x_shape, k, co, dilation,
+                                                                     padding, explicit, phases, dtype):
+    """Stride-1 Conv2D with enough of its taps on the padding runs the input gradient's kernel with the
+    flipped filter (it skips those taps); less padded ones the forward kernel. Both give the float64 values."""
+    calls = []
+    real = conv_ops._phase_correlation
+    monkeypatch.setattr(conv_ops, "_phase_correlation", lambda *a: calls.append(1) or real(*a))
+    x = _rng.standard_normal(x_shape).astype(dtype)
+    wt = _rng.standard_normal((k, k, x_shape[3], co)).astype(dtype)
+    attrs = _conv_attrs(1, dilation, padding, explicit)
+    ph, pw = ((_same_pads(x_shape[1], k, 1, dilation), _same_pads(x_shape[2], k, 1, dilation)) if padding == "SAME"
+              else ((0, 0), (0, 0)) if padding == "VALID" else (explicit[2:4], explicit[4:6]))
+    assert conv_ops.CONV2D.select("cpu", (x, wt), attrs).name == "conv2d_direct_native"
+    got = conv_ops.CONV2D.run_kernel(cpu, (x, wt), attrs)
+    assert bool(calls) is phases
+    want = _reference_conv(x, wt, 1, dilation, (ph, pw))
+    assert got.shape == want.shape and got.dtype == dtype
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k * k * x_shape[3]))
+
+
+@needs_native
+def test_input_gradient_of_a_wide_stride_takes_the_phase_kernel():
+    """A 3x3 stride-3 input gradient (each dx pixel reached by one tap): once declined (a zero-spread dy was 9x
+    the work), the phase kernel takes it with no waste."""
     w, dy = np.ones((3, 3, 8, 8), np.float32), np.ones((1, 2, 2, 8), np.float32)
     attrs = dict(_conv_attrs(1, 1, "VALID"), strides=(1, 3, 3, 1), input_sizes=(1, 6, 6, 8))
-    assert not conv_ops._backprop_input_direct_applies(w, dy, **attrs)  # 9x the work: not worth it
-    assert conv_ops.CONV2D_BACKPROP_INPUT.select("cpu", (w, dy), attrs).name.startswith("_conv2d_backprop_input")
+    assert conv_ops.CONV2D_BACKPROP_INPUT.select("cpu", (w, dy), attrs).name == "conv2d_backprop_input_direct_native"
 
 
 # -- depthwise convolution, multiplier 1 ----------------------------------------------------------------

@@ -12,9 +12,9 @@ written against ``b.xp``: the same code is the generic candidate on CuPy, after 
 
 When the native CPU kernels are built (``backend/native_cpu``, ``kernels/cpu_kernels.cc``), NumPy
 float32/float64 convolutions with 4 or a multiple of 8 output channels (up to 256 terms per sum above
-16 channels, see ``_DIRECT_MAX_TERMS``) run a direct convolution instead -- forward, stride-1 input
-gradient (flipped filter), 2x2 and 2x1 strided input gradients (the same kernel over dy spread onto the
-stride-1 grid) and filter gradient -- with no im2col matrix and no padded copy of the input (the kernels
+16 channels, see ``_DIRECT_MAX_TERMS``) run a direct convolution instead -- forward, input gradient (any
+channel count and stride: per stride phase a stride-1 correlation of the compact ``dy`` with the taps that
+reach it, no zero terms) and filter gradient -- with no im2col matrix and no padded copy of the input (the kernels
 pad one image at a time into a thread's cache-resident buffer), split over ``tf.config.threading``'s
 intra-op threads, and the remaining im2col copies run in C. On AVX-512 builds, output-channel counts
 that are multiples of 32 (float32) run the wide direct kernels at any sum length. Depthwise convolutions
@@ -483,12 +483,35 @@ def _conv2d_direct_applies(x, w, **_):
     return _direct_applies(x, w)
 
 
+# Stride-1 forward convolutions whose taps fall on the padding at least this often (a share of all the
+# multiply-adds), with at least this many (tap, input channel) terms per sum, run the input gradient's
+# kernel, which skips those taps (one core: 3x3 64->128 on 8x8 (16% padding) -13%, 4x4 SAME 8->16 on 14x14
+# (14%) -12%, 5x5 8->16 on 28x28 (8%) -10%); with less padding (3x3 on 28x28: 5%) or shorter sums (3x3
+# 1->8: 9 terms) its per-row bookkeeping costs about what it saves.
+_PHASE_MIN_PADDING = 0.075
+_PHASE_MIN_TERMS = 64
+
+
+def _inside_share(size, k, dilation, pad_before, out):
+    """The share of a stride-1 convolution's (output, tap) pairs along one axis whose input lies inside it."""
+    inside = sum(max(0, min(out, size + pad_before - i * dilation) - max(0, pad_before - i * dilation))
+                 for i in range(k))
+    return inside / (out * k) if out else 1.0
+
+
 @CONV2D.kernel("cpu", supports=_conv2d_direct_applies, priority=1, name="conv2d_direct_native")
 def _conv2d_direct_native(b, x, w, *, strides, padding, explicit_paddings, data_format, dilations):
-    """Conv2D by the native direct kernel (see :func:`_direct`)."""
+    """Conv2D by the native direct kernels: at stride 1 the input gradient's kernel (:func:`_phase_correlation`
+    with the spatially flipped filter: it sums only the taps inside the input, so the padding costs no
+    multiply-adds), other strides :func:`_direct`."""
     kh, kw = w.shape[0], w.shape[1]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    return _direct(x, w, oh, ow, strides, dilations, ph, pw)
+    if (strides[1] != 1 or strides[2] != 1 or kh * kw * x.shape[3] < _PHASE_MIN_TERMS
+            or _inside_share(x.shape[1], kh, dilations[1], ph[0], oh)
+            * _inside_share(x.shape[2], kw, dilations[2], pw[0], ow) > 1 - _PHASE_MIN_PADDING):
+        return _direct(x, w, oh, ow, strides, dilations, ph, pw)
+    top, left = (kh - 1) * dilations[1] - ph[0], (kw - 1) * dilations[2] - pw[0]
+    return _phase_correlation(x, w[::-1, ::-1], _UNIT_STRIDES, dilations, top, left, oh, ow)
 
 
 # -- Conv2DBackpropInput ---------------------------------------------------------------------
@@ -574,48 +597,46 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations, columns):
     return dx.reshape(n, h, wd, c)
 
 
-# Strided input gradients run as a stride-1 direct convolution of the zero-spread dy up to this many times
-# the useful multiply-adds (sh * sw): 2x2 strides (4x) still beat the per-tap products and slice-adds ~20x.
-_MAX_SPREAD = 4
-
-
-def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, padding, explicit_paddings, dilations, **_):
-    """``supports=`` of :func:`_conv2d_backprop_input_direct_native`: the forward padding fits the kernel
-    extent (:func:`_flipped_pads`) and the direct kernel takes the arrays: at stride 1 with any input-channel
-    count (:func:`_kernel_channels`), at strides wasting at most ``_MAX_SPREAD`` times the work with an
-    input-channel count the kernel runs as is."""
+def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, **_):
+    """``supports=`` of :func:`_conv2d_backprop_input_direct_native`: the direct kernel takes the arrays, the
+    input channels run as :func:`_kernel_channels` (any count, any stride, dilation and padding: the kernel
+    sums each stride phase's own taps, so no stride multiplies zeros); the sum length is that of one phase."""
     kh, kw, c, co = w.shape
-    _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    if _flipped_pads(w.shape, ph, pw, dilations) is None:
-        return False
-    sh, sw = strides[1], strides[2]
-    if sh == 1 and sw == 1:
-        return _direct_ready(_kernel_channels(c), kh * kw * co, dy, w, contiguous=False)
-    return sh * sw <= _MAX_SPREAD and _direct_ready(c, kh * kw * co, w, dy, contiguous=False)
+    terms = -(-kh // strides[1]) * -(-kw // strides[2]) * co
+    return _direct_ready(_kernel_channels(c), terms, dy, w, contiguous=False)
 
 
 @CONV2D_BACKPROP_INPUT.kernel("cpu", supports=_backprop_input_direct_applies, priority=1,
                               name="conv2d_backprop_input_direct_native")
 def _conv2d_backprop_input_direct_native(b, w, dy, *, input_sizes, strides, padding, explicit_paddings,
                                          data_format, dilations):
-    """Input gradient by the native direct kernel: the stride-1 correlation of ``dy`` (padded by
-    :func:`_flipped_pads`) with the flipped filter. A strided ``dy`` is first spread onto the stride-1 output
-    grid (its values at multiples of the strides, zeros between and after, up to the stride-1 output size
-    of the padded input): the gradient of the stride-1 convolution that the strided one subsamples, so the
-    same correlation gives the same dx."""
-    kh, kw, c, co = w.shape
+    """Input gradient by the native kernel ``tfc_conv2d_dgrad_direct`` (``kernels/cpu_kernels.cc``): per stride
+    phase (the dx pixels ``(y mod sh, x mod sw)``) a stride-1 correlation of the compact ``dy`` with the taps
+    that reach that phase, each dx row summing only the taps whose dy row exists and the pixels near a row's
+    ends skipping the columns outside ``dy``: no zero-spread or zero-padded ``dy`` (a 7x7 stride-2 input
+    gradient multiplied 4x its useful work by zeros that way, a 5x5 VALID one on 16x16 inputs 1.8x)."""
+    kh, kw = w.shape[0], w.shape[1]
+    _, h, wd, _ = input_sizes
     _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    sh, sw = strides[1], strides[2]
-    if sh != 1 or sw != 1:
-        n, h, wd, _ = input_sizes
-        full_h = h + ph[0] + ph[1] - (kh - 1) * dilations[1]
-        full_w = wd + pw[0] + pw[1] - (kw - 1) * dilations[2]
-        spread = np.zeros((n, full_h, full_w, co), dtype=dy.dtype)
-        oh, ow = dy.shape[1], dy.shape[2]
-        spread[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw] = dy
-        dy = spread
-    return _direct(dy, _flipped_filter(np, w), input_sizes[1], input_sizes[2], _UNIT_STRIDES, dilations,
-                   *_flipped_pads(w.shape, ph, pw, dilations))
+    return _phase_correlation(dy, w.transpose(0, 1, 3, 2), strides, dilations, ph[0], pw[0], h, wd)
+
+
+def _phase_correlation(src, wt, strides, dilations, top, left, h, w):
+    """``out[b, y, x, :] = sum of src[b, oy, ox, k] * wt[i, j, k, :]`` over the taps (i, j) and channels k with
+    ``oy = (y + top - i*dh) / sh``, ``ox = (x + left - j*dw) / sw`` whole and inside ``src``: the native
+    ``tfc_conv2d_dgrad_direct`` (Conv2DBackpropInput with ``wt`` = the filter as ``[KH, KW, CO, C]``; at unit
+    strides also Conv2D with the flipped filter), ``h x w`` output pixels, any output-channel count
+    (:func:`_kernel_channels`). Call only where :func:`_direct_ready` takes the arrays."""
+    kh, kw, k, c = wt.shape
+    run_c = _kernel_channels(c)
+    wt = np.ascontiguousarray(_zero_padded_channels(wt, run_c))
+    src = np.ascontiguousarray(src)
+    n = src.shape[0]
+    out = np.empty((n, h, w, run_c), dtype=src.dtype)
+    native_cpu.library().fn("tfc_conv2d_dgrad_direct", src.dtype)(
+        native_cpu.ptr(src), n, src.shape[1], src.shape[2], k, native_cpu.ptr(wt), kh, kw, run_c, strides[1],
+        strides[2], dilations[1], dilations[2], top, left, h, w, native_cpu.ptr(out))
+    return out if run_c == c else np.ascontiguousarray(out[..., :c])
 
 
 _UNIT_STRIDES = (1, 1, 1, 1)
