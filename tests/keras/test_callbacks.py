@@ -162,7 +162,9 @@ def test_progress_bar_verbose_1(capsys):
     frames = [f for f in re.split(r"[\r\n\b]+", out) if f.strip()]
     bars = [LINE.match(f) for f in frames if not f.startswith("Epoch")]
     assert all(bars), frames
-    final = [b for b in bars if b.group(1) == "57"]
+    # each epoch's last frame; a 57/57 frame with an ETA may come before it, as in Keras 3, whose last batch
+    # updates the bar (shown when 0.05 s passed since the last frame: a slow machine) before the epoch ends it
+    final = [b for b in bars if b.group(1) == "57" and not b.group(4).startswith("ETA")]
     assert len(final) == 2 and all(b.group(3) == "=" * 30 for b in final)
     assert re.search(r"57/57 \[=+\] - \d+s \d+[mu]?s/step - accuracy: \d\.\d{4} - loss: \d\.\d{4}\s*\n", out)
 
