@@ -962,3 +962,48 @@ entry("NextAfter", public=tf.math.nextafter, arity=2, ref=np.nextafter, exact=Tr
       samples=[Sample("nextafter_broadcast", tf.math.nextafter, (X, f32(4, seed=7)), grad=True, op="NextAfter")],
       grad=GradCase(tf.math.nextafter, [r(2, 3), r(3) + 5.0]))
 
+
+# ==================================================================================================
+# UnsortedSegmentProd / SegmentProd (tf.math.unsorted_segment_prod, tf.math.segment_prod): docs/architecture.md's
+# worked example of an op with a hand-written CUDA kernel (kernels/segment.cu). Samples: an empty segment, a
+# dropped id, rank-2 ids, integer data, zeros (TF's special-cased gradient); the reference on ragged shapes
+# with ids derived from the rows (negative and empty segments included); float64 gradients of both orders.
+# ==================================================================================================
+
+
+def _unsorted_ids(rows):
+    return (np.arange(rows) * 7) % 5 - 1  # -1 (dropped) .. 3; segment 4 stays empty
+
+
+def _sorted_ids(rows):
+    return np.arange(rows) // 3 * 2  # every odd segment empty
+
+
+_SEGMENT_SHAPES = [((0, 3),), ((1,),), ((7,),), ((300, 3),), ((5, 4, 3),), ((2, 1, 33),)]
+_ZEROS = np.array([[1., 0.], [3., 0.], [0., 6.], [2., 2.], [4., -1.], [0.5, 0.]], np.float32)
+entry("UnsortedSegmentProd", kernels=("unsorted_segment_prod_f32",), saved_model=True,
+      public=lambda x: tf.math.unsorted_segment_prod(x, _unsorted_ids(x.shape[0]), 5),
+      ref=lambda x: references.segment_prod_ref(x, _unsorted_ids(x.shape[0]), 5), ref_shapes=_SEGMENT_SHAPES,
+      samples=[Sample("unsorted_segment_prod", lambda d, s: tf.math.unsorted_segment_prod(d, s, 5),
+                      (f32(6, 2, lo=0.5, hi=1.5), np.array([3, 0, -1, 3, 0, 1], np.int32)), grad=True,
+                      op="UnsortedSegmentProd"),
+               Sample("unsorted_segment_prod_zeros", lambda d: tf.math.unsorted_segment_prod(d, [0, 0, 0, -1, 2, 2], 3),
+                      (_ZEROS,), grad=True, op="UnsortedSegmentProd"),
+               Sample("unsorted_segment_prod_int64_rank2_ids", lambda d, s: tf.math.unsorted_segment_prod(d, s, 4),
+                      (i64(2, 3, 2, lo=-3, hi=4), np.array([[1, 0, 1], [-1, 1, 3]], np.int64)),
+                      op="UnsortedSegmentProd")],
+      grad=GradCase(lambda x: tf.math.unsorted_segment_prod(x, [[2, 0], [2, -1]], 3), [r(2, 2, 3)]))
+entry("SegmentProd", kernels=("segment_prod_f32",), saved_model=True,
+      public=lambda x: tf.math.segment_prod(x, _sorted_ids(x.shape[0])),
+      ref=lambda x: references.segment_prod_ref(x, _sorted_ids(x.shape[0]), int(_sorted_ids(x.shape[0])[-1]) + 1
+                                                if x.shape[0] else 0),
+      ref_shapes=_SEGMENT_SHAPES,
+      samples=[Sample("segment_prod", tf.math.segment_prod, (f32(6, 2, lo=0.5, hi=1.5),
+                                                            np.array([0, 0, 2, 2, 2, 3], np.int32)),
+                      grad=True, op="SegmentProd"),
+               Sample("segment_prod_zeros", lambda d: tf.math.segment_prod(d, [0, 0, 0, 2, 2, 2]), (_ZEROS,),
+                      grad=True, op="SegmentProd"),
+               Sample("segment_prod_int32", tf.math.segment_prod, (i32(5, 3, lo=-3, hi=4),
+                                                                  np.array([1, 1, 1, 4, 4], np.int32)),
+                      op="SegmentProd")],
+      grad=GradCase(lambda x: tf.math.segment_prod(x, [0, 0, 1, 3]), [r(4, 3)]))
