@@ -7,6 +7,8 @@ must launch, and the SavedModel subset. Adding an op: add its facts here, nothin
 Ops that cannot have an entry are in ``EXEMPT`` (``tests/opinfo/exemptions.py``), each with its reason.
 """
 
+import math
+
 import numpy as np
 
 import tfcore as tf
@@ -1007,3 +1009,29 @@ entry("SegmentProd", kernels=("segment_prod_f32",), saved_model=True,
                                                                   np.array([1, 1, 1, 4, 4], np.int32)),
                       op="SegmentProd")],
       grad=GradCase(lambda x: tf.math.segment_prod(x, [0, 0, 1, 3]), [r(4, 3)]))
+
+# ==================================================================================================
+# BesselI0 / BesselI0e / BesselI1 / BesselI1e (tf.math.bessel_*, also tf.math.special): against the power series
+# I_nu(x) = sum_k (x/2)^(2k+nu) / (k! (k+nu)!) in float64 (independent of the Chebyshev expansions the kernels
+# use), past the expansions' switch at |x| = 8; i0 and i1 also through their CUDA expressions (cyl_bessel_i*)
+# ==================================================================================================
+
+
+def _bessel_series(x, nu):
+    x = np.asarray(x, np.float64)
+    term = (x / 2.0) ** nu / math.factorial(nu)
+    total = term.copy()
+    for k in range(1, 80):
+        term = term * (x / 2.0) ** 2 / (k * (k + nu))
+        total = total + term
+    return total
+
+
+_BESSEL_SHAPES = [((),), ((0,),), ((1,),), ((7,),), ((3, 5),), ((2, 1, 33),)]
+for _op, _fn, _nu, _scaled in [("BesselI0", tf.math.bessel_i0, 0, False), ("BesselI0e", tf.math.bessel_i0e, 0, True),
+                               ("BesselI1", tf.math.bessel_i1, 1, False), ("BesselI1e", tf.math.bessel_i1e, 1, True)]:
+    entry(_op, public=_fn, ref_shapes=_BESSEL_SHAPES, domain=(-12.0, 12.0),
+          ref=lambda x, _nu=_nu, _s=_scaled: _bessel_series(x, _nu) * (np.exp(-np.abs(x)) if _s else 1.0),
+          ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-13, 1e-15)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=-10.0, hi=10.0),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=-3.0, hi=3.0)]))

@@ -1,0 +1,93 @@
+"""tf.math.bessel_i0 / i0e / i1 / i1e (also tf.math.special): values, gradients and errors as TF 2.21 gives
+them (the numbers below were printed by TF 2.21 for the same inputs: both sides of the expansions' switch at
+|x| = 8, signs, overflow, +-inf and NaN). References on ragged shapes, devices, CUDA expressions and
+finite-difference gradients: their op-info entries (tests/opinfo/table.py)."""
+
+import numpy as np
+import pytest
+
+import tfcore as tf
+
+NAN, INF = float("nan"), float("inf")
+X = [0.0, -0.0, 1e-8, 0.5, -3.0, 7.9, 8.0, 8.5, -30.0, 100.0, 800.0, INF, -INF, NAN]
+TF_VALUES = {
+    ("bessel_i0", "float64"): [1.0, 1.0, 0.9999999999999999, 1.0634833707413238, 4.880792585865024, 389.406283282158,
+        427.56411572180474, 683.1619269901154, 781672297823.9774, 1.073751707131074e+42, INF, NAN, NAN, NAN],
+    ("bessel_i0", "float32"): [1.0, 1.0, 1.0, 1.063483476638794, 4.88079309463501, 389.40631103515625,
+        427.5641784667969, 683.1618041992188, 781672185856.0, INF, INF, NAN, NAN, NAN],
+    ("bessel_i0e", "float64"): [1.0, 1.0, 0.9999999900000001, 0.6450352704491502, 0.24300035416182536,
+        0.14436986414104191, 0.1434317818568503, 0.13900184305484756, 0.07314594648223728, 0.03994437929909669,
+        0.014106945005869183, 0.0, 0.0, NAN],
+    ("bessel_i0e", "float32"): [1.0, 1.0, 1.0, 0.6450353860855103, 0.24300038814544678, 0.14436987042427063,
+        0.14343179762363434, 0.13900183141231537, 0.07314594089984894, 0.03994438052177429, 0.01410694606602192, 0.0,
+        0.0, NAN],
+    ("bessel_i1", "float64"): [0.0, 0.0, 4.999999999999999e-09, 0.2578943053908962, -3.9533702174026093,
+        363.8539440845081, 399.8731367825599, 641.6199025400666, -768532038938.9568, 1.0683693903381627e+42, INF, NAN,
+        NAN, NAN],
+    ("bessel_i1", "float32"): [0.0, 0.0, 5.000000413701855e-09, 0.2578943371772766, -3.953371047973633,
+        363.8541564941406, 399.8733825683594, 641.619873046875, -768531955712.0, INF, INF, NAN, NAN, NAN],
+    ("bessel_i1e", "float64"): [0.0, 0.0, 4.99999995e-09, 0.15642080318487162, -0.19682671329730084,
+        0.13489649943989365, 0.13414249329269812, 0.13054935509459584, -0.07191633059864753, 0.039744153025130256,
+        0.014098125406526996, 0.0, -0.0, NAN],
+    ("bessel_i1e", "float32"): [0.0, 0.0, 5.000000413701855e-09, 0.15642082691192627, -0.1968267560005188,
+        0.13489657640457153, 0.13414257764816284, 0.130549356341362, -0.07191632688045502, 0.03974415361881256,
+        0.014098125509917736, 0.0, -0.0, NAN],
+}
+TF_GRADIENTS = {  # at x = 0, 0.5, -3, 9 (float64); at 0 TF imputes 1 for i1 and 1/2 for i1e
+    "bessel_i0": [0.0, 0.2578943053908962, -3.9533702174026093, 1030.9147225169565],
+    "bessel_i0e": [0.0, -0.4886144672642786, 0.04617364086452452, -0.007734540645831789],
+    "bessel_i1": [1.0, 0.5476947599595314, 3.563002513397487, 979.0422742317127],
+    "bessel_i1e": [0.5, 0.17577286089453537, -0.01943526356790909, -0.006401568680378361],
+}
+
+
+@pytest.fixture(autouse=True)
+def _on_cpu():
+    with tf.device("/CPU:0"):
+        yield
+
+
+@pytest.mark.parametrize("fn, dtype", sorted(TF_VALUES))
+def test_values_as_tf(fn, dtype):
+    y = getattr(tf.math.special, fn)(tf.constant(X, dtype))
+    assert y.dtype.name == dtype
+    # float64: Cephes' double expansions as TF's; float32: ours are computed in float64 and rounded once, TF's
+    # in float with shorter expansions (peak relative error 1.5e-6)
+    np.testing.assert_allclose(y.numpy(), TF_VALUES[fn, dtype], rtol=1e-15 if dtype == "float64" else 2e-6, atol=0,
+                               equal_nan=True)
+
+
+@pytest.mark.parametrize("fn", sorted(TF_GRADIENTS))
+def test_gradients_as_tf(fn):
+    x = tf.constant([0.0, 0.5, -3.0, 9.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = getattr(tf.math, fn)(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), TF_GRADIENTS[fn], rtol=1e-14, atol=1e-300)
+
+
+def test_half_precision_and_shapes():
+    x = tf.constant([[0.5, -3.0, 8.5]], tf.float16)
+    y = tf.math.bessel_i1e(x)
+    assert y.dtype == tf.float16 and y.shape == (1, 3)
+    np.testing.assert_allclose(y.numpy().astype(np.float64), [[0.1563720703125, -0.19677734375, 0.1304931640625]],
+                               rtol=1e-3)  # TF's float16 values
+
+
+def test_namespaces():
+    for name in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"):
+        assert getattr(tf.math, name) is getattr(tf.math.special, name)
+
+
+@pytest.mark.parametrize("fn", ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"])
+def test_integer_input_is_refused_as_tf(fn):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="x must be bfloat16, half, float or double, got int32"):
+        getattr(tf.math, fn)(tf.constant([1, 2]))
+
+
+def test_jit_compiled_chain_matches_eager():
+    def f(x):
+        return tf.math.bessel_i1(x * 2.0) - tf.math.bessel_i0(x)
+
+    x = tf.constant(np.linspace(-6.0, 6.0, 13))
+    np.testing.assert_allclose(tf.function(f, jit_compile=True)(x).numpy(), f(x).numpy(), rtol=1e-15)

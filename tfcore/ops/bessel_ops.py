@@ -1,0 +1,213 @@
+"""``tf.math.bessel_i0``, ``bessel_i0e``, ``bessel_i1`` and ``bessel_i1e`` (also in ``tf.math.special``): the
+modified Bessel functions of the first kind of orders 0 and 1, and their exponentially scaled forms
+``i0e(x) = exp(-|x|) i0(x)``, ``i1e(x) = exp(-|x|) i1(x)``.
+
+As TF (Eigen, after the Cephes library's ``i0.c`` / ``i1.c``): Chebyshev expansions of the scaled functions on
+``[0, 8]`` and ``(8, inf)``, ``i0(x) = exp(|x|) i0e(x)`` and ``i1(x) = exp(|x|) i1e(x)`` (so ``i0(inf)`` is NaN, as
+TF gives it); ``i0`` is even and ``i1`` odd. Computed in float64 with Cephes' double-precision coefficients for
+every dtype (half, bfloat16, float32, float64) and rounded once, on any device (``b.xp``: NumPy or CuPy).
+``bessel_i0`` and ``bessel_i1`` carry CUDA expressions (CUDA's ``cyl_bessel_i0`` / ``cyl_bessel_i1``) for fused
+``jit_compile`` chains; the scaled forms have no CUDA function and are not fused.
+Gradients as TF's ``math_grad.py`` (including its value 1 for ``bessel_i1``'s gradient at 0).
+"""
+
+from ..backend import xp_compat
+from ..framework import dtypes
+from ..framework.dispatch import add_dispatch_support
+from ..framework.errors import InvalidArgumentError
+from . import math_ops as _m
+from ._common import as_tensor
+from .registry import Op, execute
+
+__all__ = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"]
+
+# Cephes' Chebyshev coefficients (double precision), highest order first:
+# exp(-x) I0(x) on [0, 8] in terms of x/2 - 2 ...
+_I0E_A = (
+    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16, 1.71539128555513303061E-15,
+    -1.16853328779934516808E-14, 7.67618549860493561688E-14, -4.85644678311192946090E-13, 2.95505266312963983461E-12,
+    -1.72682629144155570723E-11, 9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+    -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7, 1.11738753912010371815E-6,
+    -4.41673835845875056359E-6, 1.64484480707288970893E-5, -5.75419501008210370398E-5, 1.88502885095841655729E-4,
+    -5.76375574538582365885E-4, 1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
+    -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2, 1.71620901522208775349E-1,
+    -3.04682672343198398683E-1, 6.76795274409476084995E-1,
+)
+# ... and sqrt(x) exp(-x) I0(x) on (8, inf) in terms of 32/x - 2
+_I0E_B = (
+    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17, 3.46122286769746109310E-17,
+    -2.82762398051658348494E-16, -3.42548561967721913462E-16, 1.77256013305652638360E-15, 3.81168066935262242075E-15,
+    -9.55484669882830764870E-15, -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
+    7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+    -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10, 3.39623202570838634515E-9,
+    2.26666899049817806459E-8, 2.04891858946906374183E-7, 2.89137052083475648297E-6, 6.88975834691682398426E-5,
+    3.36911647825569408990E-3, 8.04490411014108831608E-1,
+)
+# exp(-x) I1(x) / x on [0, 8] in terms of x/2 - 2 ...
+_I1E_A = (
+    2.77791411276104639959E-18, -2.11142121435816608115E-17, 1.55363195773620046921E-16, -1.10559694773538630805E-15,
+    7.60068429473540693410E-15, -5.04218550472791168711E-14, 3.22379336594557470981E-13, -1.98397439776494371520E-12,
+    1.17361862988909016308E-11, -6.66348972350202774223E-11, 3.62559028155211703701E-10, -1.88724975172282928790E-9,
+    9.38153738649577178388E-9, -4.44505912879632808065E-8, 2.00329475355213526229E-7, -8.56872026469545474066E-7,
+    3.47025130813767847674E-6, -1.32731636560394358279E-5, 4.78156510755005422638E-5, -1.61760815825896745588E-4,
+    5.12285956168575772895E-4, -1.51357245063125314899E-3, 4.15642294431288815669E-3, -1.05640848946261981558E-2,
+    2.47264490306265168283E-2, -5.29459812080949914269E-2, 1.02643658689847095384E-1, -1.76416518357834055153E-1,
+    2.52587186443633654823E-1,
+)
+# ... and sqrt(x) exp(-x) I1(x) on (8, inf) in terms of 32/x - 2
+_I1E_B = (
+    7.51729631084210481353E-18, 4.41434832307170791151E-18, -4.65030536848935832153E-17, -3.20952592199342395980E-17,
+    2.96262899764595013876E-16, 3.30820231092092828324E-16, -1.88035477551078244854E-15, -3.81440307243700780478E-15,
+    1.04202769841288027642E-14, 4.27244001671195135429E-14, -2.10154184277266431302E-14, -4.08355111109219731823E-13,
+    -7.19855177624590851209E-13, 2.03562854414708950722E-12, 1.41258074366137813316E-11, 3.25260358301548823856E-11,
+    -1.89749581235054123450E-11, -5.58974346219658380687E-10, -3.83538038596423702205E-9, -2.63146884688951950684E-8,
+    -2.51223623787020892529E-7, -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3,
+    7.78576235018280120474E-1,
+)
+_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+
+
+def _chbevl(xp, y, coeffs):
+    """Cephes' ``chbevl``: the Chebyshev series ``coeffs`` (highest order first) at ``y``, by Clenshaw's
+    recurrence."""
+    b0 = xp.zeros_like(y)
+    b1 = b2 = b0
+    for c in coeffs:
+        b2, b1 = b1, b0
+        b0 = y * b1 - b2 + c
+    return 0.5 * (b0 - b2)
+
+
+def _scaled(xp, x, small, large, times_x):
+    """``f(|x|)`` from its two expansions (``small`` on ``[0, 8]``, times ``|x|`` for order 1; ``large`` on
+    ``(8, inf)``, over ``sqrt(|x|)``), in float64. NaN takes the first branch and stays NaN."""
+    ax = xp.abs(x.astype(xp.float64))
+    near = _chbevl(xp, ax / 2.0 - 2.0, small)
+    if times_x:
+        near = near * ax
+    big = ax > 8.0
+    far_ax = xp.where(big, ax, 8.0)  # the far branch only where it is used: no 32/0 on the near side
+    far = _chbevl(xp, 32.0 / far_ax - 2.0, large) / xp.sqrt(far_ax)
+    return ax, xp.where(big, far, near)
+
+
+def _quiet(impl):
+    """Run ``impl`` without NumPy's overflow warnings: ``exp(800)`` is inf, ``inf * 0`` NaN (as TF), and rounding
+    to the output dtype may overflow (``bessel_i0(100.0)`` in float32 is inf), silently as in TF."""
+
+    def quiet_impl(b, x):
+        with xp_compat.errstate(b.xp, over="ignore", invalid="ignore"):
+            return impl(b, x)
+
+    quiet_impl.__name__ = quiet_impl.__qualname__ = impl.__name__
+    return quiet_impl
+
+
+@_quiet
+def _i0e(b, x):
+    return _scaled(b.xp, x, _I0E_A, _I0E_B, False)[1].astype(x.dtype)
+
+
+@_quiet
+def _i1e(b, x):
+    xp = b.xp
+    _, y = _scaled(xp, x, _I1E_A, _I1E_B, True)
+    return xp.where(x < 0, -y, y).astype(x.dtype)
+
+
+@_quiet
+def _i0(b, x):
+    xp = b.xp
+    ax, y = _scaled(xp, x, _I0E_A, _I0E_B, False)
+    return (xp.exp(ax) * y).astype(x.dtype)
+
+
+@_quiet
+def _i1(b, x):
+    xp = b.xp
+    ax, y = _scaled(xp, x, _I1E_A, _I1E_B, True)
+    y = xp.exp(ax) * y
+    return xp.where(x < 0, -y, y).astype(x.dtype)
+
+
+def _rule(op, ts, attrs):
+    d = ts[0]._dtype
+    if d not in _DTYPES:
+        raise InvalidArgumentError(None, None, f"{op.name}: x must be bfloat16, half, float or double, got "
+                                               f"{d.name}{list(ts[0].shape)}")
+    return None
+
+
+def _i0_grad(call, g):
+    """TF's ``_BesselI0Grad``: ``i1(x)``."""
+    return [_m.multiply(g, bessel_i1(call.inputs[0]))]
+
+
+def _i0e_grad(call, g):
+    """TF's ``_BesselI0eGrad``: ``i1e(x) - sign(x) i0e(x)``."""
+    x, y = call.inputs[0], call.outputs[0]
+    return [_m.multiply(g, _m.subtract(bessel_i1e(x), _m.multiply(_m.sign(x), y)))]
+
+
+def _at_zero(x, value, elsewhere):
+    """``value`` where ``x == 0`` (TF imputes the gradients of i1 / i1e there), else ``elsewhere``."""
+    return _m.where(_m.equal(x, _m.scalar_like(0, x)), _m.scalar_like(value, x), elsewhere)
+
+
+def _safe_x(x):
+    """``x`` with zeros replaced by ones, so the divisions below stay finite (those entries are imputed)."""
+    return _m.where(_m.equal(x, _m.scalar_like(0, x)), _m.scalar_like(1, x), x)
+
+
+def _i1_grad(call, g):
+    """TF's ``_BesselI1Grad``: ``i0(x) - i1(x) / x``, and 1 at ``x == 0`` (TF's imputed value; the derivative
+    there is 1/2)."""
+    x, y = call.inputs[0], call.outputs[0]
+    return [_m.multiply(g, _at_zero(x, 1.0, _m.subtract(bessel_i0(x), _m.divide(y, _safe_x(x)))))]
+
+
+def _i1e_grad(call, g):
+    """TF's ``_BesselI1eGrad``: ``i0e(x) - i1e(x) (sign(x) + 1/x)``, and 1/2 at ``x == 0``."""
+    x, y = call.inputs[0], call.outputs[0]
+    slope = _m.subtract(bessel_i0e(x), _m.multiply(y, _m.add(_m.sign(x), _m.reciprocal(_safe_x(x)))))
+    return [_m.multiply(g, _at_zero(x, 0.5, slope))]
+
+
+def _op(name, impl, grad, cuda_expr=None):
+    op = Op(name, rule=_rule, grad=grad, output_arg="y", cuda_expr=cuda_expr)
+    op.kernel()(impl)
+    return op
+
+
+# CUDA's cyl_bessel_i0(f) / cyl_bessel_i1(f) in the kernel's own precision (float or double)
+BESSEL_I0 = _op("BesselI0", _i0, _i0_grad,
+                cuda_expr="(sizeof(T) == 4 ? (T)cyl_bessel_i0f((float){0}) : (T)cyl_bessel_i0((double){0}))")
+BESSEL_I0E = _op("BesselI0e", _i0e, _i0e_grad)
+BESSEL_I1 = _op("BesselI1", _i1, _i1_grad,
+                cuda_expr="(sizeof(T) == 4 ? (T)cyl_bessel_i1f((float){0}) : (T)cyl_bessel_i1((double){0}))")
+BESSEL_I1E = _op("BesselI1e", _i1e, _i1e_grad)
+
+
+@add_dispatch_support
+def bessel_i0(x, name=None):
+    """``tf.math.bessel_i0``: the modified Bessel function of the first kind of order 0 (even; NaN at +-inf,
+    as TF)."""
+    return execute(BESSEL_I0, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_i0e(x, name=None):
+    """``tf.math.bessel_i0e``: ``exp(-|x|) bessel_i0(x)``, finite for every finite ``x``."""
+    return execute(BESSEL_I0E, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_i1(x, name=None):
+    """``tf.math.bessel_i1``: the modified Bessel function of the first kind of order 1 (odd)."""
+    return execute(BESSEL_I1, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_i1e(x, name=None):
+    """``tf.math.bessel_i1e``: ``exp(-|x|) bessel_i1(x)``, finite for every finite ``x``."""
+    return execute(BESSEL_I1E, (as_tensor(x),))
