@@ -1035,3 +1035,23 @@ for _op, _fn, _nu, _scaled in [("BesselI0", tf.math.bessel_i0, 0, False), ("Bess
           ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-13, 1e-15)},
           samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=-10.0, hi=10.0),), grad=True, op=_op)],
           grad=GradCase(_fn, [r(2, 3, lo=-3.0, hi=3.0)]))
+
+
+def _bessel_k_integral(x, nu):
+    """K_nu(x) = integral_0^inf exp(-x cosh t) cosh(nu t) dt (x > 0), by the trapezoidal rule, which converges
+    geometrically for this smooth, doubly exponentially decaying integrand."""
+    t = np.linspace(0.0, 12.0, 6001)
+    x = np.asarray(x, np.float64)
+    f = np.exp(-x[..., None] * np.cosh(t)) * np.cosh(nu * t)
+    return (f.sum(-1) - 0.5 * (f[..., 0] + f[..., -1])) * (t[1] - t[0])
+
+
+for _op, _fn, _nu, _scaled in [("BesselK0", tf.math.special.bessel_k0, 0, False),
+                               ("BesselK0e", tf.math.special.bessel_k0e, 0, True),
+                               ("BesselK1", tf.math.special.bessel_k1, 1, False),
+                               ("BesselK1e", tf.math.special.bessel_k1e, 1, True)]:
+    entry(_op, public=_fn, ref_shapes=_BESSEL_SHAPES, domain=(0.05, 12.0),
+          ref=lambda x, _nu=_nu, _s=_scaled: _bessel_k_integral(x, _nu) * (np.exp(x) if _s else 1.0),
+          ref_tol={"float32": (2e-6, 1e-30), "float64": (1e-13, 1e-300)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=0.1, hi=10.0),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=0.3, hi=4.0)]))

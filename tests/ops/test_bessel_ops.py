@@ -1,4 +1,5 @@
-"""tf.math.bessel_i0 / i0e / i1 / i1e (also tf.math.special): values, gradients and errors as TF 2.21 gives
+"""tf.math.bessel_i0 / i0e / i1 / i1e (also tf.math.special) and tf.math.special.bessel_k0 / k0e / k1 / k1e:
+values, gradients and errors as TF 2.21 gives
 them (the numbers below were printed by TF 2.21 for the same inputs: both sides of the expansions' switch at
 |x| = 8, signs, overflow, +-inf and NaN). References on ragged shapes, devices, CUDA expressions and
 finite-difference gradients: their op-info entries (tests/opinfo/table.py)."""
@@ -40,6 +41,32 @@ TF_GRADIENTS = {  # at x = 0, 0.5, -3, 9 (float64); at 0 TF imputes 1 for i1 and
     "bessel_i1e": [0.5, 0.17577286089453537, -0.01943526356790909, -0.006401568680378361],
 }
 
+
+XK = [0.0, -0.0, -1.0, 1e-8, 0.5, 1.9, 2.0, 2.5, 30.0, 800.0, INF, NAN]  # K: inf for x <= 0, as TF
+TF_K_VALUES = {
+    ("bessel_k0", "float64"): [INF, INF, INF, 18.536612259610774, 0.9244190712276663, 0.12884597927604755,
+        0.1138938727495335, 0.062347553200366196, 2.132477496463056e-14, 0.0, 0.0, NAN],
+    ("bessel_k0", "float32"): [INF, INF, INF, 18.53661346435547, 0.924419105052948, 0.1288459599018097,
+        0.11389389634132385, 0.06234755739569664, 2.1324774425132177e-14, 0.0, 0.0, NAN],
+    ("bessel_k0e", "float64"): [INF, INF, INF, 18.536612444976896, 1.5241093857739103, 0.861450616751756,
+        0.841568215070772, 0.7595486903280997, 0.2278866656162537, 0.044304427486646016, 0.0, NAN],
+    ("bessel_k0e", "float32"): [INF, INF, INF, 18.53661346435547, 1.5241093635559082, 0.8614504337310791,
+        0.8415684103965759, 0.7595487833023071, 0.2278866469860077, 0.04430443048477173, 0.0, NAN],
+    ("bessel_k1", "float64"): [INF, INF, INF, 99999999.99999991, 1.6564411200033013, 0.15966015303266756,
+        0.13986588181652243, 0.07389081634774707, 2.1677320018915495e-14, 0.0, 0.0, NAN],
+    ("bessel_k1", "float32"): [INF, INF, INF, 100000000.0, 1.6564409732818604, 0.15966014564037323,
+        0.13986587524414062, 0.073890820145607, 2.167732139624068e-14, 0.0, 0.0, NAN],
+    ("bessel_k1e", "float64"): [INF, INF, INF, 100000000.99999991, 2.7310097082117863, 1.0674709298145695,
+        1.0334768470686886, 0.900174423907878, 0.2316541293777118, 0.0443321091114121, 0.0, NAN],
+    ("bessel_k1e", "float32"): [INF, INF, INF, 100000000.0, 2.7310094833374023, 1.0674707889556885,
+        1.0334768295288086, 0.9001744389533997, 0.23165413737297058, 0.044332105666399, 0.0, NAN],
+}
+TF_K_GRADIENTS = {  # at x = 0.5, 1.5, 3, 9 (float64)
+    "bessel_k0": [-1.6564411200033013, -0.2773878004568438, -0.0401564311281942, -5.363701637945195e-05],
+    "bessel_k0e": [-1.206900322437876, -0.28495582025765676, -0.10880188208493535, -0.022329696116016595],
+    "bessel_k1": [-4.237301311234269, -0.3987307629520882, -0.04812498142901065, -5.684098144306502e-05],
+    "bessel_k1e": [-4.255119093985696, -0.5438214287773784, -0.16005261129132697, -0.02596199781147618],
+}
 
 @pytest.fixture(autouse=True)
 def _on_cpu():
@@ -91,3 +118,21 @@ def test_jit_compiled_chain_matches_eager():
 
     x = tf.constant(np.linspace(-6.0, 6.0, 13))
     np.testing.assert_allclose(tf.function(f, jit_compile=True)(x).numpy(), f(x).numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("fn, dtype", sorted(TF_K_VALUES))
+def test_second_kind_values_as_tf(fn, dtype):
+    assert not hasattr(tf.math, fn)  # tf.math.special only, as TF
+    y = getattr(tf.math.special, fn)(tf.constant(XK, dtype))
+    assert y.dtype.name == dtype
+    np.testing.assert_allclose(y.numpy(), TF_K_VALUES[fn, dtype], rtol=1e-15 if dtype == "float64" else 2e-6,
+                               atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("fn", sorted(TF_K_GRADIENTS))
+def test_second_kind_gradients_as_tf(fn):
+    x = tf.constant([0.5, 1.5, 3.0, 9.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = getattr(tf.math.special, fn)(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), TF_K_GRADIENTS[fn], rtol=1e-14)

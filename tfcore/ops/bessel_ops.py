@@ -1,13 +1,15 @@
 """``tf.math.bessel_i0``, ``bessel_i0e``, ``bessel_i1`` and ``bessel_i1e`` (also in ``tf.math.special``): the
 modified Bessel functions of the first kind of orders 0 and 1, and their exponentially scaled forms
-``i0e(x) = exp(-|x|) i0(x)``, ``i1e(x) = exp(-|x|) i1(x)``.
+``i0e(x) = exp(-|x|) i0(x)``, ``i1e(x) = exp(-|x|) i1(x)``; and ``tf.math.special.bessel_k0``, ``k0e``, ``k1``,
+``k1e``, those of the second kind (``k0e(x) = exp(x) k0(x)``; inf for ``x <= 0``, as TF).
 
-As TF (Eigen, after the Cephes library's ``i0.c`` / ``i1.c``): Chebyshev expansions of the scaled functions on
-``[0, 8]`` and ``(8, inf)``, ``i0(x) = exp(|x|) i0e(x)`` and ``i1(x) = exp(|x|) i1e(x)`` (so ``i0(inf)`` is NaN, as
-TF gives it); ``i0`` is even and ``i1`` odd. Computed in float64 with Cephes' double-precision coefficients for
-every dtype (half, bfloat16, float32, float64) and rounded once, on any device (``b.xp``: NumPy or CuPy).
-``bessel_i0`` and ``bessel_i1`` carry CUDA expressions (CUDA's ``cyl_bessel_i0`` / ``cyl_bessel_i1``) for fused
-``jit_compile`` chains; the scaled forms have no CUDA function and are not fused.
+As TF (Eigen, after the Cephes library's ``i0.c`` / ``i1.c`` / ``k0.c`` / ``k1.c``): Chebyshev expansions of the
+scaled I functions on ``[0, 8]`` and ``(8, inf)`` (K: ``[0, 2]`` with the log term, and ``(2, inf)``);
+``i0(x) = exp(|x|) i0e(x)`` and ``i1(x) = exp(|x|) i1e(x)`` (so ``i0(inf)`` is NaN, as TF gives it); ``i0`` is even
+and ``i1`` odd. Computed in float64 with Cephes' double-precision coefficients for every dtype (half, bfloat16,
+float32, float64) and rounded once, on any device (``b.xp``: NumPy or CuPy). ``bessel_i0`` and ``bessel_i1`` carry
+CUDA expressions (CUDA's ``cyl_bessel_i0`` / ``cyl_bessel_i1``) for fused ``jit_compile`` chains; the scaled forms
+and the K functions have no CUDA function and are not fused.
 Gradients as TF's ``math_grad.py`` (including its value 1 for ``bessel_i1``'s gradient at 0).
 """
 
@@ -64,6 +66,39 @@ _I1E_B = (
     -2.51223623787020892529E-7, -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3,
     7.78576235018280120474E-1,
 )
+# K0(x) - (-log(x/2) I0(x)) on [0, 2] in terms of x^2 - 2 ...
+_K0_A = (
+    1.37446543561352307156E-16, 4.25981614279661018399E-14, 1.03496952576338420167E-11, 1.90451637722020886025E-9,
+    2.53479107902614945675E-7, 2.28621210311945178607E-5, 1.26461541144692592338E-3, 3.59799365153615016266E-2,
+    3.44289899924628486886E-1, -5.35327393233902768720E-1,
+)
+# ... and sqrt(x) exp(x) K0(x) on (2, inf) in terms of 8/x - 2
+_K0E_B = (
+    5.30043377268626276149E-18, -1.64758043015242134646E-17, 5.21039150503902756861E-17, -1.67823109680541210385E-16,
+    5.51205597852431940784E-16, -1.84859337734377901440E-15, 6.34007647740507060557E-15, -2.22751332699166985548E-14,
+    8.03289077536357521100E-14, -2.98009692317273043925E-13, 1.14034058820847496303E-12, -4.51459788337394416547E-12,
+    1.85594911495471785253E-11, -7.95748924447710747776E-11, 3.57739728140030116597E-10, -1.69753450938905987466E-9,
+    8.57403401741422608519E-9, -4.66048989768794782956E-8, 2.76681363944501510342E-7, -1.83175552271911948767E-6,
+    1.39498137188764993662E-5, -1.28495495816278026384E-4, 1.56988388573005337491E-3, -3.14481013119645005427E-2,
+    2.44030308206595545468E0,
+)
+# x (K1(x) - log(x/2) I1(x)) on [0, 2] in terms of x^2 - 2 ...
+_K1_A = (
+    -7.02386347938628759343E-18, -2.42744985051936593393E-15, -6.66690169419932900609E-13,
+    -1.41148839263352776110E-10, -2.21338763073472585583E-8, -2.43340614156596823496E-6, -1.73028895751305206302E-4,
+    -6.97572385963986435018E-3, -1.22611180822657148235E-1, -3.53155960776544875667E-1, 1.52530022733894777053E0,
+)
+# ... and sqrt(x) exp(x) K1(x) on (2, inf) in terms of 8/x - 2
+_K1E_B = (
+    -5.75674448366501715755E-18, 1.79405087314755922667E-17, -5.68946255844285935196E-17, 1.83809354436663880070E-16,
+    -6.05704724837331885336E-16, 2.03870316562433424052E-15, -7.01983709041831346144E-15, 2.47715442448130437068E-14,
+    -8.97670518232499435011E-14, 3.34841966607842919884E-13, -1.28917396095102890680E-12, 5.13963967348173025100E-12,
+    -2.12996783842756842877E-11, 9.21831518760500529508E-11, -4.19035475934189648750E-10, 2.01504975519703286596E-9,
+    -1.03457624656780970260E-8, 5.74108412545004946722E-8, -3.50196060308781257119E-7, 2.40648494783721712015E-6,
+    -1.93619797416608296024E-5, 1.95215518471351631108E-4, -2.85781685962277938680E-3, 1.03923736576817238437E-1,
+    2.72062619048444266945E0,
+)
+
 _DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 
@@ -96,7 +131,7 @@ def _quiet(impl):
     to the output dtype may overflow (``bessel_i0(100.0)`` in float32 is inf), silently as in TF."""
 
     def quiet_impl(b, x):
-        with xp_compat.errstate(b.xp, over="ignore", invalid="ignore"):
+        with xp_compat.errstate(b.xp, over="ignore", under="ignore", invalid="ignore"):
             return impl(b, x)
 
     quiet_impl.__name__ = quiet_impl.__qualname__ = impl.__name__
@@ -128,6 +163,50 @@ def _i1(b, x):
     ax, y = _scaled(xp, x, _I1E_A, _I1E_B, True)
     y = xp.exp(ax) * y
     return xp.where(x < 0, -y, y).astype(x.dtype)
+
+
+def _k(xp, x, order, scaled):
+    """K0 / K1 (``scaled``: times ``exp(x)``) in float64 as Eigen's: on ``(0, 2]`` the expansion in ``x^2 - 2``
+    plus the I0 / I1 log term, on ``(2, inf)`` the expansion in ``8/x - 2`` over ``sqrt(x)``; inf for ``x <= 0``
+    (negative x included, as TF), 0 at inf, NaN stays NaN (it takes the far branch)."""
+    x64 = x.astype(xp.float64)
+    small = x64 <= 2.0
+    xs = xp.where(small & (x64 > 0.0), x64, 1.0)  # each branch on the values it is used for: no log(0), 8/0
+    xf = xp.where(small, 3.0, x64)
+    if order == 0:
+        i0 = xp.exp(xs) * _scaled(xp, xs, _I0E_A, _I0E_B, False)[1]
+        near = _chbevl(xp, xs * xs - 2.0, _K0_A) - xp.log(0.5 * xs) * i0
+        far = _chbevl(xp, 8.0 / xf - 2.0, _K0E_B) / xp.sqrt(xf)
+    else:
+        i1 = xp.exp(xs) * _scaled(xp, xs, _I1E_A, _I1E_B, True)[1]
+        near = _chbevl(xp, xs * xs - 2.0, _K1_A) / xs + i1 * xp.log(0.5 * xs)
+        far = _chbevl(xp, 8.0 / xf - 2.0, _K1E_B) / xp.sqrt(xf)
+    if scaled:
+        near = near * xp.exp(xs)
+    else:
+        far = far * xp.exp(-xf)
+    near = xp.where(x64 <= 0.0, xp.inf, near)
+    return xp.where(small, near, far).astype(x.dtype)
+
+
+@_quiet
+def _k0(b, x):
+    return _k(b.xp, x, 0, False)
+
+
+@_quiet
+def _k0e(b, x):
+    return _k(b.xp, x, 0, True)
+
+
+@_quiet
+def _k1(b, x):
+    return _k(b.xp, x, 1, False)
+
+
+@_quiet
+def _k1e(b, x):
+    return _k(b.xp, x, 1, True)
 
 
 def _rule(op, ts, attrs):
@@ -173,6 +252,29 @@ def _i1e_grad(call, g):
     return [_m.multiply(g, _at_zero(x, 0.5, slope))]
 
 
+def _k0_grad(call, g):
+    """TF's ``_BesselK0Grad``: ``-k1(x)``."""
+    return [_m.multiply(g, _m.negative(bessel_k1(call.inputs[0])))]
+
+
+def _k0e_grad(call, g):
+    """TF's ``_BesselK0eGrad``: ``k0e(x) - k1e(x)``."""
+    return [_m.multiply(g, _m.subtract(call.outputs[0], bessel_k1e(call.inputs[0])))]
+
+
+def _k1_grad(call, g):
+    """TF's ``_BesselK1Grad``: ``-k0(x) - k1(x) / x`` (NaN at 0, where K1 has no derivative)."""
+    x, y = call.inputs[0], call.outputs[0]
+    return [_m.multiply(g, _m.subtract(_m.negative(bessel_k0(x)), _m.divide(y, x)))]
+
+
+def _k1e_grad(call, g):
+    """TF's ``_BesselK1eGrad``: ``k1e(x) (1 - 1/x) - k0e(x)``."""
+    x, y = call.inputs[0], call.outputs[0]
+    return [_m.multiply(g, _m.subtract(_m.multiply(y, _m.subtract(_m.scalar_like(1, x), _m.reciprocal(x))),
+                                       bessel_k0e(x)))]
+
+
 def _op(name, impl, grad, cuda_expr=None):
     op = Op(name, rule=_rule, grad=grad, output_arg="y", cuda_expr=cuda_expr)
     op.kernel()(impl)
@@ -186,6 +288,11 @@ BESSEL_I0E = _op("BesselI0e", _i0e, _i0e_grad)
 BESSEL_I1 = _op("BesselI1", _i1, _i1_grad,
                 cuda_expr="(sizeof(T) == 4 ? (T)cyl_bessel_i1f((float){0}) : (T)cyl_bessel_i1((double){0}))")
 BESSEL_I1E = _op("BesselI1e", _i1e, _i1e_grad)
+# CUDA has no modified Bessel functions of the second kind: no expressions, not fused
+BESSEL_K0 = _op("BesselK0", _k0, _k0_grad)
+BESSEL_K0E = _op("BesselK0e", _k0e, _k0e_grad)
+BESSEL_K1 = _op("BesselK1", _k1, _k1_grad)
+BESSEL_K1E = _op("BesselK1e", _k1e, _k1e_grad)
 
 
 @add_dispatch_support
@@ -211,3 +318,31 @@ def bessel_i1(x, name=None):
 def bessel_i1e(x, name=None):
     """``tf.math.bessel_i1e``: ``exp(-|x|) bessel_i1(x)``, finite for every finite ``x``."""
     return execute(BESSEL_I1E, (as_tensor(x),))
+
+
+# The functions of the second kind are in tf.math.special only (tfcore/math_special.py), as in TF.
+
+@add_dispatch_support
+def bessel_k0(x, name=None):
+    """``tf.math.special.bessel_k0``: the modified Bessel function of the second kind of order 0 (inf for
+    ``x <= 0``, as TF)."""
+    return execute(BESSEL_K0, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_k0e(x, name=None):
+    """``tf.math.special.bessel_k0e``: ``exp(x) bessel_k0(x)``."""
+    return execute(BESSEL_K0E, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_k1(x, name=None):
+    """``tf.math.special.bessel_k1``: the modified Bessel function of the second kind of order 1 (inf for
+    ``x <= 0``)."""
+    return execute(BESSEL_K1, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_k1e(x, name=None):
+    """``tf.math.special.bessel_k1e``: ``exp(x) bessel_k1(x)``."""
+    return execute(BESSEL_K1E, (as_tensor(x),))
