@@ -1055,3 +1055,37 @@ for _op, _fn, _nu, _scaled in [("BesselK0", tf.math.special.bessel_k0, 0, False)
           ref_tol={"float32": (2e-6, 1e-30), "float64": (1e-13, 1e-300)},
           samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=0.1, hi=10.0),), grad=True, op=_op)],
           grad=GradCase(_fn, [r(2, 3, lo=0.3, hi=4.0)]))
+
+
+_GAUSS = np.polynomial.legendre.leggauss(400)
+
+
+def _gauss(f, a, b):
+    t = 0.5 * (b - a) * _GAUSS[0] + 0.5 * (b + a)
+    return 0.5 * (b - a) * (f(t) * _GAUSS[1]).sum(-1)
+
+
+def _bessel_j_integral(x, n):
+    """J_n(x) = (1/pi) integral_0^pi cos(n t - x sin t) dt (Gauss-Legendre)."""
+    x = np.asarray(x, np.float64)[..., None]
+    return _gauss(lambda t: np.cos(n * t - x * np.sin(t)), 0.0, np.pi) / np.pi
+
+
+def _bessel_y_integral(x, n):
+    """Y_n(x) = (1/pi) integral_0^pi sin(x sin t - n t) dt - (1/pi) integral_0^inf (e^(nt) + (-1)^n e^(-nt))
+    e^(-x sinh t) dt (x > 0; the second integrand is below 1e-300 past t = 12 for x >= 0.05)."""
+    x = np.asarray(x, np.float64)[..., None]
+    first = _gauss(lambda t: np.sin(x * np.sin(t) - n * t), 0.0, np.pi)
+    second = _gauss(lambda t: (np.exp(n * t) + (-1) ** n * np.exp(-n * t)) * np.exp(-x * np.sinh(t)), 0.0, 12.0)
+    return (first - second) / np.pi
+
+
+for _op, _fn, _ref, _domain, _grad_range in [
+        ("BesselJ0", tf.math.special.bessel_j0, lambda x: _bessel_j_integral(x, 0), (-12.0, 12.0), (-4.0, 4.0)),
+        ("BesselJ1", tf.math.special.bessel_j1, lambda x: _bessel_j_integral(x, 1), (-12.0, 12.0), (-4.0, 4.0)),
+        ("BesselY0", tf.math.special.bessel_y0, lambda x: _bessel_y_integral(x, 0), (0.1, 12.0), (0.5, 6.0)),
+        ("BesselY1", tf.math.special.bessel_y1, lambda x: _bessel_y_integral(x, 1), (0.1, 12.0), (0.5, 6.0))]:
+    entry(_op, public=_fn, ref=_ref, ref_shapes=_BESSEL_SHAPES, domain=_domain,
+          ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},  # absolute near the functions' zeros
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=_domain[0], hi=_domain[1]),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=_grad_range[0], hi=_grad_range[1])]))

@@ -1,5 +1,5 @@
-"""tf.math.bessel_i0 / i0e / i1 / i1e (also tf.math.special) and tf.math.special.bessel_k0 / k0e / k1 / k1e:
-values, gradients and errors as TF 2.21 gives
+"""tf.math.bessel_i0 / i0e / i1 / i1e (also tf.math.special) and tf.math.special.bessel_k0 / k0e / k1 / k1e,
+bessel_j0 / j1 / y0 / y1: values, gradients and errors as TF 2.21 gives
 them (the numbers below were printed by TF 2.21 for the same inputs: both sides of the expansions' switch at
 |x| = 8, signs, overflow, +-inf and NaN). References on ragged shapes, devices, CUDA expressions and
 finite-difference gradients: their op-info entries (tests/opinfo/table.py)."""
@@ -66,6 +66,28 @@ TF_K_GRADIENTS = {  # at x = 0.5, 1.5, 3, 9 (float64)
     "bessel_k0e": [-1.206900322437876, -0.28495582025765676, -0.10880188208493535, -0.022329696116016595],
     "bessel_k1": [-4.237301311234269, -0.3987307629520882, -0.04812498142901065, -5.684098144306502e-05],
     "bessel_k1e": [-4.255119093985696, -0.5438214287773784, -0.16005261129132697, -0.02596199781147618],
+}
+
+XJ = [0.0, -0.0, 1e-8, 0.5, -3.0, 4.9, 5.0, 5.5, -30.0, 800.0, 1e10, INF, -INF, NAN]
+XY = [0.0, -1.0, 1e-8, 0.5, 3.0, 4.9, 5.0, 5.5, 30.0, 800.0, 1e10, INF, NAN]  # Y: -inf for x <= 0, as TF
+TF_JY_VALUES = {  # float64
+    "bessel_j0": [1.0, 1.0, 1.0, 0.938469807240813, -0.2600519549019335, -0.20973832758532618, -0.1775967713143383,
+        -0.006843869417819188, -0.08636798358104031, 0.008897445883815304, 2.1755892946936445e-06, NAN, NAN, NAN],
+    "bessel_j1": [0.0, -0.0, 5.000000000000001e-09, 0.24226845767487387, -0.33905895852593654, -0.3146946710151907,
+        -0.3275791375914653, -0.34143821542904323, 0.11875106261662303, 0.02677513872232301, -7.676506113846571e-06,
+        NAN, NAN, NAN],
+    "bessel_y0": [-INF, -INF, -11.800773877179532, -0.4445187335067066, 0.3768500100127906, -0.29205459424401364,
+        -0.30851762524903303, -0.339480592881911, -0.11729573168666396, 0.02676957259239893, -7.676508871718481e-06,
+        NAN, NAN],
+    "bessel_y1": [-INF, -INF, -63661977.236758195, -1.4714723926702433, 0.3246744247918001, 0.18124669204504856,
+        0.14786314339122691, -0.023758238956389646, 0.08442557066174712, -0.008880716645260096,
+        -2.175599025747706e-06, NAN, NAN],
+}
+TF_JY_GRADIENTS = {  # at x = 0 (J; Y: 0.25), 0.5, 3, 9 (float64); TF imputes 1/2 for j1's at 0
+    "bessel_j0": [-0.0, -0.24226845767487387, -0.33905895852593654, -0.24531178657332525],
+    "bessel_j1": [0.5, 0.4539328918910652, -0.37307160774391235, -0.11759047635768982],
+    "bessel_y0": [2.7041052293152825, 1.4714723926702433, -0.3246744247918001, -0.10431457519671593],
+    "bessel_y1": [9.884847892331072, 2.49842605183378, 0.26862520174885723, 0.23834618992983406],
 }
 
 @pytest.fixture(autouse=True)
@@ -136,3 +158,27 @@ def test_second_kind_gradients_as_tf(fn):
         tape.watch(x)
         y = getattr(tf.math.special, fn)(x)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), TF_K_GRADIENTS[fn], rtol=1e-14)
+
+
+@pytest.mark.parametrize("fn", sorted(TF_JY_VALUES))
+def test_bessel_j_y_values_as_tf(fn):
+    x = XJ if fn.startswith("bessel_j") else XY
+    assert not hasattr(tf.math, fn)  # tf.math.special only, as TF
+    np.testing.assert_allclose(getattr(tf.math.special, fn)(tf.constant(x, tf.float64)).numpy(), TF_JY_VALUES[fn],
+                               rtol=1e-15, atol=0, equal_nan=True)
+    # float32 is the float64 value (checked above) of the float32 input, rounded once. TF's float32 kernels
+    # (single-precision Cephes) lose digits at large |x| and near the functions' zeros (at 800: 4e-5 relative; at
+    # 1e10 no digit right) and give NaN for y1(0) where their float64 kernel gives -inf: float32 follows float64.
+    x32 = np.asarray(x, np.float32)
+    y32 = getattr(tf.math.special, fn)(tf.constant(x32)).numpy()
+    y64 = getattr(tf.math.special, fn)(tf.constant(x32.astype(np.float64))).numpy()
+    np.testing.assert_array_equal(y32, y64.astype(np.float32))
+
+
+@pytest.mark.parametrize("fn", sorted(TF_JY_GRADIENTS))
+def test_bessel_j_y_gradients_as_tf(fn):
+    x = tf.constant([0.0 if fn.startswith("bessel_j") else 0.25, 0.5, 3.0, 9.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = getattr(tf.math.special, fn)(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), TF_JY_GRADIENTS[fn], rtol=1e-14)

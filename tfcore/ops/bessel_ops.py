@@ -1,15 +1,17 @@
 """``tf.math.bessel_i0``, ``bessel_i0e``, ``bessel_i1`` and ``bessel_i1e`` (also in ``tf.math.special``): the
 modified Bessel functions of the first kind of orders 0 and 1, and their exponentially scaled forms
 ``i0e(x) = exp(-|x|) i0(x)``, ``i1e(x) = exp(-|x|) i1(x)``; and ``tf.math.special.bessel_k0``, ``k0e``, ``k1``,
-``k1e``, those of the second kind (``k0e(x) = exp(x) k0(x)``; inf for ``x <= 0``, as TF).
+``k1e``, those of the second kind (``k0e(x) = exp(x) k0(x)``; inf for ``x <= 0``, as TF); and the Bessel functions
+``tf.math.special.bessel_j0``, ``j1``, ``y0``, ``y1`` (Y: -inf for ``x <= 0``, as TF).
 
-As TF (Eigen, after the Cephes library's ``i0.c`` / ``i1.c`` / ``k0.c`` / ``k1.c``): Chebyshev expansions of the
+As TF (Eigen, after the Cephes library's ``i0.c``, ``i1.c``, ``k0.c``, ``k1.c``, ``j0.c``, ``j1.c``; J and Y by
+the rational approximations and asymptotic forms below): Chebyshev expansions of the
 scaled I functions on ``[0, 8]`` and ``(8, inf)`` (K: ``[0, 2]`` with the log term, and ``(2, inf)``);
 ``i0(x) = exp(|x|) i0e(x)`` and ``i1(x) = exp(|x|) i1e(x)`` (so ``i0(inf)`` is NaN, as TF gives it); ``i0`` is even
 and ``i1`` odd. Computed in float64 with Cephes' double-precision coefficients for every dtype (half, bfloat16,
 float32, float64) and rounded once, on any device (``b.xp``: NumPy or CuPy). ``bessel_i0`` and ``bessel_i1`` carry
-CUDA expressions (CUDA's ``cyl_bessel_i0`` / ``cyl_bessel_i1``) for fused ``jit_compile`` chains; the scaled forms
-and the K functions have no CUDA function and are not fused.
+CUDA expressions (CUDA's ``cyl_bessel_i0`` / ``cyl_bessel_i1``), and so do ``bessel_j0`` / ``bessel_j1`` (``j0`` /
+``j1``), for fused ``jit_compile`` chains; the scaled forms, K and Y are not fused.
 Gradients as TF's ``math_grad.py`` (including its value 1 for ``bessel_i1``'s gradient at 0).
 """
 
@@ -98,6 +100,50 @@ _K1E_B = (
     -1.93619797416608296024E-5, 1.95215518471351631108E-4, -2.85781685962277938680E-3, 1.03923736576817238437E-1,
     2.72062619048444266945E0,
 )
+
+# Cephes' j0.c / j1.c (double): rational approximations on [0, 5] (RP/RQ; Y: YP/YQ, plus the log term) and
+# the asymptotic form sqrt(2/(pi x)) (P cos(x - phase) - (5/x) Q sin(x - phase)) on (5, inf), P = PP/PQ,
+# Q = QP/QQ in terms of 25/x^2 (shared by J and Y of one order)
+_JY0_PP = (7.96936729297347051624E-4, 8.28352392107440799803E-2, 1.23953371646414299388E0, 5.44725003058768775090E0,
+    8.74716500199817011941E0, 5.30324038235394892183E0, 9.99999999999999997821E-1)
+_JY0_PQ = (9.24408810558863637013E-4, 8.56288474354474431428E-2, 1.25352743901058953537E0, 5.47097740330417105182E0,
+    8.76190883237069594232E0, 5.30605288235394617618E0, 1.00000000000000000218E0)
+_JY0_QP = (-1.13663838898469149931E-2, -1.28252718670509318512E0, -1.95539544257735972385E1,
+    -9.32060152123768231369E1, -1.77681167980488050595E2, -1.47077505154951170175E2, -5.14105326766599330220E1,
+    -6.05014350600728481186E0)
+_JY0_QQ = (1.00000000000000000000E0, 6.43178256118178023184E1, 8.56430025976980587198E2, 3.88240183605401609683E3,
+    7.24046774195652478189E3, 5.93072701187316984827E3, 2.06209331660327847417E3, 2.42005740240291393179E2)
+_J0_RP = (-4.79443220978201773821E9, 1.95617491946556577543E12, -2.49248344360967716204E14,
+    9.70862251047306323952E15)
+_J0_RQ = (1.00000000000000000000E0, 4.99563147152651017219E2, 1.73785401676374683123E5, 4.84409658339962045305E7,
+    1.11855537045356834862E10, 2.11277520115489217587E12, 3.10518229857422583814E14, 3.18121955943204943306E16,
+    1.71086294081043136091E18)
+_Y0_YP = (1.55924367855235737965E4, -1.46639295903971606143E7, 5.43526477051876500413E9, -9.82136065717911466409E11,
+    8.75906394395366999549E13, -3.46628303384729719441E15, 4.42733268572569800351E16, -1.84950800436986690637E16)
+_Y0_YQ = (1.00000000000000000000E0, 1.04128353664259848412E3, 6.26107330137134956842E5, 2.68919633393814121987E8,
+    8.64002487103935000337E10, 2.02979612750105546709E13, 3.17157752842975028269E15, 2.50596256172653059228E17)
+_JY1_PP = (7.62125616208173112003E-4, 7.31397056940917570436E-2, 1.12719608129684925192E0, 5.11207951146807644818E0,
+    8.42404590141772420927E0, 5.21451598682361504063E0, 1.00000000000000000254E0)
+_JY1_PQ = (5.71323128072548699714E-4, 6.88455908754495404082E-2, 1.10514232634061696926E0, 5.07386386128601488557E0,
+    8.39985554327604159757E0, 5.20982848682361821619E0, 9.99999999999999997461E-1)
+_JY1_QP = (5.10862594750176621635E-2, 4.98213872951233449420E0, 7.58238284132545283818E1, 3.66779609360150777800E2,
+    7.10856304998926107277E2, 5.97489612400613639965E2, 2.11688757100572135698E2, 2.52070205858023719784E1)
+_JY1_QQ = (1.00000000000000000000E0, 7.42373277035675149943E1, 1.05644886038262816351E3, 4.98641058337653607651E3,
+    9.56231892404756170795E3, 7.99704160447350683650E3, 2.82619278517639096600E3, 3.36093607810698293419E2)
+_J1_RP = (-8.99971225705559398224E8, 4.52228297998194034323E11, -7.27494245221818276015E13,
+    3.68295732863852883286E15)
+_J1_RQ = (1.00000000000000000000E0, 6.20836478118054335476E2, 2.56987256757748830383E5, 8.35146791431949253037E7,
+    2.21511595479792499675E10, 4.74914122079991414898E12, 7.84369607876235854894E14, 8.95222336184627338078E16,
+    5.32278620332680085395E18)
+_Y1_YP = (1.26320474790178026440E9, -6.47355876379160291031E11, 1.14509511541823727583E14,
+    -8.12770255501325109621E15, 2.02439475713594898196E17, -7.78877196265950026825E17)
+_Y1_YQ = (1.00000000000000000000E0, 5.94301592346128195359E2, 2.35564092943068577943E5, 7.34811944459721705660E7,
+    1.87601316108706159478E10, 3.88231277496238566008E12, 6.20557727146953693363E14, 6.87141087355300489866E16,
+    3.97270608116560655612E18)
+_DR1, _DR2 = 5.78318596294678452118E0, 3.04712623436620863991E1  # squares of j0's first two zeros
+_Z1, _Z2 = 1.46819706421238932572E1, 4.92184563216946036703E1  # squares of j1's first two zeros
+_SQ2OPI, _TWOOPI = 7.9788456080286535587989E-1, 0.636619772367581343075535  # sqrt(2/pi), 2/pi
+_PIO4, _THPIO4 = 0.7853981633974483096, 2.35619449019234492885  # pi/4, 3 pi/4
 
 _DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
@@ -209,6 +255,80 @@ def _k1e(b, x):
     return _k(b.xp, x, 1, True)
 
 
+def _polevl(xp, x, coeffs):
+    """Cephes' ``polevl``: the polynomial ``coeffs`` (highest degree first) at ``x``, by Horner's rule."""
+    acc = xp.zeros_like(x)
+    for c in coeffs:
+        acc = acc * x + c
+    return acc
+
+
+def _asymptotic(xp, y, order, sin_first):
+    """``sqrt(2/(pi y)) (P cos(y - phase) - (5/y) Q sin(y - phase))`` (J; Y: ``P sin + (5/y) Q cos``) for
+    ``y > 5``, the phase pi/4 (order 0) or 3 pi/4 (order 1)."""
+    pp, pq, qp, qq = (_JY0_PP, _JY0_PQ, _JY0_QP, _JY0_QQ) if order == 0 else (_JY1_PP, _JY1_PQ, _JY1_QP, _JY1_QQ)
+    s = 25.0 / (y * y)
+    p = _polevl(xp, s, pp) / _polevl(xp, s, pq)
+    q = _polevl(xp, s, qp) / _polevl(xp, s, qq)
+    yn = y - (_PIO4 if order == 0 else _THPIO4)
+    if sin_first:  # Y
+        p = p * xp.sin(yn) + (5.0 / y) * q * xp.cos(yn)
+    else:  # J
+        p = p * xp.cos(yn) - (5.0 / y) * q * xp.sin(yn)
+    return p * _SQ2OPI / xp.sqrt(y)
+
+
+def _j64(xp, x64, order):
+    """J0 / J1 of a float64 array (J0 even, J1 odd); NaN and +-inf give NaN, as TF."""
+    y = xp.abs(x64)
+    z = y * y
+    if order == 0:
+        near = xp.where(y < 1e-5, 1.0 - z / 4.0,
+                        (z - _DR1) * (z - _DR2) * _polevl(xp, z, _J0_RP) / _polevl(xp, z, _J0_RQ))
+    else:
+        near = _polevl(xp, z, _J1_RP) / _polevl(xp, z, _J1_RQ) * x64 * (z - _Z1) * (z - _Z2)
+    yf = xp.where(y <= 5.0, 6.0, y)  # the asymptotic branch only where it is used (NaN stays NaN)
+    far = _asymptotic(xp, yf, order, False)
+    if order == 1:
+        far = xp.where(x64 < 0, -far, far)
+    return xp.where(y <= 5.0, near, far)
+
+
+def _y64(xp, x64, order):
+    """Y0 / Y1 of a float64 array: -inf for ``x <= 0`` (negative x included, as TF)."""
+    small = x64 <= 5.0
+    xs = xp.where(small & (x64 > 0.0), x64, 1.0)
+    z = xs * xs
+    if order == 0:
+        near = _polevl(xp, z, _Y0_YP) / _polevl(xp, z, _Y0_YQ) + _TWOOPI * xp.log(xs) * _j64(xp, xs, 0)
+    else:
+        near = (_polevl(xp, z, _Y1_YP) / _polevl(xp, z, _Y1_YQ) * xs
+                + _TWOOPI * (_j64(xp, xs, 1) * xp.log(xs) - 1.0 / xs))
+    near = xp.where(x64 <= 0.0, -xp.inf, near)
+    far = _asymptotic(xp, xp.where(small, 6.0, x64), order, True)
+    return xp.where(small, near, far)
+
+
+@_quiet
+def _j0(b, x):
+    return _j64(b.xp, x.astype(b.xp.float64), 0).astype(x.dtype)
+
+
+@_quiet
+def _j1(b, x):
+    return _j64(b.xp, x.astype(b.xp.float64), 1).astype(x.dtype)
+
+
+@_quiet
+def _y0(b, x):
+    return _y64(b.xp, x.astype(b.xp.float64), 0).astype(x.dtype)
+
+
+@_quiet
+def _y1(b, x):
+    return _y64(b.xp, x.astype(b.xp.float64), 1).astype(x.dtype)
+
+
 def _rule(op, ts, attrs):
     d = ts[0]._dtype
     if d not in _DTYPES:
@@ -275,6 +395,28 @@ def _k1e_grad(call, g):
                                        bessel_k0e(x)))]
 
 
+def _j0_grad(call, g):
+    """TF's ``_BesselJ0Grad``: ``-j1(x)``."""
+    return [_m.multiply(g, _m.negative(bessel_j1(call.inputs[0])))]
+
+
+def _j1_grad(call, g):
+    """TF's ``_BesselJ1Grad``: ``j0(x) - j1(x) / x``, and 1/2 at ``x == 0``."""
+    x, y = call.inputs[0], call.outputs[0]
+    return [_m.multiply(g, _at_zero(x, 0.5, _m.subtract(bessel_j0(x), _m.divide(y, _safe_x(x)))))]
+
+
+def _y0_grad(call, g):
+    """TF's ``_BesselY0Grad``: ``-y1(x)``."""
+    return [_m.multiply(g, _m.negative(bessel_y1(call.inputs[0])))]
+
+
+def _y1_grad(call, g):
+    """TF's ``_BesselY1Grad``: ``y0(x) - y1(x) / x`` (NaN at 0)."""
+    x, y = call.inputs[0], call.outputs[0]
+    return [_m.multiply(g, _m.subtract(bessel_y0(x), _m.divide(y, x)))]
+
+
 def _op(name, impl, grad, cuda_expr=None):
     op = Op(name, rule=_rule, grad=grad, output_arg="y", cuda_expr=cuda_expr)
     op.kernel()(impl)
@@ -293,6 +435,11 @@ BESSEL_K0 = _op("BesselK0", _k0, _k0_grad)
 BESSEL_K0E = _op("BesselK0e", _k0e, _k0e_grad)
 BESSEL_K1 = _op("BesselK1", _k1, _k1_grad)
 BESSEL_K1E = _op("BesselK1e", _k1e, _k1e_grad)
+# CUDA's j0(f) / j1(f); its y0 / y1 give NaN for x < 0 where TF gives -inf, so Y is not fused
+BESSEL_J0 = _op("BesselJ0", _j0, _j0_grad, cuda_expr="(sizeof(T) == 4 ? (T)j0f((float){0}) : (T)j0((double){0}))")
+BESSEL_J1 = _op("BesselJ1", _j1, _j1_grad, cuda_expr="(sizeof(T) == 4 ? (T)j1f((float){0}) : (T)j1((double){0}))")
+BESSEL_Y0 = _op("BesselY0", _y0, _y0_grad)
+BESSEL_Y1 = _op("BesselY1", _y1, _y1_grad)
 
 
 @add_dispatch_support
@@ -346,3 +493,28 @@ def bessel_k1(x, name=None):
 def bessel_k1e(x, name=None):
     """``tf.math.special.bessel_k1e``: ``exp(x) bessel_k1(x)``."""
     return execute(BESSEL_K1E, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_j0(x, name=None):
+    """``tf.math.special.bessel_j0``: the Bessel function of the first kind of order 0."""
+    return execute(BESSEL_J0, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_j1(x, name=None):
+    """``tf.math.special.bessel_j1``: the Bessel function of the first kind of order 1 (odd)."""
+    return execute(BESSEL_J1, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_y0(x, name=None):
+    """``tf.math.special.bessel_y0``: the Bessel function of the second kind of order 0 (-inf for ``x <= 0``, as
+    TF)."""
+    return execute(BESSEL_Y0, (as_tensor(x),))
+
+
+@add_dispatch_support
+def bessel_y1(x, name=None):
+    """``tf.math.special.bessel_y1``: the Bessel function of the second kind of order 1 (-inf for ``x <= 0``)."""
+    return execute(BESSEL_Y1, (as_tensor(x),))
