@@ -1,5 +1,5 @@
 """``tf.math.special``: TF 2.21's special functions that tfcore implements, so far the Bessel functions (the modified
-ones of the first kind are also in ``tf.math``)."""
+ones of the first kind are also in ``tf.math``), Dawson's integral and Spence's function."""
 
 from .ops.bessel_ops import (
     bessel_i0,
@@ -15,6 +15,7 @@ from .ops.bessel_ops import (
     bessel_y0,
     bessel_y1,
 )
+from .ops.special_function_ops import dawsn, spence
 
 __all__ = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
-           "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1"]
+           "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "dawsn", "spence"]

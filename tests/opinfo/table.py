@@ -1089,3 +1089,29 @@ for _op, _fn, _ref, _domain, _grad_range in [
           ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},  # absolute near the functions' zeros
           samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=_domain[0], hi=_domain[1]),), grad=True, op=_op)],
           grad=GradCase(_fn, [r(2, 3, lo=_grad_range[0], hi=_grad_range[1])]))
+
+
+def _dawsn_integral(x):
+    """Dawson's integral exp(-x^2) integral_0^x exp(t^2) dt = x integral_0^1 exp(x^2 (u^2 - 1)) du."""
+    x = np.asarray(x, np.float64)
+    return x * _gauss(lambda u: np.exp(x[..., None] ** 2 * (u * u - 1.0)), 0.0, 1.0)
+
+
+def _spence_integral(x):
+    """Spence's function integral_1^x log(t) / (1 - t) dt (x > 0)."""
+    x = np.asarray(x, np.float64)
+
+    def f(u):
+        t = 1.0 + (x[..., None] - 1.0) * u
+        return np.log(t) / (1.0 - t)
+
+    return (x - 1.0) * _gauss(f, 0.0, 1.0)
+
+
+for _op, _fn, _ref, _domain, _grad_range in [
+        ("Dawsn", tf.math.special.dawsn, _dawsn_integral, (-8.0, 8.0), (-4.0, 4.0)),
+        ("Spence", tf.math.special.spence, _spence_integral, (0.05, 4.0), (0.2, 3.0))]:
+    entry(_op, public=_fn, ref=_ref, ref_shapes=_BESSEL_SHAPES, domain=_domain,
+          ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=_domain[0], hi=_domain[1]),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=_grad_range[0], hi=_grad_range[1])]))

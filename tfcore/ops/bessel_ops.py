@@ -172,38 +172,38 @@ def _scaled(xp, x, small, large, times_x):
     return ax, xp.where(big, far, near)
 
 
-def _quiet(impl):
+def quiet_float_errors(impl):
     """Run ``impl`` without NumPy's overflow warnings: ``exp(800)`` is inf, ``inf * 0`` NaN (as TF), and rounding
     to the output dtype may overflow (``bessel_i0(100.0)`` in float32 is inf), silently as in TF."""
 
     def quiet_impl(b, x):
-        with xp_compat.errstate(b.xp, over="ignore", under="ignore", invalid="ignore"):
+        with xp_compat.errstate(b.xp, divide="ignore", over="ignore", under="ignore", invalid="ignore"):
             return impl(b, x)
 
     quiet_impl.__name__ = quiet_impl.__qualname__ = impl.__name__
     return quiet_impl
 
 
-@_quiet
+@quiet_float_errors
 def _i0e(b, x):
     return _scaled(b.xp, x, _I0E_A, _I0E_B, False)[1].astype(x.dtype)
 
 
-@_quiet
+@quiet_float_errors
 def _i1e(b, x):
     xp = b.xp
     _, y = _scaled(xp, x, _I1E_A, _I1E_B, True)
     return xp.where(x < 0, -y, y).astype(x.dtype)
 
 
-@_quiet
+@quiet_float_errors
 def _i0(b, x):
     xp = b.xp
     ax, y = _scaled(xp, x, _I0E_A, _I0E_B, False)
     return (xp.exp(ax) * y).astype(x.dtype)
 
 
-@_quiet
+@quiet_float_errors
 def _i1(b, x):
     xp = b.xp
     ax, y = _scaled(xp, x, _I1E_A, _I1E_B, True)
@@ -235,27 +235,27 @@ def _k(xp, x, order, scaled):
     return xp.where(small, near, far).astype(x.dtype)
 
 
-@_quiet
+@quiet_float_errors
 def _k0(b, x):
     return _k(b.xp, x, 0, False)
 
 
-@_quiet
+@quiet_float_errors
 def _k0e(b, x):
     return _k(b.xp, x, 0, True)
 
 
-@_quiet
+@quiet_float_errors
 def _k1(b, x):
     return _k(b.xp, x, 1, False)
 
 
-@_quiet
+@quiet_float_errors
 def _k1e(b, x):
     return _k(b.xp, x, 1, True)
 
 
-def _polevl(xp, x, coeffs):
+def polevl(xp, x, coeffs):
     """Cephes' ``polevl``: the polynomial ``coeffs`` (highest degree first) at ``x``, by Horner's rule."""
     acc = xp.zeros_like(x)
     for c in coeffs:
@@ -268,8 +268,8 @@ def _asymptotic(xp, y, order, sin_first):
     ``y > 5``, the phase pi/4 (order 0) or 3 pi/4 (order 1)."""
     pp, pq, qp, qq = (_JY0_PP, _JY0_PQ, _JY0_QP, _JY0_QQ) if order == 0 else (_JY1_PP, _JY1_PQ, _JY1_QP, _JY1_QQ)
     s = 25.0 / (y * y)
-    p = _polevl(xp, s, pp) / _polevl(xp, s, pq)
-    q = _polevl(xp, s, qp) / _polevl(xp, s, qq)
+    p = polevl(xp, s, pp) / polevl(xp, s, pq)
+    q = polevl(xp, s, qp) / polevl(xp, s, qq)
     yn = y - (_PIO4 if order == 0 else _THPIO4)
     if sin_first:  # Y
         p = p * xp.sin(yn) + (5.0 / y) * q * xp.cos(yn)
@@ -284,9 +284,9 @@ def _j64(xp, x64, order):
     z = y * y
     if order == 0:
         near = xp.where(y < 1e-5, 1.0 - z / 4.0,
-                        (z - _DR1) * (z - _DR2) * _polevl(xp, z, _J0_RP) / _polevl(xp, z, _J0_RQ))
+                        (z - _DR1) * (z - _DR2) * polevl(xp, z, _J0_RP) / polevl(xp, z, _J0_RQ))
     else:
-        near = _polevl(xp, z, _J1_RP) / _polevl(xp, z, _J1_RQ) * x64 * (z - _Z1) * (z - _Z2)
+        near = polevl(xp, z, _J1_RP) / polevl(xp, z, _J1_RQ) * x64 * (z - _Z1) * (z - _Z2)
     yf = xp.where(y <= 5.0, 6.0, y)  # the asymptotic branch only where it is used (NaN stays NaN)
     far = _asymptotic(xp, yf, order, False)
     if order == 1:
@@ -300,36 +300,36 @@ def _y64(xp, x64, order):
     xs = xp.where(small & (x64 > 0.0), x64, 1.0)
     z = xs * xs
     if order == 0:
-        near = _polevl(xp, z, _Y0_YP) / _polevl(xp, z, _Y0_YQ) + _TWOOPI * xp.log(xs) * _j64(xp, xs, 0)
+        near = polevl(xp, z, _Y0_YP) / polevl(xp, z, _Y0_YQ) + _TWOOPI * xp.log(xs) * _j64(xp, xs, 0)
     else:
-        near = (_polevl(xp, z, _Y1_YP) / _polevl(xp, z, _Y1_YQ) * xs
+        near = (polevl(xp, z, _Y1_YP) / polevl(xp, z, _Y1_YQ) * xs
                 + _TWOOPI * (_j64(xp, xs, 1) * xp.log(xs) - 1.0 / xs))
     near = xp.where(x64 <= 0.0, -xp.inf, near)
     far = _asymptotic(xp, xp.where(small, 6.0, x64), order, True)
     return xp.where(small, near, far)
 
 
-@_quiet
+@quiet_float_errors
 def _j0(b, x):
     return _j64(b.xp, x.astype(b.xp.float64), 0).astype(x.dtype)
 
 
-@_quiet
+@quiet_float_errors
 def _j1(b, x):
     return _j64(b.xp, x.astype(b.xp.float64), 1).astype(x.dtype)
 
 
-@_quiet
+@quiet_float_errors
 def _y0(b, x):
     return _y64(b.xp, x.astype(b.xp.float64), 0).astype(x.dtype)
 
 
-@_quiet
+@quiet_float_errors
 def _y1(b, x):
     return _y64(b.xp, x.astype(b.xp.float64), 1).astype(x.dtype)
 
 
-def _rule(op, ts, attrs):
+def special_float_rule(op, ts, attrs):
     d = ts[0]._dtype
     if d not in _DTYPES:
         raise InvalidArgumentError(None, None, f"{op.name}: x must be bfloat16, half, float or double, got "
@@ -418,7 +418,7 @@ def _y1_grad(call, g):
 
 
 def _op(name, impl, grad, cuda_expr=None):
-    op = Op(name, rule=_rule, grad=grad, output_arg="y", cuda_expr=cuda_expr)
+    op = Op(name, rule=special_float_rule, grad=grad, output_arg="y", cuda_expr=cuda_expr)
     op.kernel()(impl)
     return op
 
