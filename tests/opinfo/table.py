@@ -1115,3 +1115,17 @@ for _op, _fn, _ref, _domain, _grad_range in [
           ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},
           samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=_domain[0], hi=_domain[1]),), grad=True, op=_op)],
           grad=GradCase(_fn, [r(2, 3, lo=_grad_range[0], hi=_grad_range[1])]))
+
+
+def _fresnel_integral(x, trig):
+    """integral_0^x trig(pi t^2 / 2) dt."""
+    x = np.asarray(x, np.float64)
+    return x * _gauss(lambda u: trig(0.5 * np.pi * (x[..., None] * u) ** 2), 0.0, 1.0)
+
+
+for _op, _fn, _trig in [("FresnelCos", tf.math.special.fresnel_cos, np.cos),
+                        ("FresnelSin", tf.math.special.fresnel_sin, np.sin)]:
+    entry(_op, public=_fn, ref=lambda x, _t=_trig: _fresnel_integral(x, _t), ref_shapes=_BESSEL_SHAPES,
+          domain=(-6.0, 6.0), ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=-6.0, hi=6.0),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=-2.0, hi=2.0)]))

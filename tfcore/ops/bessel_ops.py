@@ -173,8 +173,9 @@ def _scaled(xp, x, small, large, times_x):
 
 
 def quiet_float_errors(impl):
-    """Run ``impl`` without NumPy's overflow warnings: ``exp(800)`` is inf, ``inf * 0`` NaN (as TF), and rounding
-    to the output dtype may overflow (``bessel_i0(100.0)`` in float32 is inf), silently as in TF."""
+    """Run ``impl`` without NumPy's floating-point warnings: ``exp(800)`` is inf, ``inf * 0`` NaN, ``0.5 / 0`` inf
+    (as TF), the branches not selected may divide by zero, and rounding to the output dtype may overflow
+    (``bessel_i0(100.0)`` in float32 is inf): silently, as in TF. Shared by :mod:`tfcore.ops.special_function_ops`."""
 
     def quiet_impl(b, x):
         with xp_compat.errstate(b.xp, divide="ignore", over="ignore", under="ignore", invalid="ignore"):
