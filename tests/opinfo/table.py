@@ -1129,3 +1129,19 @@ for _op, _fn, _trig in [("FresnelCos", tf.math.special.fresnel_cos, np.cos),
           domain=(-6.0, 6.0), ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},
           samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=-6.0, hi=6.0),), grad=True, op=_op)],
           grad=GradCase(_fn, [r(2, 3, lo=-2.0, hi=2.0)]))
+
+
+def _expint_series(x):
+    """Ei(x) = gamma + log(x) + sum_k x^k / (k k!) (x > 0; positive terms, no cancellation)."""
+    x = np.asarray(x, np.float64)
+    term, total = np.ones_like(x), np.zeros_like(x)
+    for k in range(1, 120):
+        term = term * x / k
+        total = total + term / k
+    return 0.5772156649015329 + np.log(x) + total
+
+
+entry("Expint", public=tf.math.special.expint, ref=_expint_series, ref_shapes=_BESSEL_SHAPES, domain=(0.05, 20.0),
+      ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-13, 1e-14)},
+      samples=[Sample("expint", tf.math.special.expint, (f32(3, 4, lo=0.1, hi=20.0),), grad=True, op="Expint")],
+      grad=GradCase(tf.math.special.expint, [r(2, 3, lo=0.3, hi=6.0)]))

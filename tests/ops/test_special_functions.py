@@ -1,7 +1,8 @@
-"""tf.math.special.dawsn, spence, fresnel_cos and fresnel_sin (TF's Dawsn, Spence, FresnelCos, FresnelSin): values and
-gradients as TF 2.21 gives them (the numbers below were printed by TF 2.21 for the same inputs: every branch of the
-approximations, TF's sign for dawsn below -1e9, NaN for spence at x < 0 and at inf, +-1/2 past 36974). References on
-ragged shapes, devices and finite-difference gradients: their op-info entries (tests/opinfo/table.py)."""
+"""tf.math.special.dawsn, spence, fresnel_cos, fresnel_sin, expint (TF's Dawsn, Spence, FresnelCos, FresnelSin,
+Expint): values and gradients as TF 2.21 gives them (the numbers below were printed by TF 2.21 for the same inputs:
+every branch of the approximations, TF's sign for dawsn below -1e9, NaN for spence at x < 0 and at inf, +-1/2 past
+36974). References on ragged shapes, devices and finite-difference gradients: their op-info entries
+(tests/opinfo/table.py)."""
 
 import numpy as np
 import pytest
@@ -15,7 +16,16 @@ X = {
     "fresnel_cos": [0.0, -0.0, 1e-8, 0.5, -1.5, 1.6, 1.7, -3.0, 10.5, 1000.3, 36974.5, -4e4, INF, -INF, NAN],
 }
 X["fresnel_sin"] = X["fresnel_cos"]
+X["expint"] = [0.0, -1.0, 1e-8, 0.5, 1.99, 2.0, 3.0, 4.0, 7.0, 8.0, 15.0, 16.0, 20.0, 32.0, 50.0, 64.0, 100.0, 700.0,
+               800.0, INF, NAN]  # every interval's edges; NaN at inf, as TF
 TF_VALUES = {
+    ("expint", "float64"): [-INF, NAN, -17.843465069050833, 0.45421990486317354, 4.9173811312144435,
+        4.954234356001891, 9.933832570625416, 19.63087447005622, 191.50474333550136, 440.3798995348382,
+        234955.8524907683, 595560.9986708369, 25615652.664056588, 2550043566357.7866, 1.058563689713169e+20,
+        9.899640925974455e+25, 2.71555274485388e+41, 1.4509787360525608e+301, INF, NAN, NAN],
+    ("expint", "float32"): [-INF, NAN, -17.84346580505371, 0.4542198181152344, 4.917381763458252, 4.9542341232299805,
+        9.933833122253418, 19.630874633789062, 191.5047607421875, 440.3798828125, 234955.859375, 595560.9375,
+        25615650.0, 2550043246592.0, 1.0585637036952964e+20, 9.899640742643412e+25, INF, INF, INF, NAN, NAN],
     ("fresnel_cos", "float64"): [0.0, 0.0, 1e-08, 0.4923442258714464, -0.44526117603982157, 0.36546168344048763,
         0.32382687600390025, -0.6057207892976857, 0.4884800073027095, 0.500044836703782, 0.5, -0.5, 0.5, -0.5, NAN],
     ("fresnel_cos", "float32"): [0.0, 0.0, 9.99999993922529e-09, 0.4923442006111145, -0.4452612102031708,
@@ -40,8 +50,9 @@ TF_VALUES = {
         -1.43674635887146, -12.192422866821289, NAN, NAN, NAN],
 }
 GRAD_X = {"dawsn": [0.0, 0.5, -3.0, 9.0], "spence": [0.5, 1.0, 1.7, 3.0], "fresnel_cos": [0.0, 0.5, -3.0, 9.0],
-          "fresnel_sin": [0.0, 0.5, -3.0, 9.0]}  # spence: TF's -1 at x == 1
+          "fresnel_sin": [0.0, 0.5, -3.0, 9.0], "expint": [0.5, 3.0, 9.0, 70.0]}  # spence: TF's -1 at x == 1
 TF_GRADIENTS = {
+    "expint": [3.2974425414002564, 6.69517897439589, 900.3426586194871, 3.5934838155988096e+28],
     "fresnel_cos": [1.0, 0.9238795325112867, 5.51091059616309e-16, 1.0288890054747531e-14],
     "fresnel_sin": [0.0, 0.3826834323650898, 1.0, 1.0],
     "dawsn": [1.0, 0.5755636164979777, -0.06962618366335005, -0.006290841038308237],

@@ -1,14 +1,16 @@
-"""``tf.math.special.dawsn``, ``spence``, ``fresnel_cos`` and ``fresnel_sin`` (TF's ``Dawsn``, ``Spence``,
-``FresnelCos``, ``FresnelSin``): Dawson's integral ``exp(-x^2) integral_0^x exp(t^2) dt``, Spence's function
-``integral_1^x log(t) / (1 - t) dt`` and the Fresnel integrals ``integral_0^x cos|sin(pi t^2 / 2) dt``.
+"""``tf.math.special.dawsn``, ``spence``, ``fresnel_cos``, ``fresnel_sin`` and ``expint`` (TF's ``Dawsn``,
+``Spence``, ``FresnelCos``, ``FresnelSin``, ``Expint``): Dawson's integral ``exp(-x^2) integral_0^x exp(t^2) dt``,
+Spence's function ``integral_1^x log(t) / (1 - t) dt``, the Fresnel integrals ``integral_0^x cos|sin(pi t^2 / 2) dt``
+and the exponential integral ``Ei(x)``.
 
-As TF (its ``special_math_op_misc_impl.h``, after the Cephes library's ``dawsn.c``, ``spence.c``, ``fresnl.c``):
-rational approximations on ``|x| < 3.25``, ``< 6.25``, ``< 1e9`` and ``0.5 / x`` beyond for Dawson's integral
-(whose sign TF then flips for negative x a second time: ``dawsn(-2e9)`` is ``+2.5e-10`` in TF, and here); Spence's
-function from one rational approximation with the reflection and inversion formulas, NaN for ``x < 0``; the Fresnel
-integrals from rational approximations for ``x^2 < 2.5625`` and Cephes' auxiliary functions beyond (+-1/2 past
-``|x| = 36974``). Computed in float64 for every dtype and rounded once, on any device (``b.xp``), with TF's
-gradients; ``polevl``, the dtype rule and the floating-point silence come from :mod:`tfcore.ops.bessel_ops`.
+As TF (its ``special_math_op_misc_impl.h``, after the Cephes library's ``dawsn.c``, ``spence.c``, ``fresnl.c``,
+``expn.c``): rational approximations on ``|x| < 3.25``, ``< 6.25``, ``< 1e9`` and ``0.5 / x`` beyond for Dawson's
+integral (whose sign TF then flips for negative x a second time: ``dawsn(-2e9)`` is ``+2.5e-10`` in TF, and here);
+Spence's function from one rational approximation with the reflection and inversion formulas, NaN for ``x < 0``; the
+Fresnel integrals from rational approximations for ``x^2 < 2.5625`` and Cephes' auxiliary functions beyond (+-1/2
+past ``|x| = 36974``); Ei from seven rational approximations on ``[0, 2)``, ``[2, 4)`` ... ``[64, inf)``. Computed
+in float64 for every dtype and rounded once, on any device (``b.xp``), with TF's gradients; ``polevl``, the dtype
+rule and the floating-point silence come from :mod:`tfcore.ops.bessel_ops`.
 """
 
 import math
@@ -19,7 +21,7 @@ from ._common import as_tensor
 from .bessel_ops import polevl, quiet_float_errors, special_float_rule
 from .registry import Op, execute
 
-__all__ = ["dawsn", "spence", "fresnel_cos", "fresnel_sin"]
+__all__ = ["dawsn", "spence", "fresnel_cos", "fresnel_sin", "expint"]
 
 # Dawson's integral: x P(x^2) / Q(x^2) on [0, 3.25) ...
 _DAWSN_AN = (1.13681498971755972054E-11, 8.49262267667473811108E-10, 1.94434204175553054283E-8,
@@ -69,6 +71,49 @@ _FRESNEL_GN = (5.04442073643383265887E-1, 1.97102833525523411709E-1, 1.876485840
 _FRESNEL_GD = (1.0, 1.47495759925128324529E0, 3.37748989120019970451E-1, 2.53603741420338795122E-2,
     8.14679107184306179049E-4, 1.27545075667729118702E-5, 1.04314589657571990585E-7, 4.60680728146520428211E-10,
     1.10273215066240270757E-12, 1.38796531259578871258E-15, 8.39158816283118707363E-19, 1.86958710162783236342E-22)
+
+# The exponential integral Ei: x A(x) / B(x) + EUL + log(x) on (0, 2) ...
+_EXPINT_A = (-5.350447357812542947283E0, 2.185049168816613393830E2, -4.176572384826693777058E3,
+    5.541176756393557601232E4, -3.313381331178144034309E5, 1.592627163384945414220E6)
+_EXPINT_B = (1.0, -5.250547959112862969197E1, 1.259616186786790571525E3, -1.756549581973534652631E4,
+    1.493062117002725991967E5, -7.294949239640527645655E5, 1.592627163384945429726E6)
+# ... and exp(x) w (1 + w A(w) / B(w)), w = 1/x, on [2, 4), [4, 8), [8, 16), [16, 32), [32, 64), [64, inf)
+_EXPINT_A6 = (1.981808503259689673238E-2, -1.271645625984917501326E0, -2.088160335681228318920E0,
+    2.755544509187936721172E0, -4.409507048701600257171E-1, 4.665623805935891391017E-2, -1.545042679673485262580E-3,
+    7.059980605299617478514E-5)
+_EXPINT_B6 = (1.0, 1.476498670914921440652E0, 5.629177174822436244827E-1, 1.699017897879307263248E-1,
+    2.291647179034212017463E-2, 4.450150439728752875043E-3, 1.727439612206521482874E-4, 3.953167195549672482304E-5)
+_EXPINT_A5 = (-1.373215375871208729803E0, -7.084559133740838761406E-1, 1.580806855547941010501E0,
+    -2.601500427425622944234E-1, 2.994674694113713763365E-2, -1.038086040188744005513E-3, 4.371064420753005429514E-5,
+    2.141783679522602903795E-6)
+_EXPINT_B5 = (1.0, 8.585231423622028380768E-1, 4.483285822873995129957E-1, 7.687932158124475434091E-2,
+    2.449868241021887685904E-2, 8.832165941927796567926E-4, 4.590952299511353531215E-4, -4.729848351866523044863E-6,
+    2.665195537390710170105E-6)
+_EXPINT_A2 = (-2.106934601691916512584E0, 1.732733869664688041885E0, -2.423619178935841904839E-1,
+    2.322724180937565842585E-2, 2.372880440493179832059E-4, -8.343219561192552752335E-5, 1.363408795605250394881E-5,
+    -3.655412321999253963714E-7, 1.464941733975961318456E-8, 6.176407863710360207074E-10)
+_EXPINT_B2 = (1.0, -2.298062239901678075778E-1, 1.105077041474037862347E-1, -1.566542966630792353556E-2,
+    2.761106850817352773874E-3, -2.089148012284048449115E-4, 1.708528938807675304186E-5, -4.459311796356686423199E-7,
+    1.394634930353847498145E-8, 6.150865933977338354138E-10)
+_EXPINT_A4 = (-2.458119367674020323359E-1, -1.483382253322077687183E-1, 7.248291795735551591813E-2,
+    -1.348315687380940523823E-2, 1.342775069788636972294E-3, -7.942465637159712264564E-5, 2.644179518984235952241E-6,
+    -4.239473659313765177195E-8)
+_EXPINT_B4 = (1.0, -1.044225908443871106315E-1, -2.676453128101402655055E-1, 9.695000254621984627876E-2,
+    -1.601745692712991078208E-2, 1.496414899205908021882E-3, -8.462452563778485013756E-5, 2.728938403476726394024E-6,
+    -4.239462431819542051337E-8)
+_EXPINT_A7 = (1.212561118105456670844E-1, -5.823133179043894485122E-1, 2.348887314557016779211E-1,
+    -3.040034318113248237280E-2, 1.510082146865190661777E-3, -2.523137095499571377122E-5)
+_EXPINT_B7 = (1.0, -1.002252150365854016662E0, 2.928709694872224144953E-1, -3.337004338674007801307E-2,
+    1.560544881127388842819E-3, -2.523137093603234562648E-5)
+_EXPINT_A3 = (-7.657847078286127362028E-1, 6.886192415566705051750E-1, -2.132598113545206124553E-1,
+    3.346107552384193813594E-2, -3.076541477344756050249E-3, 1.747119316454907477380E-4, -6.103711682274170530369E-6,
+    1.218032765428652199087E-7, -1.086076102793290233007E-9)
+_EXPINT_B3 = (1.0, -1.888802868662308731041E0, 1.066691687211408896850E0, -2.751915982306380647738E-1,
+    3.930852688233823569726E-2, -3.414684558602365085394E-3, 1.866844370703555398195E-4, -6.345146083130515357861E-6,
+    1.239754287483206878024E-7, -1.086076102793126632978E-9)
+_EXPINT_TAILS = ((4.0, _EXPINT_A6, _EXPINT_B6), (8.0, _EXPINT_A5, _EXPINT_B5), (16.0, _EXPINT_A2, _EXPINT_B2),
+                 (32.0, _EXPINT_A4, _EXPINT_B4), (64.0, _EXPINT_A7, _EXPINT_B7), (math.inf, _EXPINT_A3, _EXPINT_B3))
+_EULER = 0.5772156649015329
 
 
 def _dawsn_far(xp, x, num, den):
@@ -195,3 +240,32 @@ def fresnel_cos(x, name=None):
 def fresnel_sin(x, name=None):
     """``tf.math.special.fresnel_sin``: the Fresnel sine integral ``integral_0^x sin(pi t^2 / 2) dt`` (odd)."""
     return execute(FRESNEL_SIN, (as_tensor(x),))
+
+
+@quiet_float_errors
+def _expint(b, x):
+    xp = b.xp
+    x64 = x.astype(xp.float64)
+    near = xp.where(x64 < 2.0, x64, 1.0)
+    out = xp.where(x64 < 2.0, near * polevl(xp, near, _EXPINT_A) / polevl(xp, near, _EXPINT_B) + _EULER + xp.log(near),
+                   xp.nan)  # log(0) = -inf at 0; NaN and inf stay NaN (no interval holds them), as TF
+    lo = 2.0
+    for hi, num, den in _EXPINT_TAILS:
+        inside = (x64 >= lo) & (x64 < hi)
+        v = xp.where(inside, x64, lo)
+        w = 1.0 / v
+        out = xp.where(inside, xp.exp(v) * w * (w * polevl(xp, w, num) / polevl(xp, w, den) + 1.0), out)
+        lo = hi
+    return xp.where(x64 < 0.0, xp.nan, out).astype(x.dtype)
+
+
+EXPINT = Op("Expint", rule=special_float_rule, output_arg="y",
+            grad=lambda call, g: [_m.multiply(g, _m.divide(_m.exp(call.inputs[0]), call.inputs[0]))])  # TF's
+EXPINT.kernel()(_expint)
+
+
+@add_dispatch_support
+def expint(x, name=None):
+    """``tf.math.special.expint``: the exponential integral ``Ei(x)`` (principal value of
+    ``integral_-inf^x exp(t) / t dt``; NaN for ``x < 0``, -inf at 0)."""
+    return execute(EXPINT, (as_tensor(x),))
