@@ -10,14 +10,25 @@
 //   * segment_prod_<T>: ids sorted; one thread per output element (grid-stride) finds its segment's rows
 //     by binary search and multiplies them in row order: deterministic, no atomics, bit-equal to a
 //     sequential product. Consecutive threads read consecutive columns of a row (coalesced).
-// Integers multiply as unsigned (wrapping, as TF's int8...int64 products; no signed-overflow UB).
-// Entry points per dtype: _f32, _f64, _i32, _i64. Block SG_THREADS.
+// Integers multiply as unsigned (wrapping, as TF's int8...int64 products; no signed-overflow UB); half
+// products are rounded to half after each factor (as NumPy's float16 multiply, so the sorted kernel matches
+// the CPU kernel bit for bit).
+// Entry points per dtype: _f16, _f32, _f64, _i32, _i64. Block SG_THREADS.
 #include "common.cuh"
 
 #define SG_THREADS 256
 
 template <typename T>
-struct SgBits;  // the unsigned integer type atomicCAS works on for T, and T's product
+struct SgBits;  // the unsigned integer type atomicCAS works on for T, T's product, and T's one
+
+template <typename T>
+TFC_DEVICE_INLINE T sg_one() {
+  return (T)1;
+}
+template <>
+TFC_DEVICE_INLINE __half sg_one<__half>() {
+  return __float2half(1.0f);
+}
 template <>
 struct SgBits<float> {
   typedef unsigned int U;
@@ -31,6 +42,13 @@ struct SgBits<double> {
   static TFC_DEVICE_INLINE U to(double v) { return (U)__double_as_longlong(v); }
   static TFC_DEVICE_INLINE double from(U u) { return __longlong_as_double((long long)u); }
   static TFC_DEVICE_INLINE double mul(double a, double b) { return a * b; }
+};
+template <>
+struct SgBits<__half> {  // 16-bit atomicCAS: sm_70 and newer (the oldest architecture the kernels are built for)
+  typedef unsigned short U;
+  static TFC_DEVICE_INLINE U to(__half v) { return __half_as_ushort(v); }
+  static TFC_DEVICE_INLINE __half from(U u) { return __ushort_as_half(u); }
+  static TFC_DEVICE_INLINE __half mul(__half a, __half b) { return __float2half(__half2float(a) * __half2float(b)); }
 };
 template <>
 struct SgBits<int> {
@@ -53,7 +71,7 @@ template <typename T>
 TFC_DEVICE_INLINE void sg_atomic_mul(T* p, T v) {
   typedef typename SgBits<T>::U U;
   U* const cell = reinterpret_cast<U*>(p);
-  U expected = SgBits<T>::to((T)1);
+  U expected = SgBits<T>::to(sg_one<T>());
   while (true) {
     const U seen = atomicCAS(cell, expected, SgBits<T>::to(SgBits<T>::mul(SgBits<T>::from(expected), v)));
     if (seen == expected) return;
@@ -94,7 +112,7 @@ TFC_DEVICE_INLINE void segment_prod(const T* __restrict__ data, const long long*
   for (long long i = tfc_global_thread_id(); i < total; i += tfc_grid_stride()) {
     const long long s = i / inner, c = i - s * inner;
     const long long end = sg_lower_bound(ids, rows, s + 1);
-    T acc = (T)1;
+    T acc = sg_one<T>();
     for (long long r = sg_lower_bound(ids, rows, s); r < end; ++r) acc = SgBits<T>::mul(acc, data[r * inner + c]);
     out[i] = acc;
   }
@@ -112,5 +130,6 @@ TFC_DEVICE_INLINE void segment_prod(const T* __restrict__ data, const long long*
 
 SG_ENTRIES(f32, float)
 SG_ENTRIES(f64, double)
+SG_ENTRIES(f16, __half)
 SG_ENTRIES(i32, int)
 SG_ENTRIES(i64, long long)

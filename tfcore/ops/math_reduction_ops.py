@@ -162,7 +162,7 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reducti
 #
 # ``out[s] = prod(data[j] for ids[j] == s)``; an empty segment holds 1. The CPU kernel is NumPy's
 # ``multiply.at``; the CUDA kernels are kernels/segment.cu (launcher: tfcore/ops/cuda_kernels/segment.py), for
-# float32/float64/int32/int64 data; other dtypes on a GPU run on the CPU (no GPU candidate, as TF's soft placement).
+# float16/float32/float64/int32/int64 data; other dtypes on a GPU run on the CPU (no GPU candidate: soft placement).
 
 _SEGMENT_INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 

@@ -1,6 +1,6 @@
 """CUDA launches of kernels/segment.cu; registered for UnsortedSegmentProd and SegmentProd.
 
-float32, float64, int32 and int64 data (the kernel's entries); int32 ids are widened to int64. Other dtypes
+float16, float32, float64, int32 and int64 data (the kernel's entries); int32 ids are widened to int64. Other dtypes
 have no GPU candidate and run on the CPU. Both launches are 1-D grid-stride loops: over data's elements
 (unsorted: atomicCAS products into an output of ones) or over the output's elements (sorted: each thread
 multiplies its segment's rows in order, deterministically).
@@ -15,8 +15,8 @@ from .. import math_reduction_ops as _mr
 from ._util import contiguous, grid_1d, i64, register_cuda
 
 THREADS = kernel_define("segment", "SG_THREADS")
-SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int32): "i32",
-          np.dtype(np.int64): "i64"}
+SUFFIX = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+          np.dtype(np.int32): "i32", np.dtype(np.int64): "i64"}
 
 
 def _rows_and_ids(xp, data, ids):
