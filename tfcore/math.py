@@ -1,5 +1,7 @@
 """``tf.math``: element-wise math, reductions, arg-reductions, segment ops, top-k and counting."""
 
+from . import math_special as special
+from .ops.bessel_ops import *
 from .ops.math_ops import *
 from .ops.math_reduction_ops import *
 from .ops.nn_ops import l2_normalize, log_softmax, softmax, softplus

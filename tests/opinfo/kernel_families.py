@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from tfcore.backend import collectives
-from tfcore.ops.cuda_kernels import bias_add, conv, matmul, pool, reduce, softmax
+from tfcore.ops.cuda_kernels import bias_add, conv, matmul, pool, reduce, segment, softmax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "kernels"))
 import test_bias_add  # noqa: E402
@@ -26,6 +26,7 @@ import test_conv2d  # noqa: E402
 import test_matmul  # noqa: E402
 import test_pool  # noqa: E402
 import test_reduce  # noqa: E402
+import test_segment  # noqa: E402
 import test_softmax  # noqa: E402
 
 
@@ -138,10 +139,16 @@ RACECHECK = {
         (test_bias_add.test_bias_add, dict(shape=(2, 3, 4, 5), data_format="NCHW", activation="relu", dtype=F16)),
     ],
     "allreduce": [(_allreduce, {})],
+    # every dtype entry of both kernels: no shared memory, so racecheck proves the launches run clean
+    "segment": [
+        *[(test_segment.test_unsorted_segment_prod, dict(shape=(300, 3), ids_rank=1, segments=6, dtype=dt))
+          for dt in test_segment.DTYPES],
+        *[(test_segment.test_segment_prod, dict(shape=(9, 2, 5), segments=4, dtype=dt)) for dt in test_segment.DTYPES],
+    ],
 }
 
 NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise", "softmax", "sparse_xent", "reduce_rows", "reduce_cols",
-                     "allreduce")
+                     "allreduce", "segment_prod", "unsorted_segment_prod")
 
 TILE_CONSTANTS = [
     (matmul, "BM", "MM_BM"), (matmul, "BN", "MM_BN"), (matmul, "THREADS", "MM_THREADS"),
@@ -158,7 +165,7 @@ TILE_CONSTANTS = [
     (reduce, "UNROLL", "RD_UNROLL"), (reduce, "VEC", "RD_VEC"),
     (softmax, "THREADS", "SM_THREADS"), (softmax, "WARP_COLS_MAX", "SM_WARP_COLS_MAX"),
     (softmax, "VEC", "SM_VEC"), (softmax, "CACHE_VECS", "SM_CACHE_VECS"),
-    (softmax, "BLOCK_COLS_MAX", "SM_BLOCK_COLS_MAX"),
+    (softmax, "BLOCK_COLS_MAX", "SM_BLOCK_COLS_MAX"), (segment, "THREADS", "SG_THREADS"),
     (collectives, "ALLREDUCE_THREADS", "AR_THREADS"), (collectives, "ALLREDUCE_VEC", "AR_VEC"),
     (collectives, "ALLREDUCE_TILE", "AR_TILE"),
 ]

@@ -7,6 +7,8 @@ must launch, and the SavedModel subset. Adding an op: add its facts here, nothin
 Ops that cannot have an entry are in ``EXEMPT`` (``tests/opinfo/exemptions.py``), each with its reason.
 """
 
+import math
+
 import numpy as np
 
 import tfcore as tf
@@ -962,3 +964,184 @@ entry("NextAfter", public=tf.math.nextafter, arity=2, ref=np.nextafter, exact=Tr
       samples=[Sample("nextafter_broadcast", tf.math.nextafter, (X, f32(4, seed=7)), grad=True, op="NextAfter")],
       grad=GradCase(tf.math.nextafter, [r(2, 3), r(3) + 5.0]))
 
+
+# ==================================================================================================
+# UnsortedSegmentProd / SegmentProd (tf.math.unsorted_segment_prod, tf.math.segment_prod): docs/architecture.md's
+# worked example of an op with a hand-written CUDA kernel (kernels/segment.cu). Samples: an empty segment, a
+# dropped id, rank-2 ids, integer data, zeros (TF's special-cased gradient); the reference on ragged shapes
+# with ids derived from the rows (negative and empty segments included); float64 gradients of both orders.
+# ==================================================================================================
+
+
+def _unsorted_ids(rows):
+    return (np.arange(rows) * 7) % 5 - 1  # -1 (dropped) .. 3; segment 4 stays empty
+
+
+def _sorted_ids(rows):
+    return np.arange(rows) // 3 * 2  # every odd segment empty
+
+
+_SEGMENT_SHAPES = [((0, 3),), ((1,),), ((7,),), ((300, 3),), ((5, 4, 3),), ((2, 1, 33),)]
+_ZEROS = np.array([[1., 0.], [3., 0.], [0., 6.], [2., 2.], [4., -1.], [0.5, 0.]], np.float32)
+entry("UnsortedSegmentProd", kernels=("unsorted_segment_prod_f32",), saved_model=True,
+      public=lambda x: tf.math.unsorted_segment_prod(x, _unsorted_ids(x.shape[0]), 5),
+      ref=lambda x: references.segment_prod_ref(x, _unsorted_ids(x.shape[0]), 5), ref_shapes=_SEGMENT_SHAPES,
+      samples=[Sample("unsorted_segment_prod", lambda d, s: tf.math.unsorted_segment_prod(d, s, 5),
+                      (f32(6, 2, lo=0.5, hi=1.5), np.array([3, 0, -1, 3, 0, 1], np.int32)), grad=True,
+                      op="UnsortedSegmentProd"),
+               Sample("unsorted_segment_prod_zeros", lambda d: tf.math.unsorted_segment_prod(d, [0, 0, 0, -1, 2, 2], 3),
+                      (_ZEROS,), grad=True, op="UnsortedSegmentProd"),
+               Sample("unsorted_segment_prod_int64_rank2_ids", lambda d, s: tf.math.unsorted_segment_prod(d, s, 4),
+                      (i64(2, 3, 2, lo=-3, hi=4), np.array([[1, 0, 1], [-1, 1, 3]], np.int64)),
+                      op="UnsortedSegmentProd")],
+      grad=GradCase(lambda x: tf.math.unsorted_segment_prod(x, [[2, 0], [2, -1]], 3), [r(2, 2, 3)]))
+entry("SegmentProd", kernels=("segment_prod_f32",), saved_model=True,
+      public=lambda x: tf.math.segment_prod(x, _sorted_ids(x.shape[0])),
+      ref=lambda x: references.segment_prod_ref(x, _sorted_ids(x.shape[0]), int(_sorted_ids(x.shape[0])[-1]) + 1
+                                                if x.shape[0] else 0),
+      ref_shapes=_SEGMENT_SHAPES,
+      samples=[Sample("segment_prod", tf.math.segment_prod, (f32(6, 2, lo=0.5, hi=1.5),
+                                                            np.array([0, 0, 2, 2, 2, 3], np.int32)),
+                      grad=True, op="SegmentProd"),
+               Sample("segment_prod_zeros", lambda d: tf.math.segment_prod(d, [0, 0, 0, 2, 2, 2]), (_ZEROS,),
+                      grad=True, op="SegmentProd"),
+               Sample("segment_prod_int32", tf.math.segment_prod, (i32(5, 3, lo=-3, hi=4),
+                                                                  np.array([1, 1, 1, 4, 4], np.int32)),
+                      op="SegmentProd")],
+      grad=GradCase(lambda x: tf.math.segment_prod(x, [0, 0, 1, 3]), [r(4, 3)]))
+
+# ==================================================================================================
+# BesselI0 / BesselI0e / BesselI1 / BesselI1e (tf.math.bessel_*, also tf.math.special): against the power series
+# I_nu(x) = sum_k (x/2)^(2k+nu) / (k! (k+nu)!) in float64 (independent of the Chebyshev expansions the kernels
+# use), past the expansions' switch at |x| = 8; i0 and i1 also through their CUDA expressions (cyl_bessel_i*)
+# ==================================================================================================
+
+
+def _bessel_series(x, nu):
+    x = np.asarray(x, np.float64)
+    term = (x / 2.0) ** nu / math.factorial(nu)
+    total = term.copy()
+    for k in range(1, 80):
+        term = term * (x / 2.0) ** 2 / (k * (k + nu))
+        total = total + term
+    return total
+
+
+_BESSEL_SHAPES = [((),), ((0,),), ((1,),), ((7,),), ((3, 5),), ((2, 1, 33),)]
+for _op, _fn, _nu, _scaled in [("BesselI0", tf.math.bessel_i0, 0, False), ("BesselI0e", tf.math.bessel_i0e, 0, True),
+                               ("BesselI1", tf.math.bessel_i1, 1, False), ("BesselI1e", tf.math.bessel_i1e, 1, True)]:
+    entry(_op, public=_fn, ref_shapes=_BESSEL_SHAPES, domain=(-12.0, 12.0),
+          ref=lambda x, _nu=_nu, _s=_scaled: _bessel_series(x, _nu) * (np.exp(-np.abs(x)) if _s else 1.0),
+          ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-13, 1e-15)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=-10.0, hi=10.0),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=-3.0, hi=3.0)]))
+
+
+def _bessel_k_integral(x, nu):
+    """K_nu(x) = integral_0^inf exp(-x cosh t) cosh(nu t) dt (x > 0), by the trapezoidal rule, which converges
+    geometrically for this smooth, doubly exponentially decaying integrand."""
+    t = np.linspace(0.0, 12.0, 6001)
+    x = np.asarray(x, np.float64)
+    f = np.exp(-x[..., None] * np.cosh(t)) * np.cosh(nu * t)
+    return (f.sum(-1) - 0.5 * (f[..., 0] + f[..., -1])) * (t[1] - t[0])
+
+
+for _op, _fn, _nu, _scaled in [("BesselK0", tf.math.special.bessel_k0, 0, False),
+                               ("BesselK0e", tf.math.special.bessel_k0e, 0, True),
+                               ("BesselK1", tf.math.special.bessel_k1, 1, False),
+                               ("BesselK1e", tf.math.special.bessel_k1e, 1, True)]:
+    entry(_op, public=_fn, ref_shapes=_BESSEL_SHAPES, domain=(0.05, 12.0),
+          ref=lambda x, _nu=_nu, _s=_scaled: _bessel_k_integral(x, _nu) * (np.exp(x) if _s else 1.0),
+          ref_tol={"float32": (2e-6, 1e-30), "float64": (1e-13, 1e-300)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=0.1, hi=10.0),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=0.3, hi=4.0)]))
+
+
+_GAUSS = np.polynomial.legendre.leggauss(400)
+
+
+def _gauss(f, a, b):
+    t = 0.5 * (b - a) * _GAUSS[0] + 0.5 * (b + a)
+    return 0.5 * (b - a) * (f(t) * _GAUSS[1]).sum(-1)
+
+
+def _bessel_j_integral(x, n):
+    """J_n(x) = (1/pi) integral_0^pi cos(n t - x sin t) dt (Gauss-Legendre)."""
+    x = np.asarray(x, np.float64)[..., None]
+    return _gauss(lambda t: np.cos(n * t - x * np.sin(t)), 0.0, np.pi) / np.pi
+
+
+def _bessel_y_integral(x, n):
+    """Y_n(x) = (1/pi) integral_0^pi sin(x sin t - n t) dt - (1/pi) integral_0^inf (e^(nt) + (-1)^n e^(-nt))
+    e^(-x sinh t) dt (x > 0; the second integrand is below 1e-300 past t = 12 for x >= 0.05)."""
+    x = np.asarray(x, np.float64)[..., None]
+    first = _gauss(lambda t: np.sin(x * np.sin(t) - n * t), 0.0, np.pi)
+    second = _gauss(lambda t: (np.exp(n * t) + (-1) ** n * np.exp(-n * t)) * np.exp(-x * np.sinh(t)), 0.0, 12.0)
+    return (first - second) / np.pi
+
+
+for _op, _fn, _ref, _domain, _grad_range in [
+        ("BesselJ0", tf.math.special.bessel_j0, lambda x: _bessel_j_integral(x, 0), (-12.0, 12.0), (-4.0, 4.0)),
+        ("BesselJ1", tf.math.special.bessel_j1, lambda x: _bessel_j_integral(x, 1), (-12.0, 12.0), (-4.0, 4.0)),
+        ("BesselY0", tf.math.special.bessel_y0, lambda x: _bessel_y_integral(x, 0), (0.1, 12.0), (0.5, 6.0)),
+        ("BesselY1", tf.math.special.bessel_y1, lambda x: _bessel_y_integral(x, 1), (0.1, 12.0), (0.5, 6.0))]:
+    entry(_op, public=_fn, ref=_ref, ref_shapes=_BESSEL_SHAPES, domain=_domain,
+          ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},  # absolute near the functions' zeros
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=_domain[0], hi=_domain[1]),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=_grad_range[0], hi=_grad_range[1])]))
+
+
+def _dawsn_integral(x):
+    """Dawson's integral exp(-x^2) integral_0^x exp(t^2) dt = x integral_0^1 exp(x^2 (u^2 - 1)) du."""
+    x = np.asarray(x, np.float64)
+    return x * _gauss(lambda u: np.exp(x[..., None] ** 2 * (u * u - 1.0)), 0.0, 1.0)
+
+
+def _spence_integral(x):
+    """Spence's function integral_1^x log(t) / (1 - t) dt (x > 0)."""
+    x = np.asarray(x, np.float64)
+
+    def f(u):
+        t = 1.0 + (x[..., None] - 1.0) * u
+        return np.log(t) / (1.0 - t)
+
+    return (x - 1.0) * _gauss(f, 0.0, 1.0)
+
+
+for _op, _fn, _ref, _domain, _grad_range in [
+        ("Dawsn", tf.math.special.dawsn, _dawsn_integral, (-8.0, 8.0), (-4.0, 4.0)),
+        ("Spence", tf.math.special.spence, _spence_integral, (0.05, 4.0), (0.2, 3.0))]:
+    entry(_op, public=_fn, ref=_ref, ref_shapes=_BESSEL_SHAPES, domain=_domain,
+          ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=_domain[0], hi=_domain[1]),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=_grad_range[0], hi=_grad_range[1])]))
+
+
+def _fresnel_integral(x, trig):
+    """integral_0^x trig(pi t^2 / 2) dt."""
+    x = np.asarray(x, np.float64)
+    return x * _gauss(lambda u: trig(0.5 * np.pi * (x[..., None] * u) ** 2), 0.0, 1.0)
+
+
+for _op, _fn, _trig in [("FresnelCos", tf.math.special.fresnel_cos, np.cos),
+                        ("FresnelSin", tf.math.special.fresnel_sin, np.sin)]:
+    entry(_op, public=_fn, ref=lambda x, _t=_trig: _fresnel_integral(x, _t), ref_shapes=_BESSEL_SHAPES,
+          domain=(-6.0, 6.0), ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-12, 3e-13)},
+          samples=[Sample(_op.lower(), _fn, (f32(3, 4, lo=-6.0, hi=6.0),), grad=True, op=_op)],
+          grad=GradCase(_fn, [r(2, 3, lo=-2.0, hi=2.0)]))
+
+
+def _expint_series(x):
+    """Ei(x) = gamma + log(x) + sum_k x^k / (k k!) (x > 0; positive terms, no cancellation)."""
+    x = np.asarray(x, np.float64)
+    term, total = np.ones_like(x), np.zeros_like(x)
+    for k in range(1, 120):
+        term = term * x / k
+        total = total + term / k
+    return 0.5772156649015329 + np.log(x) + total
+
+
+entry("Expint", public=tf.math.special.expint, ref=_expint_series, ref_shapes=_BESSEL_SHAPES, domain=(0.05, 20.0),
+      ref_tol={"float32": (2e-6, 1e-7), "float64": (1e-13, 1e-14)},
+      samples=[Sample("expint", tf.math.special.expint, (f32(3, 4, lo=0.1, hi=20.0),), grad=True, op="Expint")],
+      grad=GradCase(tf.math.special.expint, [r(2, 3, lo=0.3, hi=6.0)]))

@@ -259,6 +259,8 @@ def _strict_backend_class(base):
     class StrictCudaBackend(base):
         """An emulated GPU backend whose arrays and ``xp`` behave like CuPy's."""
 
+        host_memory = False  # as a real GPU's: reading values on the host is a synchronisation
+
         def asarray(self, value, dtype=None):
             return wrap(base.asarray(self, _unwrap(value), dtype))
 

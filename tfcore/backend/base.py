@@ -17,6 +17,11 @@ class Backend:
       allocator: the logical device's allocator, or None (CPU: NumPy's own).
       device_collectives: True when all-reduce can run on the device itself (NCCL across
         cards, one kernel across the logical GPUs of one card); False: through the host.
+      host_memory: True when arrays are host memory, so reading their values (a finiteness check
+        choosing a faster formula) costs no device synchronisation; False on real GPUs.
+      compiles_elementwise: True when :meth:`compile_elementwise` turns generated CUDA C into a
+        kernel, so ``tf.function(jit_compile=True)`` fuses element-wise chains into one generated
+        kernel; False: chains run as the ops' own kernels back to back (unscoped backends) or unfused.
     """
 
     kind = "cpu"
@@ -25,6 +30,8 @@ class Backend:
     scoped = False
     allocator = None
     device_collectives = False  # can run NCCL / on-device collectives (backend.collectives)
+    host_memory = True
+    compiles_elementwise = False
 
     def asarray(self, value, dtype=None):
         """An array on this device holding ``value`` (host data or a NumPy array)."""
@@ -88,6 +95,8 @@ class GPUBackend(Backend):
 
     kind = "cuda"
     scoped = True
+    host_memory = False
+    compiles_elementwise = True
     emulated = False  # descriptive (tests, ``tfcore info``); behaviour lives in the subclasses
     memory_limit_bytes = None
 

@@ -46,9 +46,9 @@ def fuse(graph, nodes, outputs):
         dev = _device(graph, n.outputs[0])
         if dev is None:
             return False
-        if dev.backend.kind == "cpu" and not dev.backend.scoped:
-            return True
-        return _cuda_fusable(graph, n, dev)
+        if dev.backend.compiles_elementwise:
+            return _cuda_fusable(graph, n, dev)
+        return not dev.backend.scoped  # the ops' kernels back to back, outside any device activation
 
     def flush():
         nonlocal fused
@@ -91,7 +91,7 @@ def _cuda_fusable(graph, n, dev):
 
 def _fused_node(graph, chain):
     dev = graph.slot_values[chain[-1].outputs[0]]._device
-    if dev.backend.kind != "cpu":
+    if dev.backend.compiles_elementwise:
         return _cuda_fused_node(graph, chain, dev)
     external = []
     steps = []

@@ -5,14 +5,14 @@ The same launchers the ops use (``tfcore.ops.cuda_kernels``), on GPU:0's backend
 the CPU emulator. Cases cover what a first hardware run must see: the tensor-core forward, input and
 filter gradients in float16 and as TF32, odd channel counts (element gathers), misaligned inputs (no
 vector loads), split-K filter gradients, ragged tiles; matmul on every entry with the fused epilogue;
-reductions, softmax/cross-entropy, pooling, depthwise and bias+activation. Each row reports the largest
-``|got - want| / (atol + rtol * |want|)`` (a check passes at <= 1), tolerances as in ``tests/gpu``.
+reductions, softmax/cross-entropy, pooling, depthwise, bias+activation and segment products. Each row reports
+the largest ``|got - want| / (atol + rtol * |want|)`` (a check passes at <= 1), tolerances as in ``tests/gpu``.
 ``small=True`` (the emulator) shrinks the shapes.
 """
 
 import numpy as np
 
-from ..ops.cuda_kernels import bias_add, conv, pool, reduce, softmax
+from ..ops.cuda_kernels import bias_add, conv, pool, reduce, segment, softmax
 from ..ops.cuda_kernels.matmul import launch_matmul
 from . import references as ref
 from .report import FAIL, PASS, SKIP
@@ -259,6 +259,27 @@ def check_bias_add(h, small):
     return _verdict(parts)
 
 
+def check_segment_prod(h, small):
+    """Both segment-product kernels, float32 and int32, many rows per segment (atomicCAS contention)."""
+    rows, inner, segments = (300, 7, 5) if small else (200000, 33, 64)
+    x = h.rng.uniform(0.999, 1.001, (rows, inner)).astype(np.float32)  # products of many factors stay finite
+    k = h.rng.integers(-1, 3, (rows, inner)).astype(np.int32)
+    ids = h.rng.integers(-1, segments, rows).astype(np.int32)
+    sorted_ids = np.sort(np.abs(ids))
+    parts = []
+    with h.b.activate():
+        for label, data in (("f32", x), ("i32", k)):
+            got = h.host(segment.unsorted_segment_prod(h.b, h.dev(data), h.dev(ids), num_segments=segments))
+            exact = data.dtype.kind == "i"
+            rtol = 0.0 if exact else 1e-6 * np.sqrt(rows)
+            parts.append((f"unsorted {label}", error_ratio(got, ref.segment_prod_ref(data, ids, segments), rtol,
+                                                           1e-30)))
+            got = h.host(segment.segment_prod(h.b, h.dev(data), h.dev(sorted_ids)))
+            want = ref.segment_prod_ref(data, sorted_ids, int(sorted_ids[-1]) + 1)
+            parts.append((f"sorted {label}", error_ratio(got, want, rtol, 1e-30)))
+    return _verdict(parts)
+
+
 def run_kernel_checks(rec, backend, small):
     """Add one row per kernel check to ``rec`` (a :class:`report.Recorder`)."""
     h = KernelHarness(backend)
@@ -283,3 +304,4 @@ def run_kernel_checks(rec, backend, small):
     for shape in softmax_cases(small):
         rec.run("kernels", f"softmax/log_softmax/xent {shape}", check_softmax, h, shape)
     rec.run("kernels", "bias_add + activations f32", check_bias_add, h, small)
+    rec.run("kernels", "segment prod f32/i32 (atomic, sorted)", check_segment_prod, h, small)

@@ -248,3 +248,24 @@ def bias_add_ref(x, bias, activation=None, data_format="NHWC"):
     shape[1 if data_format.startswith("NC") else -1] = -1
     v = v + bias.astype(np.float64).reshape(shape)
     return _ACTS[activation](v).astype(x.dtype)
+
+
+def segment_prod_ref(data, ids, num_segments):
+    """``out[s] = prod(data[j] for ids[j] == s)`` in float64 (returned in data's dtype): an empty segment
+    holds 1, negative ids are dropped; ``ids`` is a prefix of data's shape (any rank, any order). A plain
+    loop over the rows, independent of NumPy's ``multiply.at`` that the CPU kernel uses. Integer data is
+    multiplied in Python integers and wrapped to the dtype's width, as TF's integer products wrap."""
+    rest = data.shape[ids.ndim:]
+    flat_ids = ids.reshape(-1)
+    rows = data.reshape((flat_ids.size,) + rest)
+    integer = np.issubdtype(data.dtype, np.integer)
+    out = np.ones((num_segments,) + rest, dtype=object if integer else np.float64)
+    for j, s in enumerate(flat_ids):
+        if s >= 0:
+            out[s] = out[s] * (rows[j].astype(object) if integer else rows[j].astype(np.float64))
+    if integer:
+        info = np.iinfo(data.dtype)
+        span = 1 << info.bits
+        wrap = np.vectorize(lambda v: (int(v) - info.min) % span + info.min, otypes=[object])
+        return wrap(out).astype(data.dtype) if out.size else out.astype(data.dtype)
+    return out.astype(data.dtype)

@@ -28,6 +28,7 @@ class EmulatedGPUBackend(GPUBackend):
 
     emulated = True
     xp = np
+    host_memory = True  # NumPy arrays in the allocator's host regions
     stream = None
 
     def __init__(self, device_id, device_name, compute_capability, total_memory, memory_limit_bytes=None,

@@ -190,6 +190,16 @@ inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
 inline float exp10f(float x) { return std::pow(10.0f, x); }
 inline float normcdff(float x) { return 0.5f * std::erfc(-x * 0.70710678118654752f); }
+// CUDA's modified Bessel functions of the first kind (orders 0 and 1) from C++17's std::cyl_bessel_i, which takes
+// x >= 0 (I0 is even, I1 odd) and throws for an infinite x (CUDA gives inf).
+inline double tfc_emu_bessel_i(double nu, double x) {
+  const double ax = std::fabs(x);
+  return std::isinf(ax) ? ax : std::cyl_bessel_i(nu, ax);
+}
+inline double cyl_bessel_i0(double x) { return tfc_emu_bessel_i(0.0, x); }
+inline float cyl_bessel_i0f(float x) { return (float)tfc_emu_bessel_i(0.0, x); }
+inline double cyl_bessel_i1(double x) { return x < 0 ? -tfc_emu_bessel_i(1.0, x) : tfc_emu_bessel_i(1.0, x); }
+inline float cyl_bessel_i1f(float x) { return (float)cyl_bessel_i1((double)x); }
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }

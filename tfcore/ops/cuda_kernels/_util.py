@@ -178,10 +178,11 @@ KERNEL_DTYPES = tuple(_SUFFIX)
 PRIORITY = 10
 
 
-def register_cuda(op, launch, supports=None, name=None):
-    """Register ``launch(b, *arrays, **attrs)`` as ``op``'s CUDA kernel candidate (float32/float16 first
-    inputs; ``supports(*arrays, **attrs)`` for limits dtypes cannot express, e.g. a grid size)."""
+def register_cuda(op, launch, supports=None, name=None, dtypes=KERNEL_DTYPES):
+    """Register ``launch(b, *arrays, **attrs)`` as ``op``'s CUDA kernel candidate (first inputs of ``dtypes``,
+    float32/float16 unless the family's entries cover others; ``supports(*arrays, **attrs)`` for limits dtypes
+    cannot express, e.g. a grid size)."""
     module = launch.__module__.rpartition(".")[2]
     label = name or (launch.__name__ if launch.__name__ != "<lambda>" else op.name)
-    return op.kernel("cuda", dtypes=KERNEL_DTYPES, supports=supports, priority=PRIORITY,
+    return op.kernel("cuda", dtypes=dtypes, supports=supports, priority=PRIORITY,
                      name=f"cuda_kernels.{module}.{label}")(launch)
