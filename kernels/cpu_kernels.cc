@@ -597,6 +597,44 @@ inline void for_blocks_exact(i64 count, const Body& body) {
 // PB output pixels of one row, NV vectors of CO channels each (one chunk of NV * CO of the ldo output
 // channels: w's rows and the output pixels are ldo apart): out[q] = (sum_k w[k, :] * x[q * step + off[k]])
 // + bias, k over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
+// The end of a block of convolution sums (conv_block, dgrad_block): `bias` (or null) added to the finished
+// sums, as a separate BiasAdd would (the same rounding), then max(x, 0) with NaN kept (NaN < 0 is false, as
+// NumPy's maximum) when `relu`.
+template <typename T, int CO, int NV, int PB>
+inline void finish_sums(typename Lanes<T, CO>::vec (&acc)[PB][NV], const T* __restrict__ bias, bool relu) {
+    using L = Lanes<T, CO>;
+    using V = typename L::vec;
+    if (bias) {
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+            const V bv = L::load(bias + v * CO);
+#pragma GCC unroll 32
+            for (int q = 0; q < PB; ++q) acc[q][v] += bv;
+        }
+    }
+    if (relu) {
+        const V zero = L::splat(T(0));
+#pragma GCC unroll 32
+        for (int q = 0; q < PB; ++q)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v) acc[q][v] = acc[q][v] < zero ? zero : acc[q][v];
+    }
+}
+
+// The values of `n` outputs no term reaches: the bias alone (0 + bias, then the ReLU when `relu`), zeros
+// without one.
+template <typename T>
+inline void fill_without_terms(T* __restrict__ out, i64 n, const T* __restrict__ bias, bool relu) {
+    if (!bias) {
+        zero_run(out, n);
+        return;
+    }
+    for (i64 k = 0; k < n; ++k) {
+        const T v = T(0) + bias[k];
+        out[k] = relu && v < T(0) ? T(0) : v;
+    }
+}
+
 // Every input value loaded is used NV times and every weight vector PB times.
 template <typename T, int CO, int NV, int PB>
 inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
@@ -621,21 +659,7 @@ inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict_
             for (int v = 0; v < NV; ++v) acc[q][v] += wv[v] * xq;
         }
     }
-    if (bias) {  // added to the finished sums, as a separate BiasAdd would (the same rounding)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) {
-            const V bv = L::load(bias + v * CO);
-#pragma GCC unroll 32
-            for (int q = 0; q < PB; ++q) acc[q][v] += bv;
-        }
-    }
-    if (relu) {  // max(x, 0) with NaN kept (NaN < 0 is false), as NumPy's maximum
-        const V zero = L::splat(T(0));
-#pragma GCC unroll 32
-        for (int q = 0; q < PB; ++q)
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; ++v) acc[q][v] = acc[q][v] < zero ? zero : acc[q][v];
-    }
+    finish_sums<T, CO, NV, PB>(acc, bias, relu);
 #pragma GCC unroll 32
     for (int q = 0; q < PB; ++q)
 #pragma GCC unroll 4
@@ -973,7 +997,8 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
 // `wt` is the filter as [kh, kw, co, c] (transposed: rows of c values), c the dx channels taken NV * CO at a
 // time (the chunk dispatch names them `co`). At unit strides the same loops are a stride-1 Conv2D of dy with
 // the spatially flipped filter and top/left = the kernel extent - 1 - the forward pads: conv_ops runs the
-// padded forward convolutions here too, for the padding taps it skips.
+// padded forward convolutions here too, for the padding taps it skips, with their bias and ReLU (`bias`, or
+// null, and `relu`, as the direct kernel: added to the finished sums before the store).
 
 // One dgrad phase: its sub-filter rows ((ii, jj, k) order, c values each), the dy offsets of those terms
 // from a pixel's base, and the row / column shifts ri[ii] = (py + pt - i*dh) / sh, cj[jj] (decreasing).
@@ -988,7 +1013,7 @@ struct DgradPhase {
 template <typename T, int CO, int NV, int PB>
 inline void dgrad_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, const T* __restrict__ w,
                         i64 ldw, i64 k0, i64 nseg, i64 seg_len, i64 seg_stride, T* __restrict__ out,
-                        i64 out_step) {
+                        i64 out_step, const T* __restrict__ bias, bool relu) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[PB][NV];
@@ -1011,6 +1036,7 @@ inline void dgrad_block(const T* __restrict__ x, i64 step, const i64* __restrict
             }
         }
     }
+    finish_sums<T, CO, NV, PB>(acc, bias, relu);
 #pragma GCC unroll 32
     for (int q = 0; q < PB; ++q)
 #pragma GCC unroll 4
@@ -1032,6 +1058,8 @@ struct DgradBlocks {
     i64 ldw, cy, ow, ia, ib, ja, jb;
     bool along_row;
     i64 tx0;
+    const T* bias;  // the channel chunk's bias (or null), added with the ReLU (`relu`) to the finished sums
+    bool relu;
     i64 first_in(i64 tx) const {  // the first jj with cj <= ow - 1 - tx (cj decreasing)
         i64 jj = 0;
         while (jj < i64(ph->cj.size()) && ph->cj[jj] > ow - 1 - tx) ++jj;
@@ -1053,7 +1081,7 @@ struct DgradBlocks {
         const bool whole = a == 0 && b == nj;  // the rows' terms are one run
         dgrad_block<T, CO, NV, B>(x + t * step, step, ph->off.data(), w, ldw, (ia * nj + a) * cy,
                                   whole ? 1 : ib - ia, whole ? (ib - ia) * terms : (b - a) * cy, terms,
-                                  out + t * out_step, out_step);
+                                  out + t * out_step, out_step, bias, relu);
     }
 };
 
@@ -1076,7 +1104,7 @@ constexpr int phase_block() {
 template <typename T, int CO, int NV>
 void conv2d_dgrad_direct(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 cy, const T* __restrict__ wt,
                          i64 kh, i64 kw, i64 c, i64 sh, i64 sw, i64 dh, i64 dw, i64 pt, i64 pl, i64 h, i64 w,
-                         T* __restrict__ dx) {
+                         const T* __restrict__ bias, i64 relu, T* __restrict__ dx) {
     constexpr int PB = phase_block<T, CO, NV>();
     constexpr i64 MIN_RUN = 4;  // fewer middle rows: their end pixels go along the rows too
     const auto mod = [](i64 a, i64 m) { return ((a % m) + m) % m; };
@@ -1126,7 +1154,7 @@ void conv2d_dgrad_direct(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 cy
                 const auto out_at = [&](i64 ty, i64 tx) { return out0 + ((py + ty * sh) * w + tx * sw) * c; };
                 if (ni == 0 || nj == 0) {
                     for (i64 ty = ta; ty < tb; ++ty)
-                        for (i64 tx = 0; tx < nx; ++tx) zero_run(out_at(ty, tx), c);
+                        for (i64 tx = 0; tx < nx; ++tx) fill_without_terms(out_at(ty, tx), c, bias, relu != 0);
                     continue;
                 }
                 // middle rows [ra, rb) (every tap row exists), middle pixels [lo, hi) (every tap column)
@@ -1136,26 +1164,30 @@ void conv2d_dgrad_direct(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 cy
                 const bool columns = rb - ra >= MIN_RUN;  // end pixels of the middle rows in column blocks
                 for (i64 j = 0; j < c; j += NV * CO) {
                     const T* wj = ph.w.data() + j;
+                    const T* bj = bias ? bias + j : nullptr;
                     for (i64 ty = ta; ty < tb; ++ty) {
                         i64 ia = 0, ib = ni;  // the tap rows whose dy row exists: ri decreasing in ii
                         while (ia < ni && ty + ph.ri[ia] > oh - 1) ++ia;
                         while (ib > ia && ty + ph.ri[ib - 1] < 0) --ib;
                         if (ia >= ib) {
-                            for (i64 tx = 0; tx < nx; ++tx) zero_run(out_at(ty, tx) + j, NV * CO);
+                            for (i64 tx = 0; tx < nx; ++tx)
+                                fill_without_terms(out_at(ty, tx) + j, NV * CO, bj, relu != 0);
                             continue;
                         }
                         const T* xrow = dimg + (ty * wpc + lc) * cy;
                         const bool middle = columns && ty >= ra && ty < rb;
                         const i64 a = middle ? lo : 0, e = middle ? hi : nx;
                         for_blocks<PB>(e - a, DgradBlocks<T, CO, NV>{xrow + a * cy, cy, out_at(ty, a) + j, sw * c, &ph,
-                                                                     wj, c, cy, ow, ia, ib, 0, nj, true, a});
+                                                                     wj, c, cy, ow, ia, ib, 0, nj, true, a, bj,
+                                                                     relu != 0});
                     }
                     if (!columns) continue;
                     for (i64 tx = 0; tx < nx; ++tx) {
                         if (tx == lo) tx = hi;
                         if (tx >= nx) break;
                         DgradBlocks<T, CO, NV> col{dimg + (ra * wpc + lc + tx) * cy, wpc * cy, out_at(ra, tx) + j,
-                                                   sh * w * c, &ph, wj, c, cy, ow, 0, ni, 0, 0, false, tx};
+                                                   sh * w * c, &ph, wj, c, cy, ow, 0, ni, 0, 0, false, tx, bj,
+                                                   relu != 0};
                         col.ja = col.first_in(tx);
                         col.jb = std::max(col.end_in(tx), col.ja);
                         for_blocks<PB>(rb - ra, col);
@@ -1624,9 +1656,10 @@ TFC_INSTANTIATE_DIRECT(double, f64)
 #define TFC_INSTANTIATE_DGRAD(T, SUFFIX)                                                                      \
     TFC_EXPORT int tfc_conv2d_dgrad_direct_##SUFFIX(const T* dy, i64 n, i64 oh, i64 ow, i64 cy, const T* wt,   \
                                                     i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw,  \
-                                                    i64 pt, i64 pl, i64 h, i64 w, T* dx) {                  \
+                                                    i64 pt, i64 pl, i64 h, i64 w, const T* bias, i64 relu, \
+                                                    T* dx) {                                                  \
         TFC_DIRECT_CASES(conv2d_dgrad_direct, T, dy, n, oh, ow, cy, wt, kh, kw, co, sh, sw, dh, dw, pt, pl, h, \
-                         w, dx)                                                                              \
+                         w, bias, relu, dx)                                                                  \
     }
 
 TFC_INSTANTIATE_DGRAD(float, f32)
@@ -1872,7 +1905,7 @@ TFC_INSTANTIATE_BATCH_NORM(float, f32)
 TFC_INSTANTIATE_BATCH_NORM(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 14; }
+TFC_EXPORT int tfc_native_abi_version() { return 15; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.

@@ -14,7 +14,7 @@ import pytest
 
 import tfcore as tf
 from tfcore.backend import native_cpu
-from tfcore.ops import conv_ops, nn_ops, pool_ops, training_ops
+from tfcore.ops import conv_ops, fused_ops, nn_ops, pool_ops, training_ops
 from tfcore.ops.registry import kernel_for
 
 pytestmark = pytest.mark.usefixtures("on_cpu")
@@ -487,6 +487,40 @@ def test_threaded_direct_convolution_and_filter_gradient_match_float64_reference
     np.testing.assert_allclose(dw, dw_want, rtol=2e-5, atol=2e-5 * np.sqrt(n * oh * ow))
 
 
+def _direct_kernel(x, wt, bias, attrs):
+    """The direct kernel itself (bias and fused ReLU), whatever :func:`conv_ops.direct_conv2d` would pick."""
+    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, wt.shape[0], wt.shape[1], attrs["strides"], attrs["dilations"],
+                                            attrs["padding"], attrs["explicit_paddings"])
+    return conv_ops._direct(x, wt, oh, ow, attrs["strides"], attrs["dilations"], ph, pw, bias, relu=True)
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", [(32, 16, 16, 32, 5, 64, (2, 2, 2, 2)), (4, 14, 14, 8, 4, 16, (1, 2, 1, 2)),
+                                  (2, 8, 8, 64, 3, 128, (1, 1, 1, 1)), (2, 5, 6, 8, 3, 12, (1, 1, 1, 1)),
+                                  (1, 4, 4, 8, 3, 8, (4, 0, 0, 5))])  # rows and columns no tap reaches
+def test_fused_conv_with_padding_taps_runs_the_phase_kernel_with_bias_and_relu(cpu, case, dtype):
+    """Stride-1 convolutions with many taps on the padding run the phase kernel (the padding costs no
+    multiply-adds), its bias and ReLU added in the kernel: ``_FusedConv2D`` gives the bits of Conv2D, BiasAdd
+    and Relu run apart, and the float64 reference (outputs no input reaches: the bias after the ReLU)."""
+    n, h, w, c, k, co, (top, bottom, left, right) = case
+    x = tf.constant(_rng.standard_normal((n, h, w, c)).astype(dtype))
+    wt = tf.constant(_rng.standard_normal((k, k, c, co)).astype(dtype))
+    bias = tf.constant(np.concatenate([[-1.5, -0.0, 0.0], _rng.standard_normal(co - 3)]).astype(dtype))
+    explicit = (0, 0, top, bottom, left, right, 0, 0)
+    attrs = _conv_attrs(1, 1, "EXPLICIT", explicit)
+    oh, ow, ph, pw = conv_ops.conv_geometry(x.shape, k, k, attrs["strides"], attrs["dilations"], "EXPLICIT", explicit)
+    assert conv_ops._phase_forward_pays(x.shape, k, k, attrs["strides"], attrs["dilations"], ph, pw, oh, ow)
+    apart = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, wt, 1, [[0, 0], [top, bottom], [left, right], [0, 0]]), bias))
+    fused = fused_ops.fused_conv2d(x, wt, bias, attrs, relu=True)
+    np.testing.assert_array_equal(fused.numpy(), apart.numpy())
+    biased = _reference_conv(x.numpy(), wt.numpy(), 1, 1, ((top, bottom), (left, right))) + bias.numpy()
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(fused.numpy(), np.maximum(biased, 0), rtol=tol, atol=tol * np.sqrt(k * k * c))
+    np.testing.assert_allclose(fused_ops.fused_conv2d(x, wt, bias, attrs, relu=False).numpy(), biased, rtol=tol,
+                               atol=tol * np.sqrt(k * k * c))
+
+
 @needs_native
 @pytest.mark.parametrize("co", [16, 64])  # one vector per pixel; several (AVX-512: the wide kernels)
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -505,8 +539,8 @@ def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_ba
     bias = _rng.standard_normal(co).astype(np.float32)
     attrs = _conv_attrs(stride, dilation, padding, explicit)
     threads(count)
-    batch = conv_ops.direct_conv2d(x, wt, bias, relu=True, **attrs)
-    per_image = np.concatenate([conv_ops.direct_conv2d(x[b:b + 1], wt, bias, relu=True, **attrs) for b in range(8)])
+    batch = _direct_kernel(x, wt, bias, attrs)
+    per_image = np.concatenate([_direct_kernel(x[b:b + 1], wt, bias, attrs) for b in range(8)])
     np.testing.assert_array_equal(batch, per_image)
     if padding == "SAME":
         pads = _same_pads(11, k, stride, dilation), _same_pads(9, k, stride, dilation)
@@ -518,7 +552,7 @@ def test_direct_convolution_pads_in_the_kernel_the_same_way_per_image_and_per_ba
     # filter gradient (whose sums go on from image to image in memory: the same additions in the same order)
     xpad = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
     valid = _conv_attrs(stride, dilation, "VALID")
-    np.testing.assert_array_equal(batch, conv_ops.direct_conv2d(xpad, wt, bias, relu=True, **valid))
+    np.testing.assert_array_equal(batch, _direct_kernel(xpad, wt, bias, valid))
     dy = _rng.standard_normal(batch.shape).astype(np.float32)
     dw = conv_ops._direct_filter_grad(x, dy, k, k, attrs["strides"], attrs["dilations"], *pads)
     np.testing.assert_array_equal(

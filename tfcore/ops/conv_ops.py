@@ -366,12 +366,18 @@ def direct_conv2d_applies(x, w, bias=None):
 
 
 def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, relu=False, **_):
-    """``conv2d(x, w) + bias`` (``bias`` may be None), then ``max(., 0)`` when ``relu``, by the native direct
-    kernel, the bias added to the finished sums (Conv2D + BiasAdd's rounding) and the ReLU applied before
-    the store (NaN kept, as ``np.maximum``); Conv2D's attrs. Call only where :func:`direct_conv2d_applies`."""
+    """``conv2d(x, w) + bias`` (``bias`` may be None), then ``max(., 0)`` when ``relu``, by the native kernels,
+    the bias added to the finished sums (Conv2D + BiasAdd's rounding) and the ReLU applied before the store
+    (NaN kept, as ``np.maximum``); Conv2D's attrs. A stride-1 convolution with enough of its taps on the
+    padding runs the input gradient's phase kernel with the flipped filter (:func:`_phase_correlation`: it
+    sums only the taps inside the input, so the padding costs no multiply-adds), the others the direct
+    kernel. Call only where :func:`_direct_applies`."""
     kh, kw = w.shape[0], w.shape[1]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    return _run_direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu)
+    if not _phase_forward_pays(x.shape, kh, kw, strides, dilations, ph, pw, oh, ow):
+        return _direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu)
+    top, left = (kh - 1) * dilations[1] - ph[0], (kw - 1) * dilations[2] - pw[0]
+    return _phase_correlation(x, w[::-1, ::-1], _UNIT_STRIDES, dilations, top, left, oh, ow, bias, relu)
 
 
 def _kernel_channels(co):
@@ -397,14 +403,14 @@ def _direct_applies(x, w):
     return _direct_ready(_kernel_channels(w.shape[3]), w.shape[0] * w.shape[1] * w.shape[2], x, w, contiguous=False)
 
 
-def _direct(x, w, oh, ow, strides, dilations, ph, pw, bias=None):
-    """Conv2D of NHWC ``x`` with ``w`` ``[KH, KW, C, CO]`` (plus ``bias``) by the native direct kernel (no
-    im2col matrix: for the few channels of small CNNs its memory traffic costs more than the product).
-    Call only where :func:`_direct_applies`."""
+def _direct(x, w, oh, ow, strides, dilations, ph, pw, bias=None, relu=False):
+    """Conv2D of NHWC ``x`` with ``w`` ``[KH, KW, C, CO]`` (plus ``bias``, then ReLU when ``relu``) by the native
+    direct kernel (no im2col matrix: for the few channels of small CNNs its memory traffic costs more than the
+    product). Call only where :func:`_direct_applies`."""
     co = w.shape[3]
     run_co = _kernel_channels(co)
     out = _run_direct(x, _zero_padded_channels(w, run_co), oh, ow, strides, dilations, ph, pw,
-                      _zero_padded_channels(bias, run_co))
+                      _zero_padded_channels(bias, run_co), relu)
     return out if run_co == co else np.ascontiguousarray(out[..., :co])
 
 
@@ -501,17 +507,17 @@ def _inside_share(size, k, dilation, pad_before, out):
 
 @CONV2D.kernel("cpu", supports=_conv2d_direct_applies, priority=1, name="conv2d_direct_native")
 def _conv2d_direct_native(b, x, w, *, strides, padding, explicit_paddings, data_format, dilations):
-    """Conv2D by the native direct kernels: at stride 1 the input gradient's kernel (:func:`_phase_correlation`
-    with the spatially flipped filter: it sums only the taps inside the input, so the padding costs no
-    multiply-adds), other strides :func:`_direct`."""
-    kh, kw = w.shape[0], w.shape[1]
-    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
-    if (strides[1] != 1 or strides[2] != 1 or kh * kw * x.shape[3] < _PHASE_MIN_TERMS
-            or _inside_share(x.shape[1], kh, dilations[1], ph[0], oh)
-            * _inside_share(x.shape[2], kw, dilations[2], pw[0], ow) > 1 - _PHASE_MIN_PADDING):
-        return _direct(x, w, oh, ow, strides, dilations, ph, pw)
-    top, left = (kh - 1) * dilations[1] - ph[0], (kw - 1) * dilations[2] - pw[0]
-    return _phase_correlation(x, w[::-1, ::-1], _UNIT_STRIDES, dilations, top, left, oh, ow)
+    """Conv2D by the native kernels (:func:`direct_conv2d`)."""
+    return direct_conv2d(x, w, None, strides=strides, padding=padding, explicit_paddings=explicit_paddings,
+                         dilations=dilations)
+
+
+def _phase_forward_pays(x_shape, kh, kw, strides, dilations, ph, pw, oh, ow):
+    """Whether a forward convolution runs the input gradient's phase kernel: stride 1, sums of at least
+    ``_PHASE_MIN_TERMS`` terms, at least ``_PHASE_MIN_PADDING`` of the taps on the padding."""
+    return (strides[1] == 1 and strides[2] == 1 and kh * kw * x_shape[3] >= _PHASE_MIN_TERMS
+            and _inside_share(x_shape[1], kh, dilations[1], ph[0], oh)
+            * _inside_share(x_shape[2], kw, dilations[2], pw[0], ow) <= 1 - _PHASE_MIN_PADDING)
 
 
 # -- Conv2DBackpropInput ---------------------------------------------------------------------
@@ -621,21 +627,24 @@ def _conv2d_backprop_input_direct_native(b, w, dy, *, input_sizes, strides, padd
     return _phase_correlation(dy, w.transpose(0, 1, 3, 2), strides, dilations, ph[0], pw[0], h, wd)
 
 
-def _phase_correlation(src, wt, strides, dilations, top, left, h, w):
+def _phase_correlation(src, wt, strides, dilations, top, left, h, w, bias=None, relu=False):
     """``out[b, y, x, :] = sum of src[b, oy, ox, k] * wt[i, j, k, :]`` over the taps (i, j) and channels k with
     ``oy = (y + top - i*dh) / sh``, ``ox = (x + left - j*dw) / sw`` whole and inside ``src``: the native
     ``tfc_conv2d_dgrad_direct`` (Conv2DBackpropInput with ``wt`` = the filter as ``[KH, KW, CO, C]``; at unit
-    strides also Conv2D with the flipped filter), ``h x w`` output pixels, any output-channel count
-    (:func:`_kernel_channels`). Call only where :func:`_direct_ready` takes the arrays."""
+    strides also Conv2D with the flipped filter, then plus ``bias`` and the ReLU when ``relu``, as the direct
+    kernel), ``h x w`` output pixels, any output-channel count (:func:`_kernel_channels`). Call only where
+    :func:`_direct_ready` takes the arrays."""
     kh, kw, k, c = wt.shape
     run_c = _kernel_channels(c)
     wt = np.ascontiguousarray(_zero_padded_channels(wt, run_c))
+    bias = None if bias is None else np.ascontiguousarray(_zero_padded_channels(bias, run_c))
     src = np.ascontiguousarray(src)
     n = src.shape[0]
     out = np.empty((n, h, w, run_c), dtype=src.dtype)
     native_cpu.library().fn("tfc_conv2d_dgrad_direct", src.dtype)(
         native_cpu.ptr(src), n, src.shape[1], src.shape[2], k, native_cpu.ptr(wt), kh, kw, run_c, strides[1],
-        strides[2], dilations[1], dilations[2], top, left, h, w, native_cpu.ptr(out))
+        strides[2], dilations[1], dilations[2], top, left, h, w, None if bias is None else native_cpu.ptr(bias),
+        int(relu), native_cpu.ptr(out))
     return out if run_c == c else np.ascontiguousarray(out[..., :c])
 
 
