@@ -14,7 +14,9 @@ from tfcore.framework import dispatch
 
 _DECORATED_MODULES = ("math_ops", "reduce_ops", "special_math_ops", "math_reduction_ops", "string_ops",
                       "string_hash_ops", "unicode_ops", "nn_ops")
-_INTERNAL_HELPERS = {"conj_if_complex", "ones_like_", "ones_scalar", "scalar_like"}  # math_ops' gradient helpers
+# math_ops' gradient helpers; math_reduction_ops' segment-id checks shared by the CPU kernel and the CUDA launcher
+_INTERNAL_HELPERS = {"conj_if_complex", "ones_like_", "ones_scalar", "scalar_like", "check_segment_ids",
+                     "sorted_segment_count"}
 
 
 @pytest.mark.parametrize("name", _DECORATED_MODULES)
