@@ -102,7 +102,7 @@ def step_time_vs_replicas(replica_counts, global_batch=256, features=256, classe
             for n in replica_counts if n <= len(available)]
 
 
-def _fit_model(features, classes, hidden):
+def _fit_model(features, classes, hidden, run_eagerly=False):
     import tfcore as tf
 
     tf.random.set_seed(0)
@@ -112,7 +112,8 @@ def _fit_model(features, classes, hidden):
         tf.keras.layers.Dense(classes),
     ])
     model.compile(tf.keras.optimizers.SGD(0.01, momentum=0.9),
-                  tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+                  tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"],
+                  run_eagerly=run_eagerly)
     return model
 
 
@@ -133,24 +134,26 @@ def _step_clock():
     return StepClock()
 
 
-def fit_step_time(devices, steps=30, repeats=3, global_batch=128, features=128, classes=10, hidden=256):
+def fit_step_time(devices, steps=30, repeats=3, global_batch=128, features=128, classes=10, hidden=256,
+                  run_eagerly=False):
     """``(wall, cpu)`` seconds per step of ``Model.fit`` (an MLP, SGD with momentum, accuracy metric) under
     ``MirroredStrategy(devices)`` (``devices=None``: no strategy, the default device), over ``repeats``
     one-epoch fits of ``steps`` batches after one untimed fit (build, trace, warm caches). ``wall``: the
     median begin-to-begin time of the steps (a median: on a shared machine a step that waits for a busy
     core is noise); ``cpu``: the process's CPU time (every thread) per step, which other jobs on the
-    machine disturb less than the wall clock."""
+    machine disturb less than the wall clock. ``run_eagerly``: the step runs op by op (how fit ran under a
+    strategy before its step was compiled), not as a ``tf.function``."""
     import tfcore as tf
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((global_batch * (steps + 1), features)).astype(np.float32)
     y = rng.integers(0, classes, global_batch * (steps + 1)).astype(np.int32)
     if devices is None:
-        model = _fit_model(features, classes, hidden)
+        model = _fit_model(features, classes, hidden, run_eagerly)
     else:
         strategy = tf.distribute.MirroredStrategy(devices)
         with strategy.scope():
-            model = _fit_model(features, classes, hidden)
+            model = _fit_model(features, classes, hidden, run_eagerly)
     model.fit(x[: 2 * global_batch], y[: 2 * global_batch], batch_size=global_batch, epochs=1, verbose=0,
               shuffle=False)
     deltas, cpu = [], 0.0
@@ -172,7 +175,8 @@ FIT_SIZES = {"CPU": (64, 64, 64, 40), "GPU": (32, 32, 64, 10)}
 
 def fit_rows(repeats=3, kinds=("CPU", "GPU")):
     """``(label, (wall, cpu) seconds per step)`` of fit on one device and under MirroredStrategy on two
-    replicas, for each device type of ``kinds`` with two logical devices (sizes from :data:`FIT_SIZES`)."""
+    replicas (a compiled step, and op by op with ``run_eagerly=True``), for each device type of ``kinds`` with
+    two logical devices (sizes from :data:`FIT_SIZES`)."""
     import tfcore as tf
     from tfcore.framework.context import context
 
@@ -186,6 +190,8 @@ def fit_rows(repeats=3, kinds=("CPU", "GPU")):
         with tf.device(devs[0].name):
             rows.append((f"fit, 1 {kind} (no strategy)", fit_step_time(None, **size)))
         rows.append((f"fit, MirroredStrategy 2 {kind}s", fit_step_time([d.name for d in devs[:2]], **size)))
+        rows.append(("  the same, run_eagerly=True", fit_step_time([d.name for d in devs[:2]], **size,
+                                                                    run_eagerly=True)))
     return rows
 
 
