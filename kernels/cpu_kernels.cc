@@ -594,10 +594,7 @@ inline void for_blocks_exact(i64 count, const Body& body) {
     run_blocks_of_size<BIG>(rest, rest, 1, ShiftedBody<Body>{body, full * size});
 }
 
-// PB output pixels of one row, NV vectors of CO channels each (one chunk of NV * CO of the ldo output
-// channels: w's rows and the output pixels are ldo apart): out[q] = (sum_k w[k, :] * x[q * step + off[k]])
-// + bias, k over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
-// The end of a block of convolution sums (conv_block, dgrad_block): `bias` (or null) added to the finished
+// The end of a block of convolution sums (segmented_block): `bias` (or null) added to the finished
 // sums, as a separate BiasAdd would (the same rounding), then max(x, 0) with NaN kept (NaN < 0 is false, as
 // NumPy's maximum) when `relu`.
 template <typename T, int CO, int NV, int PB>
@@ -635,11 +632,14 @@ inline void fill_without_terms(T* __restrict__ out, i64 n, const T* __restrict__
     }
 }
 
-// Every input value loaded is used NV times and every weight vector PB times.
+// PB output pixels (out_step apart), NV vectors of CO channels each: the sums over the term segments
+// [k0 + s * seg_stride, + seg_len) for s < nseg of w[k, :] * x[q * step + off[k]], then finish_sums. Every
+// input value loaded is used NV times and every weight vector PB times. The direct convolution's blocks are
+// one segment (conv_block); the input gradient's (dgrad, and the phase forward) skip the taps outside dy.
 template <typename T, int CO, int NV, int PB>
-inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
-                       const T* __restrict__ w, const T* __restrict__ bias, bool relu, T* __restrict__ out,
-                       i64 ldo) {
+inline void segmented_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off,
+                            const T* __restrict__ w, i64 ldw, i64 k0, i64 nseg, i64 seg_len, i64 seg_stride,
+                            T* __restrict__ out, i64 out_step, const T* __restrict__ bias, bool relu) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[PB][NV];
@@ -647,23 +647,37 @@ inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict_
     for (int q = 0; q < PB; ++q)
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) acc[q][v] = L::splat(T(0));
-    for (i64 k = 0; k < K; ++k) {
-        V wv[NV];
+    for (i64 s = 0; s < nseg; ++s) {
+        const i64 kb = k0 + s * seg_stride, ke = kb + seg_len;
+        for (i64 k = kb; k < ke; ++k) {
+            V wv[NV];
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) wv[v] = L::load(w + k * ldo + v * CO);
-        const T* xk = x + off[k];
+            for (int v = 0; v < NV; ++v) wv[v] = L::load(w + k * ldw + v * CO);
+            const T* xk = x + off[k];
 #pragma GCC unroll 32
-        for (int q = 0; q < PB; ++q) {
-            const T xq = xk[q * step];
+            for (int q = 0; q < PB; ++q) {
+                const T xq = xk[q * step];
 #pragma GCC unroll 4
-            for (int v = 0; v < NV; ++v) acc[q][v] += wv[v] * xq;
+                for (int v = 0; v < NV; ++v) acc[q][v] += wv[v] * xq;
+            }
         }
     }
     finish_sums<T, CO, NV, PB>(acc, bias, relu);
 #pragma GCC unroll 32
     for (int q = 0; q < PB; ++q)
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) L::store(out + q * ldo + v * CO, acc[q][v]);
+        for (int v = 0; v < NV; ++v) L::store(out + q * out_step + v * CO, acc[q][v]);
+}
+
+// PB output pixels of one row, NV vectors of CO channels each (one chunk of NV * CO of the ldo output
+// channels: w's rows and the output pixels are ldo apart): out[q] = (sum_k w[k, :] * x[q * step + off[k]])
+// + bias, k over the K (tap, input channel) pairs in (i, j, ci) order -- the K index of im2col + GEMM.
+// (segmented_block with one segment of K terms).
+template <typename T, int CO, int NV, int PB>
+inline void conv_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, i64 K,
+                       const T* __restrict__ w, const T* __restrict__ bias, bool relu, T* __restrict__ out,
+                       i64 ldo) {
+    segmented_block<T, CO, NV, PB>(x, step, off, w, ldo, 0, 1, K, K, out, ldo, bias, relu);
 }
 
 // for_blocks body of one output row of the direct convolution: pixels [ox, ox + B).
@@ -1008,41 +1022,6 @@ struct DgradPhase {
     std::vector<i64> off, ri, cj;
 };
 
-// PB pixels of one dx row (out_step apart), NV vectors of CO channels each: the sums over the term segments
-// [k0 + s * seg_stride, + seg_len) for s < nseg of w[k, :] * x[q * step + off[k]].
-template <typename T, int CO, int NV, int PB>
-inline void dgrad_block(const T* __restrict__ x, i64 step, const i64* __restrict__ off, const T* __restrict__ w,
-                        i64 ldw, i64 k0, i64 nseg, i64 seg_len, i64 seg_stride, T* __restrict__ out,
-                        i64 out_step, const T* __restrict__ bias, bool relu) {
-    using L = Lanes<T, CO>;
-    using V = typename L::vec;
-    V acc[PB][NV];
-#pragma GCC unroll 32
-    for (int q = 0; q < PB; ++q)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[q][v] = L::splat(T(0));
-    for (i64 s = 0; s < nseg; ++s) {
-        const i64 kb = k0 + s * seg_stride, ke = kb + seg_len;
-        for (i64 k = kb; k < ke; ++k) {
-            V wv[NV];
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; ++v) wv[v] = L::load(w + k * ldw + v * CO);
-            const T* xk = x + off[k];
-#pragma GCC unroll 32
-            for (int q = 0; q < PB; ++q) {
-                const T xq = xk[q * step];
-#pragma GCC unroll 4
-                for (int v = 0; v < NV; ++v) acc[q][v] += wv[v] * xq;
-            }
-        }
-    }
-    finish_sums<T, CO, NV, PB>(acc, bias, relu);
-#pragma GCC unroll 32
-    for (int q = 0; q < PB; ++q)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) L::store(out + q * out_step + v * CO, acc[q][v]);
-}
-
 // for_blocks body of the input gradient: B items of one phase, item t at x + t * step in the padded dy and
 // out + t * out_step in dx, summing the phase's tap rows [ia, ib) and tap columns [ja, jb) -- or, for a
 // block along a row (`along_row`: item t is pixel tx0 + t), the union of its pixels' columns (a pixel tx
@@ -1079,9 +1058,9 @@ struct DgradBlocks {
             b = std::max(end_in(tx0 + t + B - 1), a);
         }
         const bool whole = a == 0 && b == nj;  // the rows' terms are one run
-        dgrad_block<T, CO, NV, B>(x + t * step, step, ph->off.data(), w, ldw, (ia * nj + a) * cy,
-                                  whole ? 1 : ib - ia, whole ? (ib - ia) * terms : (b - a) * cy, terms,
-                                  out + t * out_step, out_step, bias, relu);
+        segmented_block<T, CO, NV, B>(x + t * step, step, ph->off.data(), w, ldw, (ia * nj + a) * cy,
+                                      whole ? 1 : ib - ia, whole ? (ib - ia) * terms : (b - a) * cy, terms,
+                                      out + t * out_step, out_step, bias, relu);
     }
 };
 
