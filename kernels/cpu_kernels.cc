@@ -706,38 +706,18 @@ inline void copy_into_padded(const T* __restrict__ xb, i64 h, i64 w, i64 c, i64 
     for (i64 y = 0; y < h; ++y) std::memcpy(pad + ((y + pt) * wp + pl) * c, xb + y * w * c, sizeof(T) * w * c);
 }
 
-// Direct convolution of an NHWC input with co output channels, NV * CO (compile-time constants) at a time:
-// out[b, oy, ox, :] = bias + sum over taps (i, j) and input channels ci of
-//     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :], then max(out, 0) when `relu`,
-// xpad being x with pt/pb rows above/below and pl/pr columns left/right of zeros.
-// Each output pixel's NV * CO channels are NV vector accumulators; PB pixels of a row share every weight-vector
-// load and keep enough independent FMA chains in flight (see block_for).
-// No im2col matrix is written: for the few channels of small CNNs that traffic cost more than the GEMM.
-// No padded copy of x either where there are images enough to split over the threads: each thread pads one
-// image at a time into its own small buffer (cache-resident) and convolves it, so the padding costs no pass
-// over the whole input in memory. With fewer images the rows are split instead, over one padded copy.
-// `off` is scratch for kh*kw*c offsets.
-template <typename T, int CO, int NV>
-void conv2d_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl, i64 pr,
-                   const T* __restrict__ wt, i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow,
-                   const T* __restrict__ bias, i64 relu, T* __restrict__ out, i64* __restrict__ off) {
-    constexpr int PB = block_for<T, CO, NV>();
+// Runs row(ximg, r) for every output row r = (b, oy) of an NHWC input x (n images of h x w x c) padded by
+// pt/pb rows and pl/pr columns of zeros, ximg pointing at image b's padded values (hp x wp x c). Where there
+// are images enough for the threads each thread pads one image at a time into its own small buffer
+// (cache-resident: the padding costs no pass over the whole input in memory) and runs its rows; with fewer
+// images the rows are split instead, over one padded copy (none without padding).
+template <typename T, typename Row>
+void for_padded_rows(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl, i64 pr, i64 oh,
+                     double flops, const Row& row) {
     const i64 hp = h + pt + pb, wp = w + pl + pr;
-    const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
-    const i64 step = sw * c;
-    const double flops = 2.0 * n * oh * ow * co * K;
-    const auto row = [&](const T* ximg, i64 r) {  // output row r = (b, oy) from image b's padded values
-        const i64 oy = r % oh;
-        T* orow = out + r * ow * co;
-        const T* xrow = ximg + oy * sh * wp * c;
-        for (i64 j = 0; j < co; j += NV * CO)  // output-channel chunks; the input row stays in cache
-            for_blocks<PB>(ow, ConvRow<T, CO, NV>{xrow, step, off, K, wt + j, bias ? bias + j : nullptr,
-                                                  relu != 0, orow + j, co});
-    };
     const bool padded = pt || pb || pl || pr;
     i64 threads = thread_parts(n * oh, flops);
-    if (padded && n >= 2 * threads) {
-        // whole images split over the threads, each padded into the thread's buffer
+    if (padded && n >= 2 * threads) {  // whole images over the threads, each padded into the thread's buffer
         threads = thread_parts(n, flops);
         const i64 chunks = threads > 1 ? std::min(n, threads * CHUNKS_PER_THREAD) : 1;
         run_chunks(threads, chunks, n, [&](i64, i64 begin, i64 end) {
@@ -753,13 +733,43 @@ void conv2d_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, 
     std::vector<T> copy;
     if (padded) {  // few images: one padded copy, rows split over the threads
         copy.assign(n * hp * wp * c, T(0));
-        for (i64 b = 0; b < n; ++b) copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, copy.data() + b * hp * wp * c);
+        for (i64 b = 0; b < n; ++b)
+            copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, copy.data() + b * hp * wp * c);
         xpad = copy.data();
     }
     const i64 chunks = threads > 1 ? std::min(n * oh, threads * CHUNKS_PER_THREAD) : 1;
     run_chunks(threads, chunks, n * oh, [&](i64, i64 begin, i64 end) {
         for (i64 r = begin; r < end; ++r) row(xpad + (r / oh) * hp * wp * c, r);
     });
+}
+
+// Direct convolution of an NHWC input with co output channels, NV * CO (compile-time constants) at a time:
+// out[b, oy, ox, :] = bias + sum over taps (i, j) and input channels ci of
+//     xpad[b, oy*sh + i*dh, ox*sw + j*dw, ci] * w[i, j, ci, :], then max(out, 0) when `relu`,
+// xpad being x with pt/pb rows above/below and pl/pr columns left/right of zeros.
+// Each output pixel's NV * CO channels are NV vector accumulators; PB pixels of a row share every weight-vector
+// load and keep enough independent FMA chains in flight (see block_for).
+// No im2col matrix is written: for the few channels of small CNNs that traffic cost more than the GEMM, and
+// the padding is made one image at a time in each thread's buffer (for_padded_rows).
+// `off` is scratch for kh*kw*c offsets.
+template <typename T, int CO, int NV>
+void conv2d_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl, i64 pr,
+                   const T* __restrict__ wt, i64 kh, i64 kw, i64 co, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh, i64 ow,
+                   const T* __restrict__ bias, i64 relu, T* __restrict__ out, i64* __restrict__ off) {
+    constexpr int PB = block_for<T, CO, NV>();
+    const i64 wp = w + pl + pr;
+    const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
+    const i64 step = sw * c;
+    const double flops = 2.0 * n * oh * ow * co * K;
+    const auto row = [&](const T* ximg, i64 r) {  // output row r = (b, oy) from image b's padded values
+        const i64 oy = r % oh;
+        T* orow = out + r * ow * co;
+        const T* xrow = ximg + oy * sh * wp * c;
+        for (i64 j = 0; j < co; j += NV * CO)  // output-channel chunks; the input row stays in cache
+            for_blocks<PB>(ow, ConvRow<T, CO, NV>{xrow, step, off, K, wt + j, bias ? bias + j : nullptr,
+                                                  relu != 0, orow + j, co});
+    };
+    for_padded_rows(x, n, h, w, c, pt, pb, pl, pr, oh, flops, row);
 }
 
 // KB rows of the filter gradient, NV vectors of CO channels each: dw[k, :] = sum over output pixels p of
@@ -1242,7 +1252,7 @@ void depthwise_fwd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 
                    T* __restrict__ out) {
     const i64 c = ONE_CHUNK ? C : c_dyn;
     constexpr int NB = 8;
-    const i64 hp = h + pt + pb, wp = w + pl + pr;
+    const i64 wp = w + pl + pr;
     const auto row = [&](const T* ximg, i64 r) {  // output row r = (b, oy) from image b's padded values
         const T* xrow = ximg + (r % oh) * sh * wp * c;
         T* orow = out + r * ow * c;
@@ -1262,32 +1272,7 @@ void depthwise_fwd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i64 
         }
     };
     const double flops = 2.0 * n * oh * ow * c * kh * kw;
-    const bool padded = pt || pb || pl || pr;
-    i64 threads = thread_parts(n * oh, flops);
-    if (padded && n >= 2 * threads) {  // whole images over the threads, each padded into the thread's buffer
-        threads = thread_parts(n, flops);
-        const i64 chunks = threads > 1 ? std::min(n, threads * CHUNKS_PER_THREAD) : 1;
-        run_chunks(threads, chunks, n, [&](i64, i64 begin, i64 end) {
-            std::vector<T> pad(hp * wp * c, T(0));  // one image, zero borders; the interior rewritten per image
-            for (i64 b = begin; b < end; ++b) {
-                copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, pad.data());
-                for (i64 oy = 0; oy < oh; ++oy) row(pad.data(), b * oh + oy);
-            }
-        });
-        return;
-    }
-    const T* xpad = x;
-    std::vector<T> copy;
-    if (padded) {  // few images: one padded copy, rows split over the threads
-        copy.assign(n * hp * wp * c, T(0));
-        for (i64 b = 0; b < n; ++b)
-            copy_into_padded(x + b * h * w * c, h, w, c, wp, pt, pl, copy.data() + b * hp * wp * c);
-        xpad = copy.data();
-    }
-    const i64 chunks = threads > 1 ? std::min(n * oh, threads * CHUNKS_PER_THREAD) : 1;
-    run_chunks(threads, chunks, n * oh, [&](i64, i64 begin, i64 end) {
-        for (i64 r = begin; r < end; ++r) row(xpad + (r / oh) * hp * wp * c, r);
-    });
+    for_padded_rows(x, n, h, w, c, pt, pb, pl, pr, oh, flops, row);
 }
 
 // NB input-gradient pixels of one channel vector (pixels `ostep` apart in dx, consecutive ox in dy): the sums
