@@ -774,8 +774,9 @@ void conv2d_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, 
 
 // KB rows of the filter gradient, NV vectors of CO channels each: dw[k, :] = sum over output pixels p of
 // x[p's window + off[k]] * dy[p, :] for the KB (tap, input channel) pairs k of `off`; one pass over dy and
-// x for all KB rows. ACCUMULATE (a template parameter: a runtime flag costs the wide chunks ~60%): the sums go on from dw's values (the same additions in the same order as
-// one pass over more images: the partial sums only wait in memory).
+// x for all KB rows. ACCUMULATE (a template parameter: a runtime flag costs the wide chunks ~60%): the sums
+// go on from dw's values (the same additions in the same order as one pass over more images: the partial sums
+// only wait in memory).
 template <typename T, int CO, int NV, int KB, bool ACCUMULATE>
 inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, i64 sh, i64 sw, i64 oh,
                              i64 ow, const T* __restrict__ dy, const i64* __restrict__ off, T* __restrict__ dw,

@@ -90,10 +90,7 @@ TF_JY_GRADIENTS = {  # at x = 0 (J; Y: 0.25), 0.5, 3, 9 (float64); TF imputes 1/
     "bessel_y1": [9.884847892331072, 2.49842605183378, 0.26862520174885723, 0.23834618992983406],
 }
 
-@pytest.fixture(autouse=True)
-def _on_cpu():
-    with tf.device("/CPU:0"):
-        yield
+pytestmark = pytest.mark.usefixtures("on_cpu")  # compared with TF 2.21's CPU results
 
 
 @pytest.mark.parametrize("fn, dtype", sorted(TF_VALUES))

@@ -60,10 +60,7 @@ TF_GRADIENTS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _on_cpu():
-    with tf.device("/CPU:0"):
-        yield
+pytestmark = pytest.mark.usefixtures("on_cpu")  # compared with TF 2.21's CPU results
 
 
 @pytest.mark.parametrize("fn, dtype", sorted(TF_VALUES))
