@@ -418,29 +418,33 @@ def _y1_grad(call, g):
     return [_m.multiply(g, _m.subtract(bessel_y0(x), _m.divide(y, x)))]
 
 
-def _op(name, impl, grad, cuda_expr=None):
+def special_op(name, impl, grad, cuda_expr=None):
+    """A float-in, float-out special-function op ``y = f(x)``: TF's output name ``y``, the dtype rule
+    :func:`special_float_rule`, ``impl(b, x)`` as its kernel on every device."""
     op = Op(name, rule=special_float_rule, grad=grad, output_arg="y", cuda_expr=cuda_expr)
     op.kernel()(impl)
     return op
 
 
 # CUDA's cyl_bessel_i0(f) / cyl_bessel_i1(f) in the kernel's own precision (float or double)
-BESSEL_I0 = _op("BesselI0", _i0, _i0_grad,
+BESSEL_I0 = special_op("BesselI0", _i0, _i0_grad,
                 cuda_expr="(sizeof(T) == 4 ? (T)cyl_bessel_i0f((float){0}) : (T)cyl_bessel_i0((double){0}))")
-BESSEL_I0E = _op("BesselI0e", _i0e, _i0e_grad)
-BESSEL_I1 = _op("BesselI1", _i1, _i1_grad,
+BESSEL_I0E = special_op("BesselI0e", _i0e, _i0e_grad)
+BESSEL_I1 = special_op("BesselI1", _i1, _i1_grad,
                 cuda_expr="(sizeof(T) == 4 ? (T)cyl_bessel_i1f((float){0}) : (T)cyl_bessel_i1((double){0}))")
-BESSEL_I1E = _op("BesselI1e", _i1e, _i1e_grad)
+BESSEL_I1E = special_op("BesselI1e", _i1e, _i1e_grad)
 # CUDA has no modified Bessel functions of the second kind: no expressions, not fused
-BESSEL_K0 = _op("BesselK0", _k0, _k0_grad)
-BESSEL_K0E = _op("BesselK0e", _k0e, _k0e_grad)
-BESSEL_K1 = _op("BesselK1", _k1, _k1_grad)
-BESSEL_K1E = _op("BesselK1e", _k1e, _k1e_grad)
+BESSEL_K0 = special_op("BesselK0", _k0, _k0_grad)
+BESSEL_K0E = special_op("BesselK0e", _k0e, _k0e_grad)
+BESSEL_K1 = special_op("BesselK1", _k1, _k1_grad)
+BESSEL_K1E = special_op("BesselK1e", _k1e, _k1e_grad)
 # CUDA's j0(f) / j1(f); its y0 / y1 give NaN for x < 0 where TF gives -inf, so Y is not fused
-BESSEL_J0 = _op("BesselJ0", _j0, _j0_grad, cuda_expr="(sizeof(T) == 4 ? (T)j0f((float){0}) : (T)j0((double){0}))")
-BESSEL_J1 = _op("BesselJ1", _j1, _j1_grad, cuda_expr="(sizeof(T) == 4 ? (T)j1f((float){0}) : (T)j1((double){0}))")
-BESSEL_Y0 = _op("BesselY0", _y0, _y0_grad)
-BESSEL_Y1 = _op("BesselY1", _y1, _y1_grad)
+BESSEL_J0 = special_op("BesselJ0", _j0, _j0_grad,
+                       cuda_expr="(sizeof(T) == 4 ? (T)j0f((float){0}) : (T)j0((double){0}))")
+BESSEL_J1 = special_op("BesselJ1", _j1, _j1_grad,
+                       cuda_expr="(sizeof(T) == 4 ? (T)j1f((float){0}) : (T)j1((double){0}))")
+BESSEL_Y0 = special_op("BesselY0", _y0, _y0_grad)
+BESSEL_Y1 = special_op("BesselY1", _y1, _y1_grad)
 
 
 @add_dispatch_support

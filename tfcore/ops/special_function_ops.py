@@ -18,8 +18,8 @@ import math
 from ..framework.dispatch import add_dispatch_support
 from . import math_ops as _m
 from ._common import as_tensor
-from .bessel_ops import polevl, quiet_float_errors, special_float_rule
-from .registry import Op, execute
+from .bessel_ops import polevl, quiet_float_errors, special_op
+from .registry import execute
 
 __all__ = ["dawsn", "spence", "fresnel_cos", "fresnel_sin", "expint"]
 
@@ -165,10 +165,8 @@ def _spence_grad(call, g):
     return [_m.multiply(g, _m.where(one, _m.scalar_like(-1, x), slope))]
 
 
-DAWSN = Op("Dawsn", rule=special_float_rule, grad=_dawsn_grad, output_arg="y")
-DAWSN.kernel()(_dawsn)
-SPENCE = Op("Spence", rule=special_float_rule, grad=_spence_grad, output_arg="y")
-SPENCE.kernel()(_spence)
+DAWSN = special_op("Dawsn", _dawsn, _dawsn_grad)
+SPENCE = special_op("Spence", _spence, _spence_grad)
 
 
 @add_dispatch_support
@@ -222,12 +220,10 @@ def _half_pi_x2(x):
     return _m.multiply(_m.scalar_like(math.pi / 2.0, x), _m.square(x))
 
 
-FRESNEL_COS = Op("FresnelCos", rule=special_float_rule, output_arg="y",
-                 grad=lambda call, g: [_m.multiply(g, _m.cos(_half_pi_x2(call.inputs[0])))])  # TF's _FresnelCosGrad
-FRESNEL_COS.kernel()(_fresnel_cos)
-FRESNEL_SIN = Op("FresnelSin", rule=special_float_rule, output_arg="y",
-                 grad=lambda call, g: [_m.multiply(g, _m.sin(_half_pi_x2(call.inputs[0])))])  # TF's _FresnelSinGrad
-FRESNEL_SIN.kernel()(_fresnel_sin)
+FRESNEL_COS = special_op("FresnelCos", _fresnel_cos,  # TF's _FresnelCosGrad
+                         lambda call, g: [_m.multiply(g, _m.cos(_half_pi_x2(call.inputs[0])))])
+FRESNEL_SIN = special_op("FresnelSin", _fresnel_sin,  # TF's _FresnelSinGrad
+                         lambda call, g: [_m.multiply(g, _m.sin(_half_pi_x2(call.inputs[0])))])
 
 
 @add_dispatch_support
@@ -259,9 +255,8 @@ def _expint(b, x):
     return xp.where(x64 < 0.0, xp.nan, out).astype(x.dtype)
 
 
-EXPINT = Op("Expint", rule=special_float_rule, output_arg="y",
-            grad=lambda call, g: [_m.multiply(g, _m.divide(_m.exp(call.inputs[0]), call.inputs[0]))])  # TF's
-EXPINT.kernel()(_expint)
+EXPINT = special_op("Expint", _expint,  # TF's _ExpintGrad: exp(x) / x
+                    lambda call, g: [_m.multiply(g, _m.divide(_m.exp(call.inputs[0]), call.inputs[0]))])
 
 
 @add_dispatch_support

@@ -281,6 +281,8 @@ class Optimizer:
             if key not in self._slots and key not in keys:
                 keys.add(key)
                 new.append(var)
+        if not new:  # every step after the first: nothing to build
+            return
         averages = [self.add_variable_from_reference(v, "average", initial_value=v.numpy())
                     for v in new] if self.use_ema else []
         made = [{} for _ in new]
