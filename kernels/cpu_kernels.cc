@@ -772,6 +772,44 @@ void conv2d_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, 
     for_padded_rows(x, n, h, w, c, pt, pb, pl, pr, oh, flops, row);
 }
 
+// The dy pixels a block of filter-gradient rows sums over: rows [y0, y1) and columns [x0, x1). Outside them
+// every tap of the block reads padding (zeros: terms that add nothing), so the block skips those pixels
+// (5x5 SAME on 16x16: 14% of the multiply-adds; 3x3 SAME on 8x8: 16%), as the phase kernel does for the
+// forward convolution and the input gradient.
+struct WgradWindow {
+    i64 y0, y1, x0, x1;
+};
+
+// Per filter row i (column j) the dy rows (columns) whose input value for that tap lies inside the image, not
+// its padding; window(k, rows) is the smallest window holding those of all taps of the rows [k, k + rows)
+// (rows in (i, j, ci) order, c a tap). A block that straddles two taps still reads a few padding zeros from
+// the padded tile for one of them.
+struct WgradTapRanges {
+    std::vector<i64> y0, y1, x0, x1;
+    i64 c, kw;
+    // the o in [0, count) with 0 <= o * step + shift - pad < extent
+    static void inside(i64 extent, i64 pad, i64 step, i64 shift, i64 count, i64& lo, i64& hi) {
+        const i64 first = pad - shift, last = extent - 1 + pad - shift;
+        lo = first <= 0 ? 0 : std::min(count, (first + step - 1) / step);
+        hi = last < 0 ? 0 : std::min(count, last / step + 1);
+        hi = std::max(hi, lo);
+    }
+    WgradTapRanges(i64 kh, i64 kw_, i64 c_, i64 h, i64 w, i64 pt, i64 pl, i64 sh, i64 sw, i64 dh, i64 dw, i64 oh,
+                   i64 ow)
+        : y0(kh), y1(kh), x0(kw_), x1(kw_), c(c_), kw(kw_) {
+        for (i64 i = 0; i < kh; ++i) inside(h, pt, sh, i * dh, oh, y0[i], y1[i]);
+        for (i64 j = 0; j < kw; ++j) inside(w, pl, sw, j * dw, ow, x0[j], x1[j]);
+    }
+    WgradWindow window(i64 k, i64 rows) const {
+        WgradWindow win{y0[k / c / kw], y1[k / c / kw], x0[k / c % kw], x1[k / c % kw]};
+        for (i64 tap = k / c + 1; tap <= (k + rows - 1) / c; ++tap) {
+            const i64 i = tap / kw, j = tap % kw;
+            win = {std::min(win.y0, y0[i]), std::max(win.y1, y1[i]), std::min(win.x0, x0[j]), std::max(win.x1, x1[j])};
+        }
+        return win;
+    }
+};
+
 // KB rows of the filter gradient, NV vectors of CO channels each: dw[k, :] = sum over output pixels p of
 // x[p's window + off[k]] * dy[p, :] for the KB (tap, input channel) pairs k of `off`; one pass over dy and
 // x for all KB rows. ACCUMULATE (a template parameter: a runtime flag costs the wide chunks ~60%): the sums
@@ -779,8 +817,8 @@ void conv2d_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, 
 // only wait in memory).
 template <typename T, int CO, int NV, int KB, bool ACCUMULATE>
 inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, i64 sh, i64 sw, i64 oh,
-                             i64 ow, const T* __restrict__ dy, const i64* __restrict__ off, T* __restrict__ dw,
-                             i64 ldo) {
+                             i64 ow, const WgradWindow& win, const T* __restrict__ dy, const i64* __restrict__ off,
+                             T* __restrict__ dw, i64 ldo) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[KB][NV];
@@ -792,10 +830,10 @@ inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, 
         o[k] = off[k];
     }
     for (i64 b = 0; b < n; ++b) {
-        for (i64 oy = 0; oy < oh; ++oy) {
+        for (i64 oy = win.y0; oy < win.y1; ++oy) {
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
             const T* g = dy + (b * oh + oy) * ow * ldo;
-            for (i64 ox = 0; ox < ow; ++ox) {
+            for (i64 ox = win.x0; ox < win.x1; ++ox) {
                 V gv[NV];
 #pragma GCC unroll 4
                 for (int v = 0; v < NV; ++v) gv[v] = L::load(g + ox * ldo + v * CO);
@@ -824,8 +862,8 @@ inline void conv_wgrad_block(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, 
 // the same order as conv_wgrad_block's: the same bits.
 template <typename T, int CO, int G, int R, bool ACCUMULATE>
 inline void conv_wgrad_taps(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i64 c, i64 sh, i64 sw, i64 oh,
-                            i64 ow, const T* __restrict__ dy, const i64* __restrict__ off, T* __restrict__ dw,
-                            i64 ldo) {
+                            i64 ow, const WgradWindow& win, const T* __restrict__ dy, const i64* __restrict__ off,
+                            T* __restrict__ dw, i64 ldo) {
     using L = Lanes<T, CO>;
     using V = typename L::vec;
     V acc[G][R];
@@ -838,10 +876,10 @@ inline void conv_wgrad_taps(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i
         o[g] = off[g * R];
     }
     for (i64 b = 0; b < n; ++b) {
-        for (i64 oy = 0; oy < oh; ++oy) {
+        for (i64 oy = win.y0; oy < win.y1; ++oy) {
             const T* xrow = xpad + (b * hp + oy * sh) * wp * c;
             const T* g_row = dy + (b * oh + oy) * ow * ldo;
-            for (i64 ox = 0; ox < ow; ++ox) {
+            for (i64 ox = win.x0; ox < win.x1; ++ox) {
                 const V gv = L::load(g_row + ox * ldo);
                 const T* xp = xrow + ox * sw * c;
 #pragma GCC unroll 4
@@ -870,22 +908,28 @@ inline void conv_wgrad_taps(const T* __restrict__ xpad, i64 n, i64 hp, i64 wp, i
 #ifdef TFC_WGRAD_TAP_ROWS
 // conv_wgrad_taps over `rows` rows (a multiple of TFC_WGRAD_TAP_ROWS): one block of TFC_WGRAD_TAP_GROUPS
 // groups, or the last rows a group at a time.
+// `k`: the first row's index (for its window in `taps`).
 template <typename T, int CO>
 inline void wgrad_tap_blocks(const T* xpad, i64 n, i64 hp, i64 wp, i64 c, i64 sh, i64 sw, i64 oh, i64 ow,
-                             const T* dy, const i64* off, i64 rows, T* dw, i64 ldo, bool accumulate) {
+                             const WgradTapRanges& taps, const T* dy, const i64* off, i64 k0, i64 rows, T* dw,
+                             i64 ldo, bool accumulate) {
     constexpr int G = TFC_WGRAD_TAP_GROUPS, R = TFC_WGRAD_TAP_ROWS;
     if (rows == G * R) {
+        const WgradWindow win = taps.window(k0, rows);
         if (accumulate)
-            conv_wgrad_taps<T, CO, G, R, true>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off, dw, ldo);
+            conv_wgrad_taps<T, CO, G, R, true>(xpad, n, hp, wp, c, sh, sw, oh, ow, win, dy, off, dw, ldo);
         else
-            conv_wgrad_taps<T, CO, G, R, false>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off, dw, ldo);
+            conv_wgrad_taps<T, CO, G, R, false>(xpad, n, hp, wp, c, sh, sw, oh, ow, win, dy, off, dw, ldo);
         return;
     }
     for (i64 k = 0; k < rows; k += R) {
+        const WgradWindow win = taps.window(k0 + k, R);
         if (accumulate)
-            conv_wgrad_taps<T, CO, 1, R, true>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, dw + k * ldo, ldo);
+            conv_wgrad_taps<T, CO, 1, R, true>(xpad, n, hp, wp, c, sh, sw, oh, ow, win, dy, off + k, dw + k * ldo,
+                                               ldo);
         else
-            conv_wgrad_taps<T, CO, 1, R, false>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, dw + k * ldo, ldo);
+            conv_wgrad_taps<T, CO, 1, R, false>(xpad, n, hp, wp, c, sh, sw, oh, ow, win, dy, off + k, dw + k * ldo,
+                                                ldo);
     }
 }
 #endif
@@ -895,6 +939,7 @@ template <typename T, int CO, int NV>
 struct WgradRows {
     const T* xpad;
     i64 n, hp, wp, c, sh, sw, oh, ow;
+    const WgradTapRanges& taps;
     const T* dy;
     const i64* off;
     T* out;
@@ -902,10 +947,13 @@ struct WgradRows {
     bool accumulate;
     template <int B>
     void operator()(i64 k) const {
+        const WgradWindow win = taps.window(k, B);
         if (accumulate)
-            conv_wgrad_block<T, CO, NV, B, true>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * ldo, ldo);
+            conv_wgrad_block<T, CO, NV, B, true>(xpad, n, hp, wp, c, sh, sw, oh, ow, win, dy, off + k, out + k * ldo,
+                                                 ldo);
         else
-            conv_wgrad_block<T, CO, NV, B, false>(xpad, n, hp, wp, c, sh, sw, oh, ow, dy, off + k, out + k * ldo, ldo);
+            conv_wgrad_block<T, CO, NV, B, false>(xpad, n, hp, wp, c, sh, sw, oh, ow, win, dy, off + k,
+                                                  out + k * ldo, ldo);
     }
 };
 
@@ -948,6 +996,7 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
     const i64 hp = h + pt + pb, wp = w + pl + pr;
     const bool padded = pt || pb || pl || pr;
     const i64 K = tap_offsets(kh, kw, c, dh, dw, wp, off);
+    const WgradTapRanges taps(kh, kw, c, h, w, pt, pl, sh, sw, dh, dw, oh, ow);
 #ifdef TFC_WGRAD_TAP_ROWS  // one register a row's accumulator, whole groups of channels a tap: by taps
     constexpr bool TAPS_FIT = NV == 1 && CO * sizeof(T) <= 64;
     constexpr i64 TAP_BLOCK = TFC_WGRAD_TAP_GROUPS * TFC_WGRAD_TAP_ROWS;
@@ -981,14 +1030,14 @@ void conv2d_wgrad_direct(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i6
                 if (by_taps) {
                     for (i64 j = 0; j < co; j += CO)
                         for (i64 k = 0; k < K; k += TAP_BLOCK)
-                            wgrad_tap_blocks<T, CO>(xb, nb, hp, wp, c, sh, sw, oh, ow, db + j, off + k,
+                            wgrad_tap_blocks<T, CO>(xb, nb, hp, wp, c, sh, sw, oh, ow, taps, db + j, off + k, k,
                                                     std::min(TAP_BLOCK, K - k), dst + k * co + j, co, b0 > begin);
                     continue;
                 }
             }
 #endif
             for (i64 j = 0; j < co; j += NV * CO)  // output-channel chunks (blocks that add must not overlap)
-                for_blocks_exact<KB>(K, WgradRows<T, CO, NV>{xb, nb, hp, wp, c, sh, sw, oh, ow, db + j, off,
+                for_blocks_exact<KB>(K, WgradRows<T, CO, NV>{xb, nb, hp, wp, c, sh, sw, oh, ow, taps, db + j, off,
                                                              dst + j, co, b0 > begin});
         }
         delete[] pad;
@@ -1214,6 +1263,224 @@ void conv2d_dgrad_direct(const T* __restrict__ dy, i64 n, i64 oh, i64 ow, i64 cy
         for (i64 b = begin / h; b * h < end; ++b)
             band(dpad + b * oh * wpc * cy, b, std::max(begin - b * h, i64(0)), std::min(end - b * h, h));
     });
+}
+
+// Winograd convolution F(2x2, r x r) (Lavin & Gray): stride-1, undilated Conv2D as, per tile of 2 x 2 output
+// pixels, alpha x alpha (alpha = r + 1) products of transformed input and filter values in place of 4 r^2:
+// for 3x3 16 against 36 (2.25x fewer multiply-adds), for 5x5 36 against 100 (2.8x). With the input tile d
+// (alpha x alpha, per input channel) and the filter g (r x r, per channel pair):
+//     V = BT d BT',   U = G g G',   M[xi] = sum over input channels of V[xi] * U[xi] (xi < alpha^2),
+//     y = AT M AT'   (2 x 2 output pixels), then bias and ReLU as the direct kernel.
+// BT and AT are WinogradTiles' constants (small integers and halves: the input and output transforms round
+// nothing but their sums); G comes from the caller (conv_winograd.py, Toom-Cook in float64, its rows scaled to
+// match BT's) and the filter transform runs here in double, rounded once. The products M[xi] of a tile row are
+// small GEMMs ([tiles, c] x [c, co]) run by conv_block (the direct kernel's register blocks, c terms, identity
+// offsets). Per tile row (2 output rows of one image) each thread transforms the row's tiles into its own V
+// buffer, multiplies, and transforms back: V, M and U stay in L1/L2.
+
+// The largest tile (alpha) of the kernel's instances.
+#define TFC_WINOGRAD_MAX_ALPHA 6
+
+// BT (alpha x alpha) and AT (2 x alpha) of F(2, alpha - 1) on the points 0, 1, -1, 1/2, -1/2 and infinity (as
+// many as alpha needs), BT's rows scaled to small integers (conv_winograd.winograd_matrices makes the same).
+template <int ALPHA>
+struct WinogradTiles;
+template <>
+struct WinogradTiles<4> {
+    static constexpr float BT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, -1, 0, 1}};
+    static constexpr float AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, 1}};
+};
+template <>
+struct WinogradTiles<6> {
+    static constexpr float BT[6][6] = {{1, 0, -5, 0, 4, 0},  {0, -1, -1, 4, 4, 0},  {0, 1, -1, -4, 4, 0},
+                                       {0, 1, 2, -1, -2, 0}, {0, -1, 2, 1, -2, 0}, {0, 1, 0, -5, 0, 4}};
+    static constexpr float AT[2][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 0.5f, -0.5f, 1}};
+};
+
+// sum over q of row[q] * v[q] for a constant row (after unrolling the zero terms vanish and +-1 are adds)
+template <int N, typename V>
+inline V constant_dot(const float (&row)[N], const V* v) {
+    V s{};
+    bool first = true;
+#pragma GCC unroll 8
+    for (int q = 0; q < N; ++q) {
+        if (row[q] == 0) continue;
+        const V term = row[q] == 1 ? v[q] : row[q] == -1 ? -v[q] : v[q] * row[q];
+        s = first ? term : s + term;
+        first = false;
+    }
+    return s;
+}
+
+// U[xi, ci, k] = sum over (i, j) of G[a, i] * g[i, j, ci, k] * G[b, j], xi = a * alpha + b: in double, rounded
+// once; g is [r, r, c, co] (HWIO), cc = c * co. Chunks of CH channel pairs at a time (a chunk's partial sums
+// stay in L1: 5x5 64->128 took 0.42 ms with whole rows of 8192 pairs in L3, one core), split over the threads.
+template <typename T>
+void winograd_filter(const T* __restrict__ g, i64 r, i64 alpha, i64 cc, const double* __restrict__ G,
+                     T* __restrict__ u) {
+    constexpr i64 CH = 64;
+    const i64 count = (cc + CH - 1) / CH;
+    const i64 threads = thread_parts(count, 2.0 * cc * alpha * r * (r + alpha));
+    run_chunks(threads, threads, count, [&](i64, i64 begin, i64 end) {
+        double t1[TFC_WINOGRAD_MAX_ALPHA * TFC_WINOGRAD_MAX_ALPHA * CH];  // t1[a, j, :] = sum_i G[a, i] g[i, j, :]
+        for (i64 q0 = begin * CH; q0 < std::min(cc, end * CH); q0 += CH) {
+            const i64 len = std::min(CH, cc - q0);
+            for (i64 a = 0; a < alpha; ++a)
+                for (i64 j = 0; j < r; ++j) {
+                    double* t = t1 + (a * r + j) * CH;
+                    std::fill(t, t + CH, 0.0);
+                    for (i64 i = 0; i < r; ++i) {
+                        const double ga = G[a * r + i];
+                        if (ga == 0) continue;
+                        const T* gi = g + (i * r + j) * cc + q0;
+                        for (i64 q = 0; q < len; ++q) t[q] += ga * static_cast<double>(gi[q]);
+                    }
+                }
+            for (i64 a = 0; a < alpha; ++a)
+                for (i64 b = 0; b < alpha; ++b) {
+                    double acc[CH] = {};
+                    for (i64 j = 0; j < r; ++j) {
+                        const double gb = G[b * r + j];
+                        if (gb == 0) continue;
+                        const double* t = t1 + (a * r + j) * CH;
+                        for (i64 q = 0; q < len; ++q) acc[q] += gb * t[q];
+                    }
+                    T* dst = u + (a * alpha + b) * cc + q0;
+                    for (i64 q = 0; q < len; ++q) dst[q] = static_cast<T>(acc[q]);
+                }
+        }
+    });
+}
+
+// V[xi, tx, k..k+CV) = (BT d BT')[xi] for the tile whose top-left input value is at d0 (rows wpc apart, pixels
+// c apart).
+template <typename T, int ALPHA, int CV>
+inline void winograd_input_tile(const T* __restrict__ d0, i64 wpc, i64 c, T* __restrict__ v, i64 xi_step) {
+    using W = WinogradTiles<ALPHA>;
+    using LC = Lanes<T, CV>;
+    using VC = typename LC::vec;
+    VC t[ALPHA][ALPHA];  // t[l][i] = (BT d)[i, l]
+#pragma GCC unroll 8
+    for (int l = 0; l < ALPHA; ++l) {
+        VC col[ALPHA];
+#pragma GCC unroll 8
+        for (int q = 0; q < ALPHA; ++q) col[q] = LC::load(d0 + q * wpc + l * c);
+#pragma GCC unroll 8
+        for (int i = 0; i < ALPHA; ++i) t[l][i] = constant_dot(W::BT[i], col);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < ALPHA; ++i) {
+        VC rowv[ALPHA];
+#pragma GCC unroll 8
+        for (int l = 0; l < ALPHA; ++l) rowv[l] = t[l][i];
+#pragma GCC unroll 8
+        for (int q = 0; q < ALPHA; ++q) LC::store(v + (i * ALPHA + q) * xi_step, constant_dot(W::BT[q], rowv));
+    }
+}
+
+// The 2 x 2 outputs (before bias) of one tile and one vector of CO output channels from M (xi_step apart).
+template <typename T, int ALPHA, int CO>
+inline void winograd_output_tile(const T* __restrict__ mv, i64 xi_step, typename Lanes<T, CO>::vec (&y)[2][2]) {
+    using W = WinogradTiles<ALPHA>;
+    using L = Lanes<T, CO>;
+    using V = typename L::vec;
+    V t[2][ALPHA];  // t[i][q] = (AT M)[i, q]
+#pragma GCC unroll 8
+    for (int q = 0; q < ALPHA; ++q) {
+        V col[ALPHA];
+#pragma GCC unroll 8
+        for (int a = 0; a < ALPHA; ++a) col[a] = L::load(mv + (a * ALPHA + q) * xi_step);
+#pragma GCC unroll 2
+        for (int i = 0; i < 2; ++i) t[i][q] = constant_dot(W::AT[i], col);
+    }
+#pragma GCC unroll 2
+    for (int i = 0; i < 2; ++i)
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; ++j) y[i][j] = constant_dot(W::AT[j], t[i]);
+}
+
+// The Winograd convolution of an NHWC input (see above) with co output channels, NV * CO at a time; u is the
+// transformed filter [alpha^2, c, co] (winograd_filter), c a multiple of CV. The input is padded by pt/pl and
+// by pb/pr plus zeros up to whole tiles (for_padded_rows' buffers); outputs beyond oh x ow are computed and
+// dropped. Returns false when an output before the bias was not finite: an infinity or NaN in a tile reaches
+// every output of the tile through the transforms (where the direct sum keeps it to the windows that hold
+// it), so the caller then runs the direct kernel instead.
+template <typename T, int ALPHA, int CV, int CO, int NV>
+bool conv2d_winograd(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl, i64 pr,
+                     const T* __restrict__ u, i64 co, i64 oh, i64 ow, const T* __restrict__ bias, i64 relu,
+                     T* __restrict__ out) {
+    constexpr int PB = block_for<T, CO, NV>();
+    constexpr i64 M = 2, R = ALPHA - 1, A2 = ALPHA * ALPHA;
+    using L = Lanes<T, CO>;
+    using V = typename L::vec;
+    const i64 ty_count = (oh + M - 1) / M, tx_count = (ow + M - 1) / M;
+    // padding to whole tiles: the last tile row reads rows up to ty_count * M + R - 2 of the padded image
+    const i64 pb_all = std::max(pb, ty_count * M + R - 1 - h - pt), pr_all = std::max(pr, tx_count * M + R - 1 - w - pl);
+    const i64 wp = w + pl + pr_all;
+    std::vector<i64> iota(c);
+    for (i64 k = 0; k < c; ++k) iota[k] = k;
+    const double flops = 2.0 * n * ty_count * tx_count * A2 * c * co;
+    std::atomic<bool> non_finite{false};
+    const auto row = [&](const T* ximg, i64 rix) {  // tile row rix = (b, ty)
+        const i64 b = rix / ty_count, ty = rix % ty_count;
+        thread_local std::vector<T> vbuf, mbuf;  // the thread's V and M (TLS looked up once: pointers below)
+        vbuf.resize(A2 * tx_count * c);
+        mbuf.resize(A2 * tx_count * co);
+        T* const vt = vbuf.data();
+        T* const mt = mbuf.data();
+        for (i64 tx = 0; tx < tx_count; ++tx)
+            for (i64 k = 0; k < c; k += CV)
+                winograd_input_tile<T, ALPHA, CV>(ximg + (ty * M * wp + tx * M) * c + k, wp * c, c,
+                                                  vt + tx * c + k, tx_count * c);
+        // M[xi] = V[xi] U[xi]: tx_count pixels of c terms each, per output-channel chunk
+        for (i64 xi = 0; xi < A2; ++xi)
+            for (i64 j = 0; j < co; j += NV * CO)
+                for_blocks<PB>(tx_count, ConvRow<T, CO, NV>{vt + xi * tx_count * c, c, iota.data(), c,
+                                                            u + xi * c * co + j, nullptr, false,
+                                                            mt + xi * tx_count * co + j, co});
+        const V zero = L::splat(T(0));
+        V check = zero;
+        for (i64 tx = 0; tx < tx_count; ++tx)
+            for (i64 k = 0; k < co; k += CO) {
+                V y[2][2];
+                winograd_output_tile<T, ALPHA, CO>(mt + tx * co + k, tx_count * co, y);
+                const V bv = bias ? L::load(bias + k) : zero;
+                for (i64 i = 0; i < M && ty * M + i < oh; ++i)
+                    for (i64 jj = 0; jj < M && tx * M + jj < ow; ++jj) {
+                        V s = y[i][jj];
+                        check += s - s;  // NaN once any output is non-finite
+                        if (bias) s += bv;
+                        if (relu) s = s < zero ? zero : s;
+                        L::store(out + ((b * oh + ty * M + i) * ow + tx * M + jj) * co + k, s);
+                    }
+            }
+        for (int q = 0; q < CO; ++q)
+            if (check[q] != check[q]) non_finite.store(true, std::memory_order_relaxed);
+    };
+    for_padded_rows(x, n, h, w, c, pt, pb_all, pl, pr_all, ty_count, flops, row);
+    return !non_finite.load();
+}
+
+// conv2d_winograd's channel-vector and output-chunk instances for one tile size: 1 when it ran, 0 when an
+// output was not finite, -1 when no instance takes c and co.
+template <typename T, int ALPHA>
+int conv2d_winograd_cases(const T* x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl, i64 pr, const T* u,
+                          i64 co, i64 oh, i64 ow, const T* bias, i64 relu, T* out) {
+    constexpr int CV = 32 / sizeof(T);
+    if (c % CV != 0) return -1;
+#define TFC_WINOGRAD_CASE(CO, NV)                                                                             \
+    if (co % ((CO) * (NV)) == 0)                                                                              \
+        return conv2d_winograd<T, ALPHA, CV, CO, NV>(x, n, h, w, c, pt, pb, pl, pr, u, co, oh, ow, bias, relu, out) \
+                   ? 1                                                                                         \
+                   : 0;
+#ifdef __AVX512F__
+    TFC_WINOGRAD_CASE(64 / int(sizeof(T)), 4)
+    TFC_WINOGRAD_CASE(64 / int(sizeof(T)), 2)
+    TFC_WINOGRAD_CASE(64 / int(sizeof(T)), 1)
+#endif
+    TFC_WINOGRAD_CASE(32 / int(sizeof(T)), 1)
+#undef TFC_WINOGRAD_CASE
+    return -1;
 }
 
 // NB output pixels (consecutive ox, `xstep` apart in x) of one channel vector of depthwise_fwd: NB
@@ -1630,6 +1897,25 @@ TFC_INSTANTIATE_DIRECT(double, f64)
 TFC_INSTANTIATE_DGRAD(float, f32)
 TFC_INSTANTIATE_DGRAD(double, f64)
 
+// Conv2D by Winograd F(2x2, r x r) (conv2d_winograd, r = 3 or 5) of an NHWC input with the HWIO filter g
+// (r x r x c x co) and the filter-transform matrix G ((r + 1) x r, float64). Returns 1 when it ran, 0 when an
+// output was not finite (out then holds garbage: run the direct kernel), -1 when no instance takes r, c, co.
+#define TFC_INSTANTIATE_WINOGRAD(T, SUFFIX)                                                                   \
+    TFC_EXPORT int tfc_conv2d_winograd_##SUFFIX(const T* x, i64 n, i64 h, i64 w, i64 c, i64 pt, i64 pb, i64 pl,   \
+                                                i64 pr, const T* g, i64 r, i64 co, i64 oh, i64 ow,              \
+                                                const double* gm, const T* bias, i64 relu, T* out) {             \
+        if ((r != 3 && r != 5) || c % (32 / sizeof(T)) != 0) return -1;                                         \
+        std::vector<T> u((r + 1) * (r + 1) * c * co);                                                         \
+        winograd_filter(g, r, r + 1, c * co, gm, u.data());                                                   \
+        return r == 3 ? conv2d_winograd_cases<T, 4>(x, n, h, w, c, pt, pb, pl, pr, u.data(), co, oh, ow, bias, \
+                                                     relu, out)                                               \
+                      : conv2d_winograd_cases<T, 6>(x, n, h, w, c, pt, pb, pl, pr, u.data(), co, oh, ow, bias, \
+                                                     relu, out);                                              \
+    }
+
+TFC_INSTANTIATE_WINOGRAD(float, f32)
+TFC_INSTANTIATE_WINOGRAD(double, f64)
+
 // Box-Muller as TensorFlow computes it (tensorflow/core/lib/random/random_distributions.h, BoxMullerFloat
 // and BoxMullerDouble): glibc's logf/sqrtf/sincosf (log/sqrt/sincos for double), which NumPy's own math
 // does not reproduce to the bit. The Philox words come from tfcore/ops/philox.py.
@@ -1870,7 +2156,7 @@ TFC_INSTANTIATE_BATCH_NORM(float, f32)
 TFC_INSTANTIATE_BATCH_NORM(double, f64)
 
 // The ABI version Python checks after loading (bump when a signature above changes).
-TFC_EXPORT int tfc_native_abi_version() { return 15; }
+TFC_EXPORT int tfc_native_abi_version() { return 16; }
 
 // The fewest output channels that take the wide (several vectors per pixel) direct kernels for values of
 // `bytes` bytes, 0 where this build has none (no AVX-512): Python lifts the im2col cut-over for them.

@@ -28,7 +28,7 @@ import numpy as np
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
-ABI_VERSION = 15
+ABI_VERSION = 16
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
          "-Wno-psabi", "-pthread")
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -50,6 +50,8 @@ _SIGNATURES = {
     "tfc_depthwise_wgrad": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 8 + [_ptr],
     # dy, n, oh, ow, co, filter [kh, kw, co, c], kh, kw, c, sh, sw, dh, dw, pad top, pad left, h, w, bias, relu, dx
     "tfc_conv2d_dgrad_direct": [_ptr] + [_i64] * 4 + [_ptr] + [_i64] * 11 + [_ptr, _i64, _ptr],
+    # x, n, h, w, c, pads top/bottom/left/right, filter (HWIO), r, co, oh, ow, G (float64), bias, relu, out
+    "tfc_conv2d_winograd": [_ptr] + [_i64] * 8 + [_ptr] + [_i64] * 4 + [_ptr] * 2 + [_i64, _ptr],
     "tfc_relu_grad": [_ptr] * 2 + [_i64, _ptr],
     "tfc_adam": [_ptr] * 4 + [_i64] + [ctypes.c_double] * 4 + [_ptr] * 3,
     "tfc_box_muller": [_ptr, _i64, _ptr],  # TF's Box-Muller on Philox words (tfcore/ops/philox.py)
@@ -61,7 +63,7 @@ _SIGNATURES = {
 _PLAIN_SIGNATURES = {"tfc_philox": [ctypes.c_uint64] * 3 + [_ptr, _i64, _ptr]}  # TF's Philox (tfcore/ops/philox.py)
 # Functions returning a value (the others return nothing).
 _RESTYPES = {"tfc_conv2d_direct": ctypes.c_int, "tfc_conv2d_wgrad_direct": ctypes.c_int,
-             "tfc_conv2d_dgrad_direct": ctypes.c_int}
+             "tfc_conv2d_dgrad_direct": ctypes.c_int, "tfc_conv2d_winograd": ctypes.c_int}
 
 
 def enabled():

@@ -44,6 +44,7 @@ import numpy as np
 from ..backend import blas_threads, native_cpu, xp_compat
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
+from . import conv_winograd
 from ._common import as_tensor, describe
 from .array_ops import reshape, transpose
 from .registry import Op, Residuals, execute
@@ -371,9 +372,14 @@ def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations,
     (NaN kept, as ``np.maximum``); Conv2D's attrs. A stride-1 convolution with enough of its taps on the
     padding runs the input gradient's phase kernel with the flipped filter (:func:`_phase_correlation`: it
     sums only the taps inside the input, so the padding costs no multiply-adds), the others the direct
-    kernel. Call only where :func:`_direct_applies`."""
+    kernel; a stride-1 3x3 or 5x5 float32 convolution of 16 or more channels runs the Winograd kernel
+    (:mod:`conv_winograd`) first. Call only where :func:`_direct_applies`."""
     kh, kw = w.shape[0], w.shape[1]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
+    if conv_winograd.winograd_applies(x, w, strides, dilations):
+        out = conv_winograd.winograd_conv2d(x, w, oh, ow, ph, pw, bias, relu)
+        if out is not None:
+            return out
     if not _phase_forward_pays(x.shape, kh, kw, strides, dilations, ph, pw, oh, ow):
         return _direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu)
     top, left = (kh - 1) * dilations[1] - ph[0], (kw - 1) * dilations[2] - pw[0]
@@ -620,10 +626,17 @@ def _conv2d_backprop_input_direct_native(b, w, dy, *, input_sizes, strides, padd
     phase (the dx pixels ``(y mod sh, x mod sw)``) a stride-1 correlation of the compact ``dy`` with the taps
     that reach that phase, each dx row summing only the taps whose dy row exists and the pixels near a row's
     ends skipping the columns outside ``dy``: no zero-spread or zero-padded ``dy`` (a 7x7 stride-2 input
-    gradient multiplied 4x its useful work by zeros that way, a 5x5 VALID one on 16x16 inputs 1.8x)."""
+    gradient multiplied 4x its useful work by zeros that way, a 5x5 VALID one on 16x16 inputs 1.8x). Stride-1 3x3
+    and 5x5 float32 input gradients of 16 or more channels run the Winograd kernel (:mod:`conv_winograd`)."""
     kh, kw = w.shape[0], w.shape[1]
     _, h, wd, _ = input_sizes
     _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
+    pads = (kh - 1 - ph[0], kh - 1 - ph[1]), (kw - 1 - pw[0], kw - 1 - pw[1])
+    if min(pads[0] + pads[1]) >= 0 and conv_winograd.winograd_applies(dy, w, strides, dilations):
+        # a stride-1 input gradient is Conv2D of dy with the flipped filter [kh, kw, co, c] (the padding mirrored)
+        dx = conv_winograd.winograd_conv2d(dy, w[::-1, ::-1].transpose(0, 1, 3, 2), h, wd, *pads)
+        if dx is not None:
+            return dx
     return _phase_correlation(dy, w.transpose(0, 1, 3, 2), strides, dilations, ph[0], pw[0], h, wd)
 
 

@@ -1,0 +1,92 @@
+"""Winograd convolution on the CPU: stride-1 3x3 and 5x5 float32 Conv2D (and Conv2DBackpropInput, a Conv2D of
+``dy`` with the flipped filter) with fewer multiply-adds than the direct sum.
+
+F(m x m, r x r) computes each m x m tile of outputs from an alpha x alpha tile of inputs (alpha = m + r - 1)
+with alpha^2 products per (input, output) channel pair instead of m^2 r^2: F(2x2, 3x3) 16 against 36, F(2x2,
+5x5) 36 against 100. The native kernel (``conv2d_winograd`` in ``kernels/cpu_kernels.cc``) transforms a tile
+row at a time in each thread's cache and runs the products as the direct kernel's register-blocked GEMMs.
+
+The matrices are Toom-Cook's on the points 0, 1, -1, 1/2, -1/2 and infinity (as many as alpha needs), made
+here in float64: for the correlation ``y[i] = sum_k d[i + k] g[k]`` (Lavin & Gray's F(m, r)),
+``y = AT ((G g) * (BT d))`` with ``G`` and ``AT'`` the Vandermonde evaluations of r- and m-term polynomials
+at the points and ``BT`` the transposed inverse of the alpha-term one (the transposition principle applied to
+Toom-Cook's polynomial product).
+
+Accuracy: the transforms add rounding. Measured against float64 on random data, the largest error relative to
+the largest output is ~1.4x the direct sum's for F(2x2, 3x3) and ~17x (about 3e-6) for F(2x2, 5x5), the
+same trade cuDNN's non-fused Winograd makes in TensorFlow on GPUs. ``TF_ENABLE_WINOGRAD_NONFUSED=0`` (TF's
+switch for that algorithm) turns it off here too; a non-finite value, which a tile's transforms would spread
+to the tile's other outputs, makes the call run the direct kernel instead.
+"""
+
+import functools
+import os
+
+import numpy as np
+
+from ..backend import native_cpu
+
+# Filter sizes of the native kernel (F(2x2, r x r): tiles of alpha = r + 1).
+_SIZES = (3, 5)
+_POINTS = (0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0)
+
+# Where it pays (one Zen 4 core against the direct kernel): at least this many input and output channels (with
+# 8 input channels a tile's products have 8 terms and the transforms cost as much as they save).
+_MIN_CHANNELS = 16
+
+
+@functools.lru_cache(maxsize=None)
+def winograd_matrices(r, m=2):
+    """``(BT, AT, G)`` of F(m, r) in float64: ``BT`` alpha x alpha, ``AT`` m x alpha, ``G`` alpha x r, alpha =
+    m + r - 1. Each row of ``BT`` is scaled so that its smallest nonzero entry is +-1 (small integers for 3x3
+    and 5x5: the native kernel's constant ``WinogradTiles``) and the same row of ``G`` by the inverse."""
+    alpha = m + r - 1
+    points = _POINTS[:alpha - 1]
+
+    def evaluation(k):  # alpha x k: row j evaluates a k-term polynomial at point j; the last row at infinity
+        e = np.zeros((alpha, k))
+        for j, p in enumerate(points):
+            e[j] = [p ** i for i in range(k)]
+        e[alpha - 1, k - 1] = 1.0
+        return e
+
+    bt = np.linalg.inv(evaluation(alpha)).T
+    bt[np.abs(bt) < 1e-12] = 0.0
+    scale = np.array([1.0 / np.abs(row[row != 0]).min() for row in bt])
+    bt = np.round(bt * scale[:, None], 12)
+    g = evaluation(r) / scale[:, None]
+    return bt, np.ascontiguousarray(evaluation(m).T), np.ascontiguousarray(g)
+
+
+def enabled():
+    """False when ``TF_ENABLE_WINOGRAD_NONFUSED`` is ``0``/``false`` (TensorFlow's switch for its GPUs' non-fused
+    Winograd convolutions)."""
+    return os.environ.get("TF_ENABLE_WINOGRAD_NONFUSED", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def winograd_applies(x, w, strides, dilations):
+    """Whether :func:`winograd_conv2d` takes NHWC ``x`` and the HWIO filter ``w`` (no copies made): float32,
+    stride 1, no dilation, a 3x3 or 5x5 filter, input and output channels multiples of 8 and at least
+    ``_MIN_CHANNELS``, the native kernels built."""
+    kh, kw, c, co = w.shape
+    return (kh == kw and kh in _SIZES and strides[1] == strides[2] == 1 and dilations[1] == dilations[2] == 1
+            and c % 8 == 0 and co % 8 == 0 and min(c, co) >= _MIN_CHANNELS and x.dtype == np.float32
+            and enabled() and native_cpu.supports(x, w, contiguous=False))
+
+
+def winograd_conv2d(x, w, oh, ow, ph, pw, bias=None, relu=False):
+    """``relu?(conv2d(x, w) + bias)`` for a stride-1 convolution padded by ``ph``/``pw`` (top, bottom) and
+    (left, right) with ``oh x ow`` outputs, by the native Winograd kernel; None when an output was not finite
+    (the caller then runs the direct kernel). Call only where :func:`winograd_applies`."""
+    r = w.shape[0]
+    g = winograd_matrices(r)[2]
+    x = np.ascontiguousarray(x)
+    w = np.ascontiguousarray(w)
+    bias = None if bias is None else np.ascontiguousarray(bias)
+    n, h, wd, c = x.shape
+    co = w.shape[3]
+    out = np.empty((n, oh, ow, co), dtype=x.dtype)
+    ran = native_cpu.library().fn("tfc_conv2d_winograd", x.dtype)(
+        native_cpu.ptr(x), n, h, wd, c, ph[0], ph[1], pw[0], pw[1], native_cpu.ptr(w), r, co, oh, ow,
+        native_cpu.ptr(g), None if bias is None else native_cpu.ptr(bias), int(relu), native_cpu.ptr(out))
+    return out if ran == 1 else None
