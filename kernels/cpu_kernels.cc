@@ -1905,7 +1905,8 @@ TFC_INSTANTIATE_DGRAD(double, f64)
                                                 i64 pr, const T* g, i64 r, i64 co, i64 oh, i64 ow,              \
                                                 const double* gm, const T* bias, i64 relu, T* out) {             \
         if ((r != 3 && r != 5) || c % (32 / sizeof(T)) != 0) return -1;                                         \
-        std::vector<T> u((r + 1) * (r + 1) * c * co);                                                         \
+        thread_local std::vector<T> u;  /* kept from call to call: no fresh pages to fault in */                \
+        u.resize((r + 1) * (r + 1) * c * co);                                                                 \
         winograd_filter(g, r, r + 1, c * co, gm, u.data());                                                   \
         return r == 3 ? conv2d_winograd_cases<T, 4>(x, n, h, w, c, pt, pb, pl, pr, u.data(), co, oh, ow, bias, \
                                                      relu, out)                                               \
