@@ -181,6 +181,32 @@ def test_tf_nn_conv2d_runs_winograd_and_matches_float64(winograd_calls, case):
     _assert_winograd_accuracy(got.numpy(), _reference_conv(x, wt, 1, 1, pads), k, k * k * c)
 
 
+def test_strided_views_take_it_with_the_same_values(winograd_calls):
+    """``winograd_applies`` takes non-contiguous arrays (no copy to decide); the kernel runs on contiguous
+    copies: a transposed input and a flipped filter view give the values of their contiguous copies."""
+    x = _rng.standard_normal((2, 8, 16, 9)).astype(np.float32).transpose(0, 3, 1, 2)  # (2, 9, 8, 16)
+    wt = _rng.standard_normal((5, 5, 16, 32)).astype(np.float32)[::-1, ::-1]
+    assert not (x.flags.c_contiguous or wt.flags.c_contiguous)
+    attrs = _conv_attrs(1, 1, "SAME")
+    got = conv_ops.direct_conv2d(x, wt, None, **attrs)
+    assert [call["ran"] for call in winograd_calls] == [True]
+    np.testing.assert_array_equal(got, conv_ops.direct_conv2d(x.copy(), wt.copy(), None, **attrs))
+    _assert_winograd_accuracy(got, _reference_conv(x, wt, 1, 1, _pads(9, 8, 5, "SAME", ())), 5, 25 * 16)
+
+
+@pytest.mark.parametrize("dtype", [tf.float16, tf.bfloat16])
+def test_half_precision_convolutions_take_it_through_float32(winograd_calls, dtype):
+    """float16 and bfloat16 convolutions on the CPU run as float32 (a candidate that casts and dispatches
+    again), so the Winograd kernel takes them; the result is the float32 one rounded once."""
+    x = _rng.standard_normal((2, 7, 6, 16)).astype(np.float32)
+    wt = _rng.standard_normal((3, 3, 16, 16)).astype(np.float32)
+    xh, wh = tf.cast(tf.constant(x), dtype), tf.cast(tf.constant(wt), dtype)
+    got = tf.nn.conv2d(xh, wh, 1, "SAME")
+    assert got.dtype == dtype and [call["ran"] for call in winograd_calls] == [True]
+    full = tf.nn.conv2d(tf.cast(xh, tf.float32), tf.cast(wh, tf.float32), 1, "SAME")
+    np.testing.assert_array_equal(got.numpy(), tf.cast(full, dtype).numpy())
+
+
 @pytest.mark.xfail(strict=True, reason="Winograd is tried only inside the direct candidate, which declines more "
                    "than 16 output channels with sums over 256 terms unless co is a multiple of the wide kernels' "
                    "32: 5x5 16->24 and 3x3 64->24 run im2col + BLAS although winograd_applies takes them")
