@@ -207,9 +207,6 @@ def test_half_precision_convolutions_take_it_through_float32(winograd_calls, dty
     np.testing.assert_array_equal(got.numpy(), tf.cast(full, dtype).numpy())
 
 
-@pytest.mark.xfail(strict=True, reason="Winograd is tried only inside the direct candidate, which declines more "
-                   "than 16 output channels with sums over 256 terms unless co is a multiple of the wide kernels' "
-                   "32: 5x5 16->24 and 3x3 64->24 run im2col + BLAS although winograd_applies takes them")
 @pytest.mark.parametrize("c,co,k", [(16, 24, 5), (64, 24, 3), (64, 40, 3)])
 def test_every_convolution_winograd_applies_to_reaches_it(winograd_calls, c, co, k):
     x = _rng.standard_normal((2, 8, 8, c)).astype(np.float32)

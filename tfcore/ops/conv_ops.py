@@ -360,10 +360,25 @@ def _direct_ready(co, terms, *arrays, contiguous=True):
     return True
 
 
-def direct_conv2d_applies(x, w, bias=None):
-    """Whether :func:`direct_conv2d` takes these arrays (a kernel-candidate predicate: no copies made)."""
+def direct_conv2d_applies(x, w, bias=None, strides=None, dilations=None):
+    """Whether :func:`direct_conv2d` takes these arrays (a kernel-candidate predicate: no copies made): the
+    direct kernels do, or (given Conv2D's ``strides`` and ``dilations``) the Winograd kernel does."""
     arrays = (x, w) if bias is None else (x, w, bias)
-    return w.ndim == 4 and _direct_ready(w.shape[3], w.shape[0] * w.shape[1] * w.shape[2], *arrays, contiguous=False)
+    if w.ndim != 4:
+        return False
+    if strides is not None and conv_winograd.winograd_applies(x, w, strides, dilations) and (
+            bias is None or native_cpu.supports(x, bias, contiguous=False)):
+        return True
+    return _direct_ready(w.shape[3], w.shape[0] * w.shape[1] * w.shape[2], *arrays, contiguous=False)
+
+
+def _im2col_conv2d(x, w, oh, ow, strides, dilations, ph, pw):
+    """Conv2D by native im2col and one BLAS product: the non-finite fallback of a Winograd convolution that
+    the direct kernels do not take (a rare path: no batch chunks)."""
+    n = x.shape[0]
+    kh, kw, c, co = w.shape
+    cols = _host_columns(np, x, oh, ow, kh, kw, strides, dilations, ph, pw)
+    return blas_threads.matmul(cols, np.ascontiguousarray(w).reshape(kh * kw * c, co)).reshape(n, oh, ow, co)
 
 
 def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, relu=False, **_):
@@ -380,6 +395,10 @@ def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations,
         out = conv_winograd.winograd_conv2d(x, w, oh, ow, ph, pw, bias, relu)
         if out is not None:
             return out
+        if not _direct_applies(x, w):  # a non-finite value: the exact sums of im2col + GEMM
+            out = _im2col_conv2d(x, w, oh, ow, strides, dilations, ph, pw)
+            out = out if bias is None else out + bias
+            return np.maximum(out, 0) if relu else out
     if not _phase_forward_pays(x.shape, kh, kw, strides, dilations, ph, pw, oh, ow):
         return _direct(x, w, oh, ow, strides, dilations, ph, pw, bias, relu)
     top, left = (kh - 1) * dilations[1] - ph[0], (kw - 1) * dilations[2] - pw[0]
@@ -490,9 +509,10 @@ _register_generic(CONV2D, _conv2d)
 _register_half_in_float32(CONV2D)
 
 
-def _conv2d_direct_applies(x, w, **_):
-    """``supports=`` of :func:`_conv2d_direct_native`: the direct kernel takes the arrays (:func:`_direct_applies`)."""
-    return _direct_applies(x, w)
+def _conv2d_direct_applies(x, w, *, strides, dilations, **_):
+    """``supports=`` of :func:`_conv2d_direct_native`: the direct (:func:`_direct_applies`) or the Winograd
+    kernel takes the arrays."""
+    return _direct_applies(x, w) or conv_winograd.winograd_applies(x, w, strides, dilations)
 
 
 # Stride-1 forward convolutions whose taps fall on the padding at least this often (a share of all the
@@ -609,13 +629,28 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations, columns):
     return dx.reshape(n, h, wd, c)
 
 
-def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, **_):
+def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, **attrs):
     """``supports=`` of :func:`_conv2d_backprop_input_direct_native`: the direct kernel takes the arrays, the
     input channels run as :func:`_kernel_channels` (any count, any stride, dilation and padding: the kernel
     sums each stride phase's own taps, so no stride multiplies zeros); the sum length is that of one phase."""
     kh, kw, c, co = w.shape
+    if _winograd_input_grad_pads(w.shape, input_sizes, strides, dy=dy, w=w, **attrs) is not None:
+        return True
     terms = -(-kh // strides[1]) * -(-kw // strides[2]) * co
     return _direct_ready(_kernel_channels(c), terms, dy, w, contiguous=False)
+
+
+def _winograd_input_grad_pads(w_shape, input_sizes, strides, dilations, padding, explicit_paddings, dy=None,
+                              w=None, **_):
+    """The (top, bottom), (left, right) pads of the stride-1 input gradient as a Winograd Conv2D of ``dy`` with
+    the flipped filter (the forward pads mirrored), or None where the Winograd kernel does not take it (a
+    forward pad wider than the kernel, or see :func:`conv_winograd.winograd_applies`)."""
+    kh, kw = w_shape[0], w_shape[1]
+    if dy is None or w is None or not conv_winograd.winograd_applies(dy, w, strides, dilations):
+        return None
+    _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
+    pads = (kh - 1 - ph[0], kh - 1 - ph[1]), (kw - 1 - pw[0], kw - 1 - pw[1])
+    return pads if min(pads[0] + pads[1]) >= 0 else None
 
 
 @CONV2D_BACKPROP_INPUT.kernel("cpu", supports=_backprop_input_direct_applies, priority=1,
@@ -631,12 +666,18 @@ def _conv2d_backprop_input_direct_native(b, w, dy, *, input_sizes, strides, padd
     kh, kw = w.shape[0], w.shape[1]
     _, h, wd, _ = input_sizes
     _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
-    pads = (kh - 1 - ph[0], kh - 1 - ph[1]), (kw - 1 - pw[0], kw - 1 - pw[1])
-    if min(pads[0] + pads[1]) >= 0 and conv_winograd.winograd_applies(dy, w, strides, dilations):
+    attrs = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings, dilations=dilations)
+    pads = _winograd_input_grad_pads(w.shape, input_sizes, dy=dy, w=w, **attrs)
+    if pads is not None:
         # a stride-1 input gradient is Conv2D of dy with the flipped filter [kh, kw, co, c] (the padding mirrored)
         dx = conv_winograd.winograd_conv2d(dy, w[::-1, ::-1].transpose(0, 1, 3, 2), h, wd, *pads)
         if dx is not None:
             return dx
+        c, co = w.shape[2], w.shape[3]
+        terms = -(-kh // strides[1]) * -(-kw // strides[2]) * co
+        if not _direct_ready(_kernel_channels(c), terms, dy, w, contiguous=False):  # non-finite: im2col + GEMM
+            return _conv2d_backprop_input(b, w, dy, input_sizes=input_sizes, data_format=data_format,
+                                          columns=_host_columns, **attrs)
     return _phase_correlation(dy, w.transpose(0, 1, 3, 2), strides, dilations, ph[0], pw[0], h, wd)
 
 

@@ -35,7 +35,7 @@ _POINTS = (0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0)
 _MIN_CHANNELS = 16
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def winograd_matrices(r, m=2):
     """``(BT, AT, G)`` of F(m, r) in float64: ``BT`` alpha x alpha, ``AT`` m x alpha, ``G`` alpha x r, alpha =
     m + r - 1. Each row of ``BT`` is scaled so that its smallest nonzero entry is +-1 (small integers for 3x3

@@ -141,8 +141,8 @@ def _fused_conv2d(b, x, w, bias, *, fused_ops, **attrs):
     return _finish(b, out, bias, fused_ops)
 
 
-def _direct_applies(x, w, bias, **_):
-    return direct_conv2d_applies(x, w, bias)
+def _direct_applies(x, w, bias, *, strides, dilations, **_):
+    return direct_conv2d_applies(x, w, bias, strides, dilations)
 
 
 @FUSED_CONV2D.kernel("cpu", supports=_direct_applies, priority=1, name="fused_conv2d_direct")
