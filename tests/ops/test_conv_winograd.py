@@ -40,8 +40,11 @@ _F2X2_5X5_BOUND = 2e-5
 def winograd_calls(monkeypatch):
     """Records each call of ``conv_winograd.winograd_conv2d`` (its arguments and whether it returned an output
     or None, the fallback to the direct kernel) and returns the real result; ``TF_ENABLE_WINOGRAD_NONFUSED``
-    unset (Winograd on)."""
+    unset (Winograd on), and Winograd chosen whatever share of the taps falls on the padding (the small ragged
+    shapes here are mostly padding, which otherwise sends them to the phase kernel: see
+    ``test_heavily_padded_convolutions_run_the_phase_kernel``)."""
     monkeypatch.delenv("TF_ENABLE_WINOGRAD_NONFUSED", raising=False)
+    monkeypatch.setattr(conv_ops, "_WINOGRAD_MAX_PADDING", 1.0)
     calls = []
     real = conv_winograd.winograd_conv2d
 
@@ -429,3 +432,32 @@ def test_a_keras_cnn_trains_to_the_same_losses_with_winograd_on_and_off(winograd
     assert len(winograd_calls) == count
     assert on[-1] < on[0]
     np.testing.assert_allclose(on, off, rtol=1e-5)
+
+
+@needs_native
+@pytest.mark.parametrize("x_shape,k,padding,winograd", [
+    ((2, 16, 16, 32), 5, "SAME", True),    # 14% of the taps on the padding
+    ((2, 8, 8, 64), 3, "SAME", True),      # 16%
+    ((2, 4, 4, 32), 5, "SAME", False),     # 47%
+    ((2, 16, 16, 32), 5, "VALID", True)])  # no padding (its input gradient: 44%, below)
+def test_heavily_padded_convolutions_run_the_phase_kernel(cpu, monkeypatch, x_shape, k, padding, winograd):
+    """Winograd multiplies the padding's zeros, the phase kernel skips them: a stride-1 convolution with more
+    than a quarter of its taps on the padding (forward, or the input gradient's mirrored padding: a VALID
+    forward's is heavy) runs the phase kernel, the others Winograd. Both give the float64 values."""
+    monkeypatch.delenv("TF_ENABLE_WINOGRAD_NONFUSED", raising=False)
+    calls = []
+    real = conv_winograd.winograd_conv2d
+    monkeypatch.setattr(conv_winograd, "winograd_conv2d", lambda *a: calls.append(a[0].shape) or real(*a))
+    x = _rng.standard_normal(x_shape).astype(np.float32)
+    wt = _rng.standard_normal((k, k, x_shape[3], 32)).astype(np.float32)
+    attrs = _conv_attrs(1, 1, padding)
+    got = conv_ops.CONV2D.run_kernel(cpu, (x, wt), attrs)
+    assert bool(calls) is winograd
+    pads = _pads(x_shape[1], x_shape[2], k, padding, ())
+    _assert_winograd_accuracy(got, _reference_conv(x, wt, 1, 1, pads), k, k * k * x_shape[3])
+    calls.clear()
+    dy = _rng.standard_normal(got.shape).astype(np.float32)
+    dx = conv_ops.CONV2D_BACKPROP_INPUT.run_kernel(cpu, (wt, dy), {**attrs, "input_sizes": x_shape})
+    assert bool(calls) is (winograd and padding == "SAME")
+    np.testing.assert_allclose(dx, _dgrad_float64(wt, dy, x_shape, (1, 1), (1, 1), *pads), rtol=2e-5,
+                               atol=2e-5 * max(1.0, np.abs(dx).max()))
