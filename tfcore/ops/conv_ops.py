@@ -388,7 +388,8 @@ def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations,
     padding runs the input gradient's phase kernel with the flipped filter (:func:`_phase_correlation`: it
     sums only the taps inside the input, so the padding costs no multiply-adds), the others the direct
     kernel; a stride-1 3x3 or 5x5 float32 convolution of 16 or more channels runs the Winograd kernel
-    (:mod:`conv_winograd`) first. Call only where :func:`_direct_applies`."""
+    (:mod:`conv_winograd`) first where few of its taps fall on the padding (:func:`_winograd_pays`). Call only
+    where :func:`direct_conv2d_applies`."""
     kh, kw = w.shape[0], w.shape[1]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     if conv_winograd.winograd_applies(x, w, strides, dilations) and (
@@ -647,9 +648,15 @@ def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, **attrs):
     """``supports=`` of :func:`_conv2d_backprop_input_direct_native`: the direct kernel takes the arrays, the
     input channels run as :func:`_kernel_channels` (any count, any stride, dilation and padding: the kernel
     sums each stride phase's own taps, so no stride multiplies zeros); the sum length is that of one phase."""
-    kh, kw, c, co = w.shape
     if _winograd_input_grad_pads(w.shape, input_sizes, strides, dy=dy, w=w, **attrs) is not None:
         return True
+    return _dgrad_direct_ready(w, dy, strides)
+
+
+def _dgrad_direct_ready(w, dy, strides):
+    """Whether the direct (phase) kernel takes the input gradient of ``w`` and ``dy``: the input channels run
+    as :func:`_kernel_channels`, the sum length is one stride phase's."""
+    kh, kw, c, co = w.shape
     terms = -(-kh // strides[1]) * -(-kw // strides[2]) * co
     return _direct_ready(_kernel_channels(c), terms, dy, w, contiguous=False)
 
@@ -667,11 +674,8 @@ def _winograd_input_grad_pads(w_shape, input_sizes, strides, dilations, padding,
     pads = (kh - 1 - ph[0], kh - 1 - ph[1]), (kw - 1 - pw[0], kw - 1 - pw[1])
     if min(pads[0] + pads[1]) < 0:
         return None
-    c, co = w_shape[2], w_shape[3]
-    direct = _direct_ready(_kernel_channels(c), -(-kh // strides[1]) * -(-kw // strides[2]) * co, dy, w,
-                           contiguous=False)
     pays = _winograd_pays(dy.shape, kh, pads[0][0], pads[1][0], input_sizes[1], input_sizes[2])
-    return pads if pays or not direct else None
+    return pads if pays or not _dgrad_direct_ready(w, dy, strides) else None
 
 
 @CONV2D_BACKPROP_INPUT.kernel("cpu", supports=_backprop_input_direct_applies, priority=1,
@@ -694,9 +698,7 @@ def _conv2d_backprop_input_direct_native(b, w, dy, *, input_sizes, strides, padd
         dx = conv_winograd.winograd_conv2d(dy, w[::-1, ::-1].transpose(0, 1, 3, 2), h, wd, *pads)
         if dx is not None:
             return dx
-        c, co = w.shape[2], w.shape[3]
-        terms = -(-kh // strides[1]) * -(-kw // strides[2]) * co
-        if not _direct_ready(_kernel_channels(c), terms, dy, w, contiguous=False):  # non-finite: im2col + GEMM
+        if not _dgrad_direct_ready(w, dy, strides):  # a non-finite value: the exact sums of im2col + GEMM
             return _conv2d_backprop_input(b, w, dy, input_sizes=input_sizes, data_format=data_format,
                                           columns=_host_columns, **attrs)
     return _phase_correlation(dy, w.transpose(0, 1, 3, 2), strides, dilations, ph[0], pw[0], h, wd)
