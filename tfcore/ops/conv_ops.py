@@ -366,10 +366,10 @@ def direct_conv2d_applies(x, w, bias=None, strides=None, dilations=None):
     arrays = (x, w) if bias is None else (x, w, bias)
     if w.ndim != 4:
         return False
-    if strides is not None and conv_winograd.winograd_applies(x, w, strides, dilations) and (
-            bias is None or native_cpu.supports(x, bias, contiguous=False)):
+    if _direct_ready(w.shape[3], w.shape[0] * w.shape[1] * w.shape[2], *arrays, contiguous=False):
         return True
-    return _direct_ready(w.shape[3], w.shape[0] * w.shape[1] * w.shape[2], *arrays, contiguous=False)
+    return strides is not None and conv_winograd.winograd_applies(x, w, strides, dilations) and (
+        bias is None or native_cpu.supports(x, bias, contiguous=False))
 
 
 def _im2col_conv2d(x, w, oh, ow, strides, dilations, ph, pw):
@@ -647,10 +647,10 @@ def _backprop_input_stride1(xp, w, dy, input_sizes, ph, pw, dilations, columns):
 def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, **attrs):
     """``supports=`` of :func:`_conv2d_backprop_input_direct_native`: the direct kernel takes the arrays, the
     input channels run as :func:`_kernel_channels` (any count, any stride, dilation and padding: the kernel
-    sums each stride phase's own taps, so no stride multiplies zeros); the sum length is that of one phase."""
-    if _winograd_input_grad_pads(w.shape, input_sizes, strides, dy=dy, w=w, **attrs) is not None:
-        return True
-    return _dgrad_direct_ready(w, dy, strides)
+    sums each stride phase's own taps, so no stride multiplies zeros; :func:`_dgrad_direct_ready`), or the
+    Winograd kernel does (:func:`_winograd_input_grad_pads`, only asked when the direct kernel declines)."""
+    return _dgrad_direct_ready(w, dy, strides) or _winograd_input_grad_pads(
+        w.shape, input_sizes, strides, dy=dy, w=w, **attrs) is not None
 
 
 def _dgrad_direct_ready(w, dy, strides):
