@@ -365,6 +365,29 @@ def test_a_transform_that_overflows_falls_back_to_finite_direct_sums(cpu, winogr
     np.testing.assert_array_equal(got, conv_ops.CONV2D.run_kernel(cpu, (x, wt), attrs))
 
 
+@pytest.mark.parametrize("cols_limit", [None, 2 * 8 * 8 * 9 * 16])  # one chunk; batch chunks of 2 images
+def test_non_finite_values_where_the_direct_kernels_decline_fall_back_to_im2col(cpu, winograd_calls, monkeypatch,
+                                                                               cols_limit):
+    """Where the direct kernels do not take a Winograd convolution (AVX2 builds, long sums), a non-finite value
+    sends it to im2col + GEMM: the bits of Winograd off (the generic candidate), chunked over the batch the
+    same way; ``_FusedConv2D`` adds its bias and ReLU to those sums."""
+    monkeypatch.setattr(conv_ops, "_direct_applies", lambda x, w: False)
+    if cols_limit:
+        monkeypatch.setattr(conv_ops, "_COLS_LIMIT", cols_limit)
+    x = _with_specials(_rng.standard_normal((5, 8, 8, 16)).astype(np.float32), (3, 2, 5, 1), np.nan)
+    wt = _rng.standard_normal((3, 3, 16, 24)).astype(np.float32)
+    bias = _rng.standard_normal(24).astype(np.float32)
+    attrs = _conv_attrs(1, 1, "SAME")
+    got = tf.nn.conv2d(tf.constant(x), tf.constant(wt), 1, "SAME").numpy()
+    fused = fused_ops.fused_conv2d(x, wt, bias, attrs, relu=True)
+    assert [call["ran"] for call in winograd_calls] == [False, False]
+    monkeypatch.setenv("TF_ENABLE_WINOGRAD_NONFUSED", "0")
+    assert conv_ops.CONV2D.select("cpu", (x, wt), attrs).name == "_conv2d[host im2col]"
+    np.testing.assert_array_equal(got, tf.nn.conv2d(tf.constant(x), tf.constant(wt), 1, "SAME").numpy())
+    assert np.isnan(got).sum() == 9 * 24  # the 3x3 outputs the NaN reaches, every channel
+    np.testing.assert_array_equal(np.asarray(fused), np.maximum(got + bias, 0))
+
+
 # -- what takes it -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value,on", [(None, True), ("1", True), ("true", True), ("0", False), ("false", False),

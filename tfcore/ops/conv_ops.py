@@ -372,15 +372,6 @@ def direct_conv2d_applies(x, w, bias=None, strides=None, dilations=None):
         bias is None or native_cpu.supports(x, bias, contiguous=False))
 
 
-def _im2col_conv2d(x, w, oh, ow, strides, dilations, ph, pw):
-    """Conv2D by native im2col and one BLAS product: the non-finite fallback of a Winograd convolution that
-    the direct kernels do not take (a rare path: no batch chunks)."""
-    n = x.shape[0]
-    kh, kw, c, co = w.shape
-    cols = _host_columns(np, x, oh, ow, kh, kw, strides, dilations, ph, pw)
-    return blas_threads.matmul(cols, np.ascontiguousarray(w).reshape(kh * kw * c, co)).reshape(n, oh, ow, co)
-
-
 def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations, relu=False, **_):
     """``conv2d(x, w) + bias`` (``bias`` may be None), then ``max(., 0)`` when ``relu``, by the native kernels,
     the bias added to the finished sums (Conv2D + BiasAdd's rounding) and the ReLU applied before the store
@@ -398,7 +389,7 @@ def direct_conv2d(x, w, bias, *, strides, padding, explicit_paddings, dilations,
         if out is not None:
             return out
         if not _direct_applies(x, w):  # a non-finite value: the exact sums of im2col + GEMM
-            out = _im2col_conv2d(x, w, oh, ow, strides, dilations, ph, pw)
+            out = _im2col_conv2d(np, x, w, oh, ow, strides, dilations, ph, pw, _host_columns)[0]
             out = out if bias is None else out + bias
             return np.maximum(out, 0) if relu else out
     if not _phase_forward_pays(x.shape, kh, kw, strides, dilations, ph, pw, oh, ow):
@@ -488,23 +479,30 @@ def _register_generic(op, impl):
 def _conv2d(b, x, w, *, strides, padding, explicit_paddings, data_format, dilations, columns):
     """Conv2D by im2col and one BLAS product (chunked over the batch), the columns kept for the filter
     gradient when they are small; ``columns``: the im2col function of the backend kind."""
-    xp = b.xp
+    oh, ow, ph, pw = conv_geometry(x.shape, w.shape[0], w.shape[1], strides, dilations, padding, explicit_paddings)
+    out, cols = _im2col_conv2d(b.xp, x, w, oh, ow, strides, dilations, ph, pw, columns)
+    if cols is not None and cols.nbytes <= MAX_SAVED_COLUMNS_BYTES:  # the filter gradient needs exactly these
+        return Residuals(out, im2col=cols)
+    return out
+
+
+def _im2col_conv2d(xp, x, w, oh, ow, strides, dilations, ph, pw, columns):
+    """``(out, cols)``: Conv2D of NHWC ``x`` with ``w`` by im2col (``columns``) and BLAS products, chunked over the
+    batch (``cols``: the one chunk's columns, None when there were several). :func:`_conv2d`, and the
+    non-finite fallback of a Winograd convolution the direct kernels do not take (:func:`direct_conv2d`: the
+    bits of Winograd off)."""
     n, _, _, c = x.shape
     kh, kw, _, co = w.shape
-    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, dilations, padding, explicit_paddings)
     wmat = w.reshape(kh * kw * c, co)
     chunks = _batch_chunks(n, oh * ow * kh * kw * c)
     if len(chunks) == 1:
         cols = columns(xp, x, oh, ow, kh, kw, strides, dilations, ph, pw)
-        out = blas_threads.matmul(cols, wmat)
-        if cols.nbytes <= MAX_SAVED_COLUMNS_BYTES:  # the filter gradient needs exactly these columns
-            return Residuals(out.reshape(n, oh, ow, co), im2col=cols)
-    else:
-        out = xp.empty((n * oh * ow, co), dtype=x.dtype)
-        for s, e in chunks:
-            out[s * oh * ow:e * oh * ow] = blas_threads.matmul(
-                columns(xp, x[s:e], oh, ow, kh, kw, strides, dilations, ph, pw), wmat)
-    return out.reshape(n, oh, ow, co)
+        return blas_threads.matmul(cols, wmat).reshape(n, oh, ow, co), cols
+    out = xp.empty((n * oh * ow, co), dtype=x.dtype)
+    for s, e in chunks:
+        out[s * oh * ow:e * oh * ow] = blas_threads.matmul(
+            columns(xp, x[s:e], oh, ow, kh, kw, strides, dilations, ph, pw), wmat)
+    return out.reshape(n, oh, ow, co), None
 
 
 _register_generic(CONV2D, _conv2d)
