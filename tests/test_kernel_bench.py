@@ -134,6 +134,7 @@ def _numpy_as_cupy():
 
 
 @pytest.mark.parametrize("family,shapes", [("matmul", [(16, 8, 4)]), ("conv", [(1, 6, 4)]), ("pool", [(1, 8, 2)]),
+                                           ("batch_norm", [(1, 8, 2)]),
                                            ("reduce", [(4, 32)]), ("softmax", [(4, 16)])])
 def test_gpu_branches_run_with_a_stand_in_cupy(family, shapes):
     """The real-GPU code of every family (labels, TF32 pair, peaks) on small shapes, with NumPy as CuPy and the

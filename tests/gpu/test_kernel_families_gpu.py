@@ -9,7 +9,7 @@ import types
 import numpy as np
 import pytest
 
-from tfcore.ops.cuda_kernels import bias_add, conv, pool, reduce, softmax
+from tfcore.ops.cuda_kernels import batch_norm, bias_add, conv, pool, reduce, softmax
 from tfcore.ops.cuda_kernels.matmul import launch_matmul
 from tfcore.selftest import references as ref
 
@@ -169,3 +169,34 @@ def test_bias_add(gb, activation):
     x, b = rng.standard_normal((64, 33, 16)).astype(np.float32), rng.standard_normal(16).astype(np.float32)
     _close(bias_add.bias_add_act(gb, gb.xp.asarray(x), gb.xp.asarray(b), activation),
            ref.bias_add_ref(x, b, activation), 1e-5, 1e-6)
+
+
+@pytest.mark.parametrize("shape, data_format", [((32, 56, 56, 64), "NHWC"), ((32, 7, 7, 2048), "NHWC"),
+                                                ((5, 7, 3), "NHWC"), ((16, 64, 28, 28), "NCHW")])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_batch_norm(gb, shape, data_format, dtype):
+    """FusedBatchNormV3 training forward and its gradient on ResNet-sized activations (hundreds of splits of the
+    rows, the vector passes), a ragged one and NCHW, against the float64 references; the same bits twice."""
+    rng = np.random.default_rng(8)
+    c = shape[1] if data_format == "NCHW" else shape[-1]
+    x = (2 * rng.standard_normal(shape) + 0.5).astype(dtype)
+    dy = rng.standard_normal(shape).astype(dtype)
+    scale, offset = rng.uniform(0.5, 1.5, c).astype(np.float32), rng.standard_normal(c).astype(np.float32)
+    xd, sd, od = gb.xp.asarray(x), gb.xp.asarray(scale), gb.xp.asarray(offset)
+    kw = dict(epsilon=1e-3, exponential_avg_factor=1.0, data_format=data_format, is_training=True)
+    out = batch_norm.batch_norm_forward(gb, xd, sd, od, sd, sd, **kw)
+    again = batch_norm.batch_norm_forward(gb, xd, sd, od, sd, sd, **kw)
+    for a, b in zip(out, again):
+        np.testing.assert_array_equal(a.get(), b.get())
+    want = ref.batch_norm_ref(x, scale, offset, epsilon=1e-3, data_format=data_format)
+    rtol, atol = (4e-3, 8e-3) if dtype == np.float16 else (1e-4, 1e-4)
+    _close(out[0], want[0], rtol, atol)
+    for got, w in zip(out[1:5], want[1:5]):
+        _close(got, w, 1e-5, 1e-6)
+    dx, dscale, doffset = batch_norm.batch_norm_grad(gb, gb.xp.asarray(dy), xd, sd, out[3], out[4], out[5],
+                                                     epsilon=1e-3, data_format=data_format, is_training=True)[:3]
+    gwant = ref.batch_norm_grad_ref(dy, x, scale, out[3].get(), out[4].get(), 1e-3, data_format)
+    k = np.sqrt(x.size // c)
+    _close(dx, gwant[0], rtol, atol)
+    _close(dscale, gwant[1], 1e-4, 1e-4 * k)
+    _close(doffset, gwant[2], 1e-4, 1e-4 * k)

@@ -18,9 +18,10 @@ import sys
 import numpy as np
 
 from tfcore.backend import collectives
-from tfcore.ops.cuda_kernels import bias_add, conv, matmul, pool, reduce, segment, softmax
+from tfcore.ops.cuda_kernels import batch_norm, bias_add, conv, matmul, pool, reduce, segment, softmax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "kernels"))
+import test_batch_norm  # noqa: E402
 import test_bias_add  # noqa: E402
 import test_conv2d  # noqa: E402
 import test_matmul  # noqa: E402
@@ -139,6 +140,18 @@ RACECHECK = {
         (test_bias_add.test_bias_add, dict(shape=(2, 3, 4, 5), data_format="NCHW", activation="relu", dtype=F16)),
     ],
     "allreduce": [(_allreduce, {})],
+    # rows (one and several splits) and planes, training and inference, both dtypes: every entry
+    "batch_norm": [
+        (test_batch_norm.test_forward_training, dict(shape=(600, 40), data_format="NHWC", dtype=F32, factor=0.3)),
+        (test_batch_norm.test_forward_training, dict(shape=(2, 5, 3, 4), data_format="NCHW", dtype=F16, factor=1.0)),
+        (test_batch_norm.test_forward_training, dict(shape=(5, 7, 3), data_format="NHWC", dtype=F16, factor=1.0)),
+        (test_batch_norm.test_forward_training, dict(shape=(2, 5, 3, 4), data_format="NCHW", dtype=F32, factor=1.0)),
+        (test_batch_norm.test_forward_inference, dict(shape=(2, 3, 4, 8), data_format="NHWC", dtype=F32)),
+        (test_batch_norm.test_gradient, dict(shape=(600, 40), data_format="NHWC", dtype=F32, training=True)),
+        (test_batch_norm.test_gradient, dict(shape=(5, 7, 3), data_format="NHWC", dtype=F16, training=False)),
+        (test_batch_norm.test_gradient, dict(shape=(2, 5, 3, 4), data_format="NCHW", dtype=F32, training=True)),
+        (test_batch_norm.test_gradient, dict(shape=(2, 5, 3, 4), data_format="NCHW", dtype=F16, training=True)),
+    ],
     # every dtype entry of both kernels: no shared memory, so racecheck proves the launches run clean
     "segment": [
         *[(test_segment.test_unsorted_segment_prod, dict(shape=(300, 3), ids_rank=1, segments=6, dtype=dt))
@@ -148,7 +161,7 @@ RACECHECK = {
 }
 
 NO_SPILL_PREFIXES = ("matmul", "conv2d", "depthwise", "softmax", "sparse_xent", "reduce_rows", "reduce_cols",
-                     "allreduce", "segment_prod", "unsorted_segment_prod")
+                     "allreduce", "segment_prod", "unsorted_segment_prod", "bn_")
 
 TILE_CONSTANTS = [
     (matmul, "BM", "MM_BM"), (matmul, "BN", "MM_BN"), (matmul, "THREADS", "MM_THREADS"),
@@ -166,6 +179,8 @@ TILE_CONSTANTS = [
     (softmax, "THREADS", "SM_THREADS"), (softmax, "WARP_COLS_MAX", "SM_WARP_COLS_MAX"),
     (softmax, "VEC", "SM_VEC"), (softmax, "CACHE_VECS", "SM_CACHE_VECS"),
     (softmax, "BLOCK_COLS_MAX", "SM_BLOCK_COLS_MAX"), (segment, "THREADS", "SG_THREADS"),
+    (batch_norm, "THREADS", "BN_THREADS"), (batch_norm, "ROWS_X", "BN_ROWS_X"), (batch_norm, "ROWS_Y", "BN_ROWS_Y"),
+    (batch_norm, "FIN_THREADS", "BN_FIN_THREADS"),
     (collectives, "ALLREDUCE_THREADS", "AR_THREADS"), (collectives, "ALLREDUCE_VEC", "AR_VEC"),
     (collectives, "ALLREDUCE_TILE", "AR_TILE"),
 ]

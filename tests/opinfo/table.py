@@ -940,7 +940,7 @@ for _op, _kernels in [
         ("Prod", ("reduce_",)), ("ArgMax", ("arg",)),
         ("Softmax", ("softmax",)), ("LogSoftmax", ("softmax",)),
         ("SparseSoftmaxCrossEntropyWithLogits", ("sparse_xent",)),
-        ("BiasAdd", ("bias_add",))]:
+        ("BiasAdd", ("bias_add",)), ("FusedBatchNormV3", ("bn_stats_rows", "bn_finalize", "bn_apply"))]:
     entry(_op, kernels=_kernels)
 
 # ==================================================================================================

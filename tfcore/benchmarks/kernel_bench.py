@@ -1,4 +1,5 @@
-"""Kernel micro-benchmarks: ``tfcore bench [matmul|conv|pool|reduce|softmax|all]`` and bench/bench_kernels.py.
+"""Kernel micro-benchmarks: ``tfcore bench [matmul|conv|pool|batch_norm|reduce|softmax|eager|all]``
+and bench/bench_kernels.py.
 
 Per case (one row): the shape and dtype, our time (median of ``--repeat`` timed calls after a warm-up,
 with the spread of those repeats: min, max and interquartile range), the achieved TFLOP/s or GB/s, the
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..framework.commands import command
 
-FAMILIES = ("matmul", "conv", "pool", "reduce", "softmax", "eager")
+FAMILIES = ("matmul", "conv", "pool", "batch_norm", "reduce", "softmax", "eager")
 BENCHES = {}
 DTYPES = ("float16", "float32", "float64")
 # What one --shapes entry means per family (also shown by `tfcore bench --help`).
@@ -36,6 +37,7 @@ SHAPE_MEANING = {
     "matmul": "MxNxK or BxMxNxK (batched)",
     "conv": "NxHxC: 3x3 SAME stride-1, H=W, C->C channels",
     "pool": "NxHxC: H=W",
+    "batch_norm": "NxHxC: H=W, NHWC, training statistics",
     "reduce": "N (1-D) or RxC (reduced over each axis)",
     "softmax": "RxC (softmax over C)",
     "eager": "N: elements of each operand (one eager op's latency)",
@@ -560,6 +562,78 @@ def _bench_pool_case(ctx, shape, dt):
     return rows
 
 
+@register("batch_norm")
+def bench_batch_norm(ctx):
+    """FusedBatchNormV3 in training, then with FusedBatchNormGradV3, on ResNet50-sized NHWC activations; PyTorch's
+    ``F.batch_norm`` (and its backward) on a channels-last CUDA tensor of the same values. GB/s count the bytes a
+    fused kernel must move: the forward reads x twice and writes y; the gradient reads dy and x twice, writes dx."""
+    rows = []
+    for shape in ctx.cases(gpu=[(32, 56, 64), (32, 7, 2048)], cpu=[(8, 28, 64)], emulated=[(1, 8, 8)]):
+        _need_dims("batch_norm", shape, (3,))
+        for dt in ctx.dtypes((np.float32,)):
+            rows += _bench_batch_norm_case(ctx, shape, dt)
+    return rows
+
+
+def _bench_batch_norm_case(ctx, shape, dt):
+    tf = ctx.tf
+    n, hw, c = shape
+    dname = _dtype_name(dt)
+    x, dy = _rand((n, hw, hw, c), dt, 7), _rand((n, hw, hw, c), dt, 8)
+    scale, offset = np.ones(c, np.float32), np.zeros(c, np.float32)
+    tx, tdy, ts, to = ctx.tensor(x), ctx.tensor(dy), ctx.tensor(scale), ctx.tensor(offset)
+    peak = peak_bandwidth_gbs(ctx)
+    empty = ctx.tensor(np.zeros(0, np.float32))
+
+    def forward():
+        return tf.raw_ops.FusedBatchNormV3(x=tx, scale=ts, offset=to, mean=empty, variance=empty, epsilon=1e-3,
+                                           is_training=True)
+
+    def forward_backward():
+        out = forward()
+        return tf.raw_ops.FusedBatchNormGradV3(y_backprop=tdy, x=tx, scale=ts, reserve_space_1=out[3],
+                                               reserve_space_2=out[4], reserve_space_3=out[5], epsilon=1e-3,
+                                               is_training=True)
+
+    torch = _torch_cuda() if ctx.gpu and dt == np.float32 else None
+    vendor_fns = {}
+    if torch is not None:
+        def nchw(a, grad=False):
+            t = torch.from_numpy(a).cuda().permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+            return t.requires_grad_(grad)
+
+        xt, dyt = nchw(x, True), nchw(dy)
+        wt, bt = torch.from_numpy(scale).cuda(), torch.from_numpy(offset).cuda()
+
+        def vendor_forward():
+            with torch.no_grad():
+                torch.nn.functional.batch_norm(xt, None, None, wt, bt, training=True, eps=1e-3)
+            torch.cuda.synchronize()
+
+        def vendor_forward_backward():
+            xt.grad = None
+            torch.nn.functional.batch_norm(xt, None, None, wt, bt, training=True, eps=1e-3).backward(dyt)
+            torch.cuda.synchronize()
+
+        vendor_fns = {"fwd": vendor_forward, "fwd+grad": vendor_forward_backward}
+        label = "PyTorch F.batch_norm (channels_last)"
+    else:
+        xv = ctx.vendor_array(x)
+
+        def moments_forward():
+            m = xv.mean(axis=(0, 1, 2))
+            return (xv - m) / ctx.xp.sqrt(xv.var(axis=(0, 1, 2)) + 1e-3)
+
+        vendor_fns = {"fwd": moments_forward, "fwd+grad": moments_forward}
+        label = ("CuPy" if ctx.gpu else "NumPy") + " mean/var/normalise (forward only)"
+    rows = []
+    for kind, ours_fn, passes in (("fwd", forward, 3), ("fwd+grad", forward_backward, 8)):
+        ours, vendor = ctx.time(ours_fn), ctx.time(vendor_fns[kind])
+        rows.append(KernelRow("batch_norm", f"{kind} train {n}x{hw}x{hw}x{c} {dname}", "GB/s", ours, vendor,
+                              float(passes * x.nbytes), label, peak, f"{n}x{hw}x{c}", dname))
+    return rows
+
+
 @register("reduce")
 def bench_reduce(ctx):
     tf = ctx.tf
@@ -730,13 +804,13 @@ def format_rows(rows, device_label):
     """The command's table: per case its shape and dtype, our median time with the spread of the repeats
     (± half the interquartile range, relative to the median), our rate, the share of the device's peak, and the
     vendor's median time and rate; ``ours/vendor`` is our throughput over the vendor's (1.00 = parity)."""
-    head = (f"{'family':<8} {'case':<40} {'ours ms':>9} {'spread':>7} {'ours':>15} {'of peak':>7} {'vendor ms':>10} "
+    head = (f"{'family':<10} {'case':<40} {'ours ms':>9} {'spread':>7} {'ours':>15} {'of peak':>7} {'vendor ms':>10} "
             f"{'spread':>7} {'vendor':>15} {'ours/vendor':>11}  vendor routine")
     lines = [f"tfcore kernel benchmarks on {device_label}", head, "-" * len(head)]
     for r in rows:
         frac = getattr(r, "peak_frac", None)
         others = "".join(f"; {name} {float(t):.3f} ms" for name, t in getattr(r, "others", {}).items())
-        lines.append(f"{r.family:<8} {r.case:<40} {_fmt_ms(r.ours_ms):>9} {_spread(r.ours_ms):>7} "
+        lines.append(f"{r.family:<10} {r.case:<40} {_fmt_ms(r.ours_ms):>9} {_spread(r.ours_ms):>7} "
                      f"{_fmt_rate(r.ours_rate)} {r.unit:<6} {(f'{frac:.0%}' if frac else '-'):>7} "
                      f"{_fmt_ms(r.vendor_ms):>10} {_spread(r.vendor_ms):>7} {_fmt_rate(r.vendor_rate)} {r.unit:<6} "
                      f"{r.vendor_ms / r.ours_ms:>11.2f}  {r.vendor}{others}")

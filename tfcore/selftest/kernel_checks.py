@@ -5,14 +5,15 @@ The same launchers the ops use (``tfcore.ops.cuda_kernels``), on GPU:0's backend
 the CPU emulator. Cases cover what a first hardware run must see: the tensor-core forward, input and
 filter gradients in float16 and as TF32, odd channel counts (element gathers), misaligned inputs (no
 vector loads), split-K filter gradients, ragged tiles; matmul on every entry with the fused epilogue;
-reductions, softmax/cross-entropy, pooling, depthwise, bias+activation and segment products. Each row reports
+reductions, softmax/cross-entropy, pooling, depthwise, bias+activation, segment products and batch
+normalisation. Each row reports
 the largest ``|got - want| / (atol + rtol * |want|)`` (a check passes at <= 1), tolerances as in ``tests/gpu``.
 ``small=True`` (the emulator) shrinks the shapes.
 """
 
 import numpy as np
 
-from ..ops.cuda_kernels import bias_add, conv, pool, reduce, segment, softmax
+from ..ops.cuda_kernels import batch_norm, bias_add, conv, pool, reduce, segment, softmax
 from ..ops.cuda_kernels.matmul import launch_matmul
 from . import references as ref
 from .report import FAIL, PASS, SKIP
@@ -280,6 +281,38 @@ def check_segment_prod(h, small):
     return _verdict(parts)
 
 
+def check_batch_norm(h, small):
+    """FusedBatchNormV3 (training) and FusedBatchNormGradV3 on a ResNet-sized NHWC activation (many splits of
+    the rows, vector passes) and an NCHW one, float32 and float16 x, against the float64 references."""
+    eps = 1e-3
+    cases = [((4, 6, 6, 16), "NHWC"), ((2, 8, 5, 5), "NCHW")] if small else \
+        [((32, 56, 56, 64), "NHWC"), ((32, 7, 7, 2048), "NHWC"), ((16, 64, 28, 28), "NCHW")]
+    parts = []
+    with h.b.activate():
+        for shape, fmt in cases:
+            c = shape[1] if fmt == "NCHW" else shape[-1]
+            scale, offset = h.rng.uniform(0.5, 1.5, c).astype(np.float32), h.randn(c, np.float32)
+            for dtype, (rtol, atol) in ((np.float32, (1e-4, 1e-4)), (np.float16, (4e-3, 8e-3))):
+                x, dy = h.randn(shape, dtype, 2.0) + dtype(0.5), h.randn(shape, dtype)
+                out = batch_norm.batch_norm_forward(h.b, h.dev(x), h.dev(scale), h.dev(offset), h.dev(scale),
+                                                    h.dev(scale), epsilon=eps, exponential_avg_factor=1.0,
+                                                    data_format=fmt, is_training=True)
+                want = ref.batch_norm_ref(x, scale, offset, epsilon=eps, data_format=fmt)
+                label = f"{fmt} {shape[-1] if fmt == 'NHWC' else shape[1]}ch {np.dtype(dtype).name}"
+                parts.append((f"{label} y", error_ratio(h.host(out[0]), want[0], rtol, atol)))
+                parts.append((f"{label} var", error_ratio(h.host(out[4]), want[4], 1e-5, 1e-6)))
+                mean, var = h.host(out[3]), h.host(out[4])
+                dx, dscale, doffset = batch_norm.batch_norm_grad(h.b, h.dev(dy), h.dev(x), h.dev(scale), out[3],
+                                                                 out[4], out[5], epsilon=eps, data_format=fmt,
+                                                                 is_training=True)[:3]
+                gwant = ref.batch_norm_grad_ref(dy, x, scale, mean, var, eps, fmt)
+                k = x.size // c
+                parts.append((f"{label} dx", error_ratio(h.host(dx), gwant[0], rtol, atol)))
+                parts.append((f"{label} dscale", error_ratio(h.host(dscale), gwant[1], 1e-4, 1e-4 * np.sqrt(k))))
+                parts.append((f"{label} doffset", error_ratio(h.host(doffset), gwant[2], 1e-4, 1e-4 * np.sqrt(k))))
+    return _verdict(parts)
+
+
 def run_kernel_checks(rec, backend, small):
     """Add one row per kernel check to ``rec`` (a :class:`report.Recorder`)."""
     h = KernelHarness(backend)
@@ -305,3 +338,4 @@ def run_kernel_checks(rec, backend, small):
         rec.run("kernels", f"softmax/log_softmax/xent {shape}", check_softmax, h, shape)
     rec.run("kernels", "bias_add + activations f32", check_bias_add, h, small)
     rec.run("kernels", "segment prod f32/i32 (atomic, sorted)", check_segment_prod, h, small)
+    rec.run("kernels", "fused batch norm fwd/grad f32/f16 (NHWC, NCHW)", check_batch_norm, h, small)

@@ -269,3 +269,52 @@ def segment_prod_ref(data, ids, num_segments):
         wrap = np.vectorize(lambda v: (int(v) - info.min) % span + info.min, otypes=[object])
         return wrap(out).astype(data.dtype) if out.size else out.astype(data.dtype)
     return out.astype(data.dtype)
+
+
+def _batch_norm_axes(x, data_format):
+    """The reduced axes of ``x`` and the shape a per-channel vector broadcasts with."""
+    ch = 1 if data_format.startswith("NC") else x.ndim - 1
+    shape = [1] * x.ndim
+    shape[ch] = -1
+    return tuple(i for i in range(x.ndim) if i != ch), shape
+
+
+def batch_norm_ref(x, scale, offset, mean=None, variance=None, epsilon=1e-3, factor=1.0, data_format="NHWC",
+                   training=True):
+    """FusedBatchNormV3 in float64: ``(y, out_mean, out_var, save_mean, save_var)``. Training normalises with
+    the batch mean and biased variance and reports the unbiased one (or the ``factor`` blend with the given
+    ``mean``/``variance``); inference normalises with ``mean``/``variance``."""
+    axes, shape = _batch_norm_axes(x, data_format)
+    v = x.astype(np.float64)
+    if training:
+        n = v.size // v.shape[shape.index(-1)]
+        m = v.mean(axis=axes)
+        var = ((v - m.reshape(shape)) ** 2).mean(axis=axes)
+        unbiased = var * n / (n - 1) if n > 1 else np.zeros_like(var)
+        out_m, out_v = m, unbiased
+        if factor != 1.0:
+            out_m = mean - (mean - m) * factor
+            out_v = variance - (variance - unbiased) * factor
+    else:
+        m, var = mean.astype(np.float64), variance.astype(np.float64)
+        out_m, out_v = m, var
+    y = (v - m.reshape(shape)) / np.sqrt(var.reshape(shape) + epsilon) * scale.reshape(shape) + offset.reshape(shape)
+    return y, out_m, out_v, m, var
+
+
+def batch_norm_grad_ref(dy, x, scale, mean, variance, epsilon=1e-3, data_format="NHWC", training=True):
+    """FusedBatchNormGradV3 in float64: ``(dx, scale_backprop, offset_backprop)`` for x normalised with
+    ``mean``/``variance`` (in training the batch's own: they depend on x, which adds two terms to dx)."""
+    axes, shape = _batch_norm_axes(x, data_format)
+    g, v = dy.astype(np.float64), x.astype(np.float64)
+    c = v - mean.astype(np.float64).reshape(shape)
+    inv = 1.0 / np.sqrt(variance.astype(np.float64) + epsilon)
+    doffset = g.sum(axis=axes)
+    dscale = (g * c).sum(axis=axes) * inv
+    k = (scale * inv).reshape(shape)
+    if training:
+        n = g.size // g.shape[shape.index(-1)]
+        dx = k * (g - (doffset / n).reshape(shape) - c * (inv ** 2 * (g * c).sum(axis=axes) / n).reshape(shape))
+    else:
+        dx = k * g
+    return dx, dscale, doffset

@@ -7,4 +7,4 @@ within the launch limits, tried before the op's generic xp code, which runs ever
 Registration order does not matter.
 """
 
-from . import bias_add, conv, fused, matmul, pool, reduce, segment, softmax
+from . import batch_norm, bias_add, conv, fused, matmul, pool, reduce, segment, softmax
