@@ -30,9 +30,11 @@ def _read(path):
 
 
 def _commit(repo):
+    """The checkout's commit, ``-dirty`` when its files differ from it (a copy of a working tree whose ``.git``
+    is older than its files: on 11-27 a run of 62e162c's files reported the commit before it)."""
     try:
-        out = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=10)
+        out = subprocess.run(["git", "-C", str(repo), "describe", "--always", "--dirty", "--abbrev=7"],
+                             capture_output=True, text=True, timeout=10)
         return out.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         return None
