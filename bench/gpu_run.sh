@@ -13,8 +13,8 @@
 # rows, CUDA graphs on and off), 08-bench-mixed-precision, 09-bench-distribute (two logical GPUs of
 # GPU:0), 10-profile-ops (per-op profile of an eager ResNet50 training step).
 # GPU_RUN_STEPS=02-selftest,05-bench-train-fp32 runs only the named steps, and 01-info before them always: it
-# builds the native CPU library, ~70 s on a fresh machine (H200, 11-27), which a later step would otherwise
-# build inside its own time limit (a run without it on 11-27 lost three tests to the 60 s per-test limit).
+# builds the native CPU library (~75 s on 11-27 as one unit; now in parts on the machine's cores), which a later
+# step would otherwise build inside its own time limit (a run without it on 11-27 lost three tests that way).
 #
 # Output: with $OUT set (the device tool's folder, which brings back at most 8 files) everything lands
 # there: results.json (every step: command, exit status, seconds, time-outs, log tail; the selftest's
@@ -112,7 +112,7 @@ else
   # a fresh machine without it). The budget, not the limits' sum, bounds the run; NVRTC compiles each kernel
   # family once (the cache above), in the selftest.
   step 00-setup 15 bash -c "nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | sed 's/^/GPU: /'; $PY -c 'import sys, tfcore, tfcore.kernels, tfcore.distribute; print(sys.version); print(tfcore.__file__, tfcore.distribute.__file__)'; $PY -c 'import torch; print(\"PyTorch\", torch.__version__, \"CUDA\", torch.version.cuda, \"cuDNN\", torch.backends.cudnn.version())' 2>&1 | tail -n 1"
-  step 01-info 120 "$PY" -m tfcore info   # builds the native CPU library on a fresh machine (~70 s)
+  step 01-info 120 "$PY" -m tfcore info   # builds the native CPU library on a fresh machine (one unit: ~75 s)
   PER_TEST=$("$PY" -c 'import pytest_timeout' >/dev/null 2>&1 && echo "--timeout=60")  # a hung test costs 60 s
   step 02-selftest 100 "$PY" -m tfcore selftest --no-timings --json "$RESULTS/selftest.json"
   step 03-tests-gpu 200 "$PY" -m pytest -v -rfE --tb=short -p no:cacheprovider -o addopts= --durations=10 $PER_TEST tests/gpu

@@ -20,14 +20,25 @@
 
 #include <pthread.h>
 
-namespace {
+// The library is one translation unit, or TFC_PARTS of them compiled in parallel and linked into one .so
+// (tfcore/backend/native_cpu.py passes -DTFC_PART=k for k in [0, TFC_PARTS); the compile takes about a minute
+// as one unit). Each part defines the exported functions its TFC_PART_IS(k) blocks hold; the state every op
+// shares (the thread count, the thread pool) lives in namespace tfc_shared as C++17 inline variables and
+// functions: one copy in the library however many parts it is built from.
+#define TFC_PARTS 9
+#ifndef TFC_PART
+#define TFC_PART -1  // everything in this translation unit
+#endif
+#define TFC_PART_IS(k) (TFC_PART < 0 || TFC_PART == (k))
+
+namespace tfc_shared {
 
 using i64 = std::int64_t;
 
 // Threads of one op (tf.config.threading's intra-op count; 0: every hardware thread), set from Python.
 // The split kernels run on the caller plus that many minus one workers of a persistent pool (ThreadPool
 // below, started on first use, as TF's intra-op pool).
-std::atomic<int> g_threads{0};
+inline std::atomic<int> g_threads{0};
 
 inline int op_threads() {
     const int set = g_threads.load(std::memory_order_relaxed);
@@ -48,7 +59,7 @@ inline i64 thread_parts(i64 count, double flops) {
 }
 
 // The threads of the last split op (read by tests through tfc_last_parts).
-std::atomic<int> g_last_parts{1};
+inline std::atomic<int> g_last_parts{1};
 
 // Chunks of work per thread: threads take the next chunk as they finish one, so a thread the OS
 // deschedules (a busy machine) delays the op by one chunk, not by its whole share.
@@ -191,11 +202,11 @@ class ThreadPool {
 };
 
 // This process's pool (null until first use; reset to null in a forked child, the parent's left alone).
-std::atomic<ThreadPool*> g_pool{nullptr};
+inline std::atomic<ThreadPool*> g_pool{nullptr};
 
-void forget_pool_in_child() { g_pool.store(nullptr, std::memory_order_relaxed); }
+inline void forget_pool_in_child() { g_pool.store(nullptr, std::memory_order_relaxed); }
 
-ThreadPool* thread_pool() {
+inline ThreadPool* thread_pool() {
     ThreadPool* pool = g_pool.load(std::memory_order_acquire);
     if (pool) return pool;
     static const int registered = pthread_atfork(nullptr, nullptr, forget_pool_in_child);
@@ -205,6 +216,12 @@ ThreadPool* thread_pool() {
     delete fresh;  // another thread installed one first (no workers started yet: nothing to stop)
     return pool;
 }
+
+}  // namespace tfc_shared
+
+namespace {
+
+using namespace tfc_shared;
 
 // Runs body(chunk, begin, end) for `chunks` contiguous chunks of [0, count) on `threads` threads (the
 // caller and threads - 1 pool workers), each chunk taken by the next free thread. A chunk's bounds depend
@@ -1875,14 +1892,24 @@ void depthwise_wgrad(const T* __restrict__ x, i64 n, i64 h, i64 w, i64 c_dyn, i6
         adam<T>(var, m, v, g, n, neg_alpha, one_minus_b1, one_minus_b2, eps, var_out, m_out, v_out);          \
     }
 
+#if TFC_PART_IS(0)
 TFC_INSTANTIATE_ADAM(float, f32)
 TFC_INSTANTIATE_RELU_GRAD(float, f32)
 TFC_INSTANTIATE_RELU_GRAD(double, f64)
 TFC_INSTANTIATE_ADAM(double, f64)
+#endif
+#if TFC_PART_IS(1)
 TFC_INSTANTIATE(float, f32)
+#endif
+#if TFC_PART_IS(2)
 TFC_INSTANTIATE(double, f64)
+#endif
+#if TFC_PART_IS(3)
 TFC_INSTANTIATE_DIRECT(float, f32)
+#endif
+#if TFC_PART_IS(4)
 TFC_INSTANTIATE_DIRECT(double, f64)
+#endif
 
 // Conv2DBackpropInput by phases (conv2d_dgrad_direct): `co` is the dx channel count the chunk dispatch reads.
 #define TFC_INSTANTIATE_DGRAD(T, SUFFIX)                                                                      \
@@ -1894,8 +1921,12 @@ TFC_INSTANTIATE_DIRECT(double, f64)
                          w, bias, relu, dx)                                                                  \
     }
 
+#if TFC_PART_IS(5)
 TFC_INSTANTIATE_DGRAD(float, f32)
+#endif
+#if TFC_PART_IS(6)
 TFC_INSTANTIATE_DGRAD(double, f64)
+#endif
 
 // Conv2D by Winograd F(2x2, r x r) (conv2d_winograd, r = 3 or 5) of an NHWC input with the HWIO filter g
 // (r x r x c x co) and the filter-transform matrix G ((r + 1) x r, float64). Returns 1 when it ran, 0 when an
@@ -1914,8 +1945,15 @@ TFC_INSTANTIATE_DGRAD(double, f64)
                                                      relu, out);                                              \
     }
 
+#if TFC_PART_IS(7)
 TFC_INSTANTIATE_WINOGRAD(float, f32)
+#endif
+#if TFC_PART_IS(8)
 TFC_INSTANTIATE_WINOGRAD(double, f64)
+#endif
+
+// Part 0 from here on: random numbers, batch normalisation and the library's entry points.
+#if TFC_PART_IS(0)
 
 // Box-Muller as TensorFlow computes it (tensorflow/core/lib/random/random_distributions.h, BoxMullerFloat
 // and BoxMullerDouble): glibc's logf/sqrtf/sincosf (log/sqrt/sincos for double), which NumPy's own math
@@ -2182,3 +2220,5 @@ TFC_EXPORT int tfc_pool_workers() {
     ThreadPool* pool = g_pool.load(std::memory_order_acquire);
     return pool ? pool->workers() : 0;
 }
+
+#endif  // TFC_PART_IS(0)

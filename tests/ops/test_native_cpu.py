@@ -69,6 +69,40 @@ def test_the_library_is_built_once_and_cached_by_source_and_cpu(tmp_path, monkey
     assert lib.fn("tfc_im2col", np.float32) is not lib.fn("tfc_im2col", np.float64)
 
 
+def _exported(part):
+    """The names of the functions the preprocessed source defines for export with ``-DTFC_PART=part``."""
+    import re
+    import subprocess
+
+    out = subprocess.run([native_cpu.compiler(), "-E", "-P", "-std=c++17", f"-DTFC_PART={part}",
+                          str(native_cpu._source_path())], capture_output=True, text=True, check=True).stdout
+    return re.findall(r'extern "C" __attribute__\(\(visibility\("default"\)\)\)\s+[\w\s*]*?\b(tfc_\w+)\s*\(', out)
+
+
+@needs_native
+def test_the_parts_define_each_exported_function_once():
+    """Built in parts (several cores), each exported function is in exactly one part, and the parts together
+    define what the one-unit build does: a function left outside the parts' blocks would be defined in every
+    part (the link fails), one inside none would be missing."""
+    text = native_cpu._source_path().read_bytes()
+    count = int(text.split(b"#define TFC_PARTS ", 1)[1].split()[0])
+    parts = [_exported(k) for k in range(count)]
+    whole = _exported(-1)
+    assert all(parts) and len(whole) == len(set(whole)) > 30
+    flat = [name for names in parts for name in names]
+    assert sorted(flat) == sorted(whole)
+    assert "tfc_native_abi_version" in parts[0] and "tfc_conv2d_winograd_f32" not in parts[0]
+
+
+def test_parts_only_where_there_are_cores_to_compile_them_at_once(monkeypatch):
+    text = native_cpu._source_path().read_bytes()
+    monkeypatch.setattr(native_cpu, "_cores", lambda: 1)
+    assert native_cpu._parts(text) == 1
+    monkeypatch.setattr(native_cpu, "_cores", lambda: 16)
+    assert native_cpu._parts(text) == int(text.split(b"#define TFC_PARTS ", 1)[1].split()[0]) > 1
+    assert native_cpu._parts(b"// no parts here") == 1
+
+
 @pytest.mark.parametrize("broken", [False, True])
 def test_without_a_working_compiler_the_numpy_paths_run(tmp_path, monkeypatch, broken):
     """No compiler: quietly the NumPy paths. A compiler that fails: a RuntimeWarning, then the same."""

@@ -5,17 +5,21 @@ NumPy runs every CPU op, but some loops it can only express as several passes ov
 candidates of those ops call these kernels instead when they are available, one C loop per op.
 
 The library is compiled on first use with ``g++ -O3 -march=native`` (``$CXX`` if set) and cached
-under ``~/.cache/tfcore/native/<sha256>/`` (the hash covers the source, compiler, flags and this CPU's
-model and feature flags, so a cache shared between machines never loads code built for another CPU).
+under ``~/.cache/tfcore/native/<sha256>/``: as one translation unit about a minute, so on a machine with
+several cores the source's ``TFC_PARTS`` parts are compiled at once (``-DTFC_PART=k``) and linked (the
+hash covers the source, compiler, flags and this CPU's model and feature flags, so a cache shared between
+machines never loads code built for another CPU).
 Without a compiler, or with ``TFCORE_NATIVE_CPU=0``, :func:`library` is None and the NumPy candidates
 run (a compiler that fails to build the file is reported once with a RuntimeWarning): results agree
 either way to rounding (the tests compare both).
 """
 
+import concurrent.futures
 import ctypes
 import hashlib
 import os
 import platform
+import re
 import shutil
 import subprocess
 import tempfile
@@ -93,9 +97,11 @@ def _cpu_identity():
 
 
 def _build(source, cxx):
+    text = source.read_bytes()
+    parts = _parts(text)
     h = hashlib.sha256()
-    for part in (source.read_bytes(), compiler_version(cxx).encode(), " ".join(FLAGS).encode(),
-                 _cpu_identity().encode()):
+    for part in (text, compiler_version(cxx).encode(), " ".join(FLAGS).encode(), _cpu_identity().encode(),
+                 f"parts={parts}".encode()):
         h.update(part)
     out_dir = cache_root().parent / "native" / h.hexdigest()[:32]
     lib = out_dir / "cpu_kernels.so"
@@ -104,12 +110,43 @@ def _build(source, cxx):
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
         tmp_lib = Path(tmp) / "cpu_kernels.so"
-        proc = subprocess.run([cxx, *FLAGS, "-o", str(tmp_lib), str(source)], capture_output=True, text=True,
-                              check=False)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{cxx} failed on {source.name}:\n{proc.stderr[-2000:]}")
+        if parts > 1:
+            objects = _compile_parts(cxx, source, Path(tmp), parts)
+            _run_compiler([cxx, *FLAGS, "-o", str(tmp_lib), *map(str, objects)], source)
+        else:
+            _run_compiler([cxx, *FLAGS, "-o", str(tmp_lib), str(source)], source)
         os.replace(tmp_lib, lib)  # atomic: a concurrent build of the same hash writes the same file
     return lib
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _parts(text):
+    """How many parts to compile at once: the source's ``TFC_PARTS`` where this machine has two or more
+    cores, else 1 (one translation unit: parts on one core only repeat the headers' parsing)."""
+    m = re.search(rb"^#define TFC_PARTS (\d+)", text, re.MULTILINE)
+    return int(m.group(1)) if m and _cores() > 1 else 1
+
+
+def _compile_parts(cxx, source, tmp, parts):
+    """``-DTFC_PART=k`` for each part to an object file, as many compilers at once as there are cores."""
+    flags = [f for f in FLAGS if f != "-shared"]
+    objects = [tmp / f"part{k}.o" for k in range(parts)]
+    commands = [[cxx, *flags, "-c", f"-DTFC_PART={k}", "-o", str(o), str(source)] for k, o in enumerate(objects)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(parts, _cores())) as pool:
+        list(pool.map(lambda cmd: _run_compiler(cmd, source), commands))
+    return objects
+
+
+def _run_compiler(command, source):
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed on {source.name}:\n{proc.stderr[-2000:]}")
 
 
 class NativeLibrary:

@@ -338,4 +338,4 @@ def run_kernel_checks(rec, backend, small):
         rec.run("kernels", f"softmax/log_softmax/xent {shape}", check_softmax, h, shape)
     rec.run("kernels", "bias_add + activations f32", check_bias_add, h, small)
     rec.run("kernels", "segment prod f32/i32 (atomic, sorted)", check_segment_prod, h, small)
-    rec.run("kernels", "fused batch norm fwd/grad f32/f16 (NHWC, NCHW)", check_batch_norm, h, small)
+    rec.run("kernels", "batch_norm fwd/grad f32/f16 (NHWC, NCHW)", check_batch_norm, h, small)
