@@ -261,6 +261,19 @@ TFC_KERNEL void bn_apply_f16(const __half* x, const float* coef, __half* y, long
 
 // ---- backward sums -----------------------------------------------------------------------------------------
 
+// The pairwise tree of the N values of two shared arrays (fixed pairing: deterministic), called by all N threads
+// of the block after their stores and a __syncthreads(); the sums land in s1[0] and s2[0].
+template <int N, typename T>
+TFC_DEVICE_INLINE void bn_tree_sum2(T* s1, T* s2, int t) {
+  for (int s = N / 2; s > 0; s >>= 1) {
+    if (t < s) {
+      s1[t] += s1[t + s];
+      s2[t] += s2[t + s];
+    }
+    __syncthreads();
+  }
+}
+
 template <typename T>
 TFC_DEVICE_INLINE void bn_grad_sums_rows(const T* TFC_RESTRICT dy, const T* TFC_RESTRICT x,
                                          const float* TFC_RESTRICT mean, float* TFC_RESTRICT part, tfc_index_t rows,
@@ -328,13 +341,7 @@ TFC_DEVICE_INLINE void bn_grad_sums_planes(const T* TFC_RESTRICT dy, const T* TF
   s1[t] = a;
   s2[t] = b;
   __syncthreads();
-  for (int s = BN_THREADS / 2; s > 0; s >>= 1) {
-    if (t < s) {
-      s1[t] += s1[t + s];
-      s2[t] += s2[t + s];
-    }
-    __syncthreads();
-  }
+  bn_tree_sum2<BN_THREADS>(s1, s2, t);
   if (t == 0) {
     const tfc_index_t splits = gridDim.y;
     part[(tfc_index_t)blockIdx.y * C + c] = s1[0];
@@ -377,13 +384,7 @@ TFC_KERNEL void bn_grad_finalize(const float* part, int splits, int C, long long
   s1[t] = a;
   s2[t] = b;
   __syncthreads();
-  for (int s = BN_FIN_THREADS / 2; s > 0; s >>= 1) {
-    if (t < s) {
-      s1[t] += s1[t + s];
-      s2[t] += s2[t + s];
-    }
-    __syncthreads();
-  }
+  bn_tree_sum2<BN_FIN_THREADS>(s1, s2, t);
   if (t == 0) {
     const float inv = 1.0f / sqrtf(var[c] + eps);
     const float off_b = (float)s1[0];

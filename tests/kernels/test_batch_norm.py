@@ -104,7 +104,8 @@ def test_gradient(kb, rng, shape, data_format, dtype, training):
 def test_splits_depend_on_the_shape_alone(shape, data_format, variant, splits):
     """The statistics grid of a shape: enough blocks to fill a GPU, 32+ values a thread, no empty split."""
     outer, c, inner = bn._layout(shape, data_format)
-    got_variant, grid, block, got_splits, chunk = bn._statistics_grid(outer, c, inner)
+    got_variant, grid, block, got_splits, size_args = bn._statistics_grid(outer, c, inner)
+    chunk = int(size_args[-1])
     assert (got_variant, got_splits) == (variant, splits)
     assert (got_splits - 1) * chunk < outer * inner <= got_splits * chunk
     assert grid[1] == got_splits and block[0] * block[1] == bn.THREADS

@@ -44,13 +44,14 @@ def _splits(values, per_split_floor, blocks_per_split):
 
 
 def _statistics_grid(outer, c, inner):
-    """``(variant, grid, block, splits, chunk)`` of the statistics and gradient-sum kernels."""
+    """``(variant, grid, block, splits, size_args)`` of the statistics and gradient-sum kernels (``size_args``:
+    their arguments after the pointers, the chunk length last)."""
     if inner == 1:
         tiles = ceil_div(c, ROWS_X)
         splits, chunk = _splits(outer, ROWS_Y * _PER_THREAD, tiles)
-        return "rows", (tiles, splits, 1), (ROWS_X, ROWS_Y, 1), splits, chunk
+        return "rows", (tiles, splits, 1), (ROWS_X, ROWS_Y, 1), splits, (i64(outer), i32(c), i64(chunk))
     splits, chunk = _splits(outer * inner, THREADS * _PER_THREAD, c)
-    return "planes", (c, splits, 1), (THREADS, 1, 1), splits, chunk
+    return "planes", (c, splits, 1), (THREADS, 1, 1), splits, (i64(outer), i32(c), i64(inner), i64(chunk))
 
 
 def _vec(c, inner, *arrays):
@@ -77,10 +78,8 @@ def batch_norm_forward(b, x, scale, offset, mean, variance, *, epsilon, exponent
     splits = 0
     part = coef  # not read in inference
     if is_training:
-        variant, grid, block, splits, chunk = _statistics_grid(outer, c, inner)
+        variant, grid, block, splits, size_args = _statistics_grid(outer, c, inner)
         part = xp.empty((3 * splits * c,), np.float32)
-        size_args = (i64(outer), i32(c), i64(chunk)) if variant == "rows" else \
-            (i64(outer), i32(c), i64(inner), i64(chunk))
         b.kernels.launch(f"bn_stats_{variant}_{sfx}", grid, block, (x, part, *size_args))
     b.kernels.launch("bn_finalize", (c, 1, 1), (FIN_THREADS, 1, 1),
                      (part, i32(splits), i32(c), scale, offset, mean, variance, f32(epsilon),
@@ -99,9 +98,8 @@ def batch_norm_grad(b, y_backprop, x, scale, reserve_space_1, reserve_space_2, r
     scale, mean, var = (contiguous(xp, a) for a in (scale, reserve_space_1, reserve_space_2))
     outer, c, inner = _layout(x.shape, data_format)
     sfx = suffix(x.dtype)
-    variant, grid, block, splits, chunk = _statistics_grid(outer, c, inner)
+    variant, grid, block, splits, size_args = _statistics_grid(outer, c, inner)
     part = xp.empty((2 * splits * c,), np.float32)
-    size_args = (i64(outer), i32(c), i64(chunk)) if variant == "rows" else (i64(outer), i32(c), i64(inner), i64(chunk))
     b.kernels.launch(f"bn_grad_sums_{variant}_{sfx}", grid, block, (dy, x, mean, part, *size_args))
     dscale, doffset = xp.empty((c,), np.float32), xp.empty((c,), np.float32)
     coef = xp.empty((4 * c,), np.float32)
