@@ -106,7 +106,7 @@ if [ "$SMOKE" = "1" ]; then
   step 07-bench-function 60 "${CPU_ONLY[@]}" "$PY" bench/bench_function.py --rounds 1 --steps 1 --repeats 1 --no-tensorflow
   step 08-bench-mixed-precision 60 "$PY" bench/bench_mixed_precision.py --steps 2 --batch-size 64 --models mlp
   step 09-bench-distribute 60 "${CPU_ONLY[@]}" "$PY" bench/bench_distribute.py --cpus 2 --max-size-log2 14
-  step 10-profile-ops 60 "${CPU_ONLY[@]}" "$PY" bench/profile_ops.py --model mlp --batch 8 --steps 1 --warmup 1
+  step 10-profile-ops 60 "${CPU_ONLY[@]}" "$PY" bench/profile_ops.py --model mlp --batch 8 --steps 1 --warmup 1 --explain-host
 else
   # The real run (H200 on 11-27: 284 s in all; tests/gpu 27 s once the selftest compiled the kernels, 125 s on
   # a fresh machine without it). The budget, not the limits' sum, bounds the run; NVRTC compiles each kernel
@@ -123,7 +123,7 @@ else
   step 08-bench-mixed-precision 40 "$PY" bench/bench_mixed_precision.py --steps 20 --batch-size 1024
   step 09-bench-distribute 40 "$PY" bench/bench_distribute.py --cpus 2 --gpu-split 2 --memory-limit 8192 --max-size-log2 26
   # Where an eager ResNet50 step's time goes, per op: calls, host dispatch and synced time (0.08x on 11-27)
-  step 10-profile-ops 60 "$PY" bench/profile_ops.py --model resnet50 --batch 32 --steps 2 --top 30
+  step 10-profile-ops 60 "$PY" bench/profile_ops.py --model resnet50 --batch 32 --steps 2 --top 30 --explain-host
 fi
 report
 echo
