@@ -33,10 +33,13 @@
 #define BN_UNROLL 4
 #define BN_FIN_THREADS 128
 
-// A running (count, mean, M2) of float32 values: Welford's update and Chan's merge.
-struct BnWelford {
-  float n, mean, m2;
+// A running (count, mean, M2) of values: Welford's update (float, per thread) and Chan's merge (float within a
+// block, double across the splits).
+template <typename F>
+struct BnMoments {
+  F n, mean, m2;
 };
+typedef BnMoments<float> BnWelford;
 
 TFC_DEVICE_INLINE void bn_push(BnWelford& w, float v) {
   w.n += 1.0f;
@@ -45,15 +48,45 @@ TFC_DEVICE_INLINE void bn_push(BnWelford& w, float v) {
   w.m2 += d * (v - w.mean);
 }
 
-TFC_DEVICE_INLINE BnWelford bn_merge(BnWelford a, BnWelford b) {
-  if (b.n == 0.0f) return a;
-  if (a.n == 0.0f) return b;
-  const float n = a.n + b.n, d = b.mean - a.mean, wb = b.n / n;
-  BnWelford r;
+template <typename F>
+TFC_DEVICE_INLINE BnMoments<F> bn_merge(BnMoments<F> a, BnMoments<F> b) {
+  if (b.n == F(0)) return a;
+  if (a.n == F(0)) return b;
+  const F n = a.n + b.n, d = b.mean - a.mean, wb = b.n / n;
+  BnMoments<F> r;
   r.n = n;
   r.mean = a.mean + d * wb;
   r.m2 = a.m2 + b.m2 + d * d * a.n * wb;
   return r;
+}
+
+// The shared-memory tree of a 1-D block of N states (fixed pairing: deterministic; the arrays hold N / 2); the
+// result lands in thread 0's return value.
+template <int N, typename F>
+TFC_DEVICE_INLINE BnMoments<F> bn_block_merge(BnMoments<F> w, F* sn, F* smean, F* sm2) {
+  const int t = threadIdx.x;
+  for (int s = N / 2; s > 0; s >>= 1) {
+    if (t >= s && t < 2 * s) {
+      sn[t - s] = w.n;
+      smean[t - s] = w.mean;
+      sm2[t - s] = w.m2;
+    }
+    __syncthreads();
+    if (t < s) {
+      const BnMoments<F> o = {sn[t], smean[t], sm2[t]};
+      w = bn_merge(w, o);
+    }
+    __syncthreads();
+  }
+  return w;
+}
+
+// Split blockIdx.y's partial of channel c.
+TFC_DEVICE_INLINE void bn_store_partial(float* part, int C, int c, BnWelford w) {
+  float* p = part + 3 * ((tfc_index_t)blockIdx.y * C + c);
+  p[0] = w.n;
+  p[1] = w.mean;
+  p[2] = w.m2;
 }
 
 // Rows [lo, hi) of the chunk of split blockIdx.y, for chunks of `chunk` rows.
@@ -93,31 +126,8 @@ TFC_DEVICE_INLINE void bn_stats_rows(const T* TFC_RESTRICT x, float* TFC_RESTRIC
       const BnWelford o = {sn[k][tx], smean[k][tx], sm2[k][tx]};
       w = bn_merge(w, o);
     }
-    float* p = part + 3 * ((tfc_index_t)blockIdx.y * C + c);
-    p[0] = w.n;
-    p[1] = w.mean;
-    p[2] = w.m2;
+    bn_store_partial(part, C, c, w);
   }
-}
-
-// The shared-memory tree of a 1-D block of BN_THREADS Welford states (fixed pairing: deterministic); the
-// result lands in thread 0's `w`.
-TFC_DEVICE_INLINE BnWelford bn_block_merge(BnWelford w, float* sn, float* smean, float* sm2) {
-  const int t = threadIdx.x;
-  for (int s = BN_THREADS / 2; s > 0; s >>= 1) {
-    if (t >= s && t < 2 * s) {
-      sn[t - s] = w.n;
-      smean[t - s] = w.mean;
-      sm2[t - s] = w.m2;
-    }
-    __syncthreads();
-    if (t < s) {
-      const BnWelford o = {sn[t], smean[t], sm2[t]};
-      w = bn_merge(w, o);
-    }
-    __syncthreads();
-  }
-  return w;
 }
 
 template <typename T>
@@ -132,12 +142,9 @@ TFC_DEVICE_INLINE void bn_stats_planes(const T* TFC_RESTRICT x, float* TFC_RESTR
     const tfc_index_t n = j / inner;
     bn_push(w, tfc_to_float(x[(n * C + c) * inner + (j - n * inner)]));
   }
-  w = bn_block_merge(w, sn, smean, sm2);
+  w = bn_block_merge<BN_THREADS>(w, sn, smean, sm2);
   if (threadIdx.x == 0) {
-    float* p = part + 3 * ((tfc_index_t)blockIdx.y * C + c);
-    p[0] = w.n;
-    p[1] = w.mean;
-    p[2] = w.m2;
+    bn_store_partial(part, C, c, w);
   }
 }
 
@@ -166,62 +173,36 @@ TFC_KERNEL void bn_stats_planes_f16(const __half* x, float* part, long long oute
 TFC_KERNEL void bn_finalize(const float* part, int splits, int C, const float* scale, const float* offset,
                             const float* mean_in, const float* var_in, float eps, float factor, int training,
                             float* out_mean, float* out_var, float* save_mean, float* save_var, float* coef) {
-  __shared__ double sn[BN_FIN_THREADS], smean[BN_FIN_THREADS], sm2[BN_FIN_THREADS];
+  __shared__ double sn[BN_FIN_THREADS / 2], smean[BN_FIN_THREADS / 2], sm2[BN_FIN_THREADS / 2];
   const int c = blockIdx.x, t = threadIdx.x;
-  if (!training) {
-    if (t == 0) {
-      const float m = mean_in[c], v = var_in[c];
-      out_mean[c] = m;
-      out_var[c] = v;
-      save_mean[c] = m;
-      save_var[c] = v;
-      coef[c] = scale[c] / sqrtf(v + eps);
-      coef[C + c] = m;
-      coef[2 * C + c] = offset[c];
+  float om, ov, sm, sv;  // out_mean, out_var, save_mean, save_var
+  if (training) {
+    BnMoments<double> w = {0.0, 0.0, 0.0};
+    for (int s = t; s < splits; s += BN_FIN_THREADS) {
+      const float* p = part + 3 * ((tfc_index_t)s * C + c);
+      const BnMoments<double> o = {p[0], p[1], p[2]};
+      w = bn_merge(w, o);
     }
-    return;
+    w = bn_block_merge<BN_FIN_THREADS>(w, sn, smean, sm2);
+    if (t != 0) return;
+    const double n = w.n;
+    sm = n > 0.0 ? (float)w.mean : 0.0f;
+    sv = n > 0.0 ? (float)(w.m2 / n) : __int_as_float(0x7fc00000);
+    const float unbiased = n > 1.0 ? (float)(w.m2 / (n - 1.0)) : (n == 1.0 ? 0.0f : __int_as_float(0x7fc00000));
+    om = factor == 1.0f ? sm : mean_in[c] - (mean_in[c] - sm) * factor;
+    ov = factor == 1.0f ? unbiased : var_in[c] - (var_in[c] - unbiased) * factor;
+  } else {
+    if (t != 0) return;
+    om = sm = mean_in[c];
+    ov = sv = var_in[c];
   }
-  double n = 0.0, mean = 0.0, m2 = 0.0;
-  for (int s = t; s < splits; s += BN_FIN_THREADS) {
-    const float* p = part + 3 * ((tfc_index_t)s * C + c);
-    const double bn = p[0];
-    if (bn == 0.0) continue;
-    const double tot = n + bn, d = (double)p[1] - mean, wb = bn / tot;
-    mean += d * wb;
-    m2 += (double)p[2] + d * d * n * wb;
-    n = tot;
-  }
-  sn[t] = n;
-  smean[t] = mean;
-  sm2[t] = m2;
-  __syncthreads();
-  for (int s = BN_FIN_THREADS / 2; s > 0; s >>= 1) {
-    if (t < s && sn[t + s] != 0.0) {
-      const double bn = sn[t + s], an = sn[t], tot = an + bn, d = smean[t + s] - smean[t], wb = bn / tot;
-      smean[t] += d * wb;
-      sm2[t] += sm2[t + s] + d * d * an * wb;
-      sn[t] = tot;
-    }
-    __syncthreads();
-  }
-  if (t == 0) {
-    n = sn[0];
-    const float bmean = n > 0.0 ? (float)smean[0] : 0.0f;
-    const float var = n > 0.0 ? (float)(sm2[0] / n) : __int_as_float(0x7fc00000);
-    const float unbiased = n > 1.0 ? (float)(sm2[0] / (n - 1.0)) : (n == 1.0 ? 0.0f : __int_as_float(0x7fc00000));
-    if (factor == 1.0f) {
-      out_mean[c] = bmean;
-      out_var[c] = unbiased;
-    } else {
-      out_mean[c] = mean_in[c] - (mean_in[c] - bmean) * factor;
-      out_var[c] = var_in[c] - (var_in[c] - unbiased) * factor;
-    }
-    save_mean[c] = bmean;
-    save_var[c] = var;
-    coef[c] = scale[c] / sqrtf(var + eps);
-    coef[C + c] = bmean;
-    coef[2 * C + c] = offset[c];
-  }
+  out_mean[c] = om;
+  out_var[c] = ov;
+  save_mean[c] = sm;
+  save_var[c] = sv;
+  coef[c] = scale[c] / sqrtf(sv + eps);
+  coef[C + c] = sm;
+  coef[2 * C + c] = offset[c];
 }
 
 // ---- element-wise passes ------------------------------------------------------------------------------

@@ -517,14 +517,21 @@ def _conv_grad_rows(ctx, torch, layer):
     return rows
 
 
+def _rows_per_case(ctx, family, case_rows, dims, **cases):
+    """``case_rows(ctx, shape, dtype)``'s rows for each of the family's shapes (``ctx.cases(**cases)``, of ``dims``
+    dimensions) and dtypes (float32 unless ``--dtype``)."""
+    rows = []
+    for shape in ctx.cases(**cases):
+        _need_dims(family, shape, dims)
+        for dt in ctx.dtypes((np.float32,)):
+            rows += case_rows(ctx, shape, dt)
+    return rows
+
+
 @register("pool")
 def bench_pool(ctx):
-    rows = []
-    for shape in ctx.cases(gpu=[(64, 112, 64)], cpu=[(4, 56, 32)], emulated=[(1, 16, 8)]):
-        _need_dims("pool", shape, (3,))
-        for dt in ctx.dtypes((np.float32,)):
-            rows += _bench_pool_case(ctx, shape, dt)
-    return rows
+    return _rows_per_case(ctx, "pool", _bench_pool_case, (3,), gpu=[(64, 112, 64)], cpu=[(4, 56, 32)],
+                          emulated=[(1, 16, 8)])
 
 
 def _bench_pool_case(ctx, shape, dt):
@@ -567,12 +574,8 @@ def bench_batch_norm(ctx):
     """FusedBatchNormV3 in training, then with FusedBatchNormGradV3, on ResNet50-sized NHWC activations; PyTorch's
     ``F.batch_norm`` (and its backward) on a channels-last CUDA tensor of the same values. GB/s count the bytes a
     fused kernel must move: the forward reads x twice and writes y; the gradient reads dy and x twice, writes dx."""
-    rows = []
-    for shape in ctx.cases(gpu=[(32, 56, 64), (32, 7, 2048)], cpu=[(8, 28, 64)], emulated=[(1, 8, 8)]):
-        _need_dims("batch_norm", shape, (3,))
-        for dt in ctx.dtypes((np.float32,)):
-            rows += _bench_batch_norm_case(ctx, shape, dt)
-    return rows
+    return _rows_per_case(ctx, "batch_norm", _bench_batch_norm_case, (3,), gpu=[(32, 56, 64), (32, 7, 2048)],
+                          cpu=[(8, 28, 64)], emulated=[(1, 8, 8)])
 
 
 def _bench_batch_norm_case(ctx, shape, dt):
