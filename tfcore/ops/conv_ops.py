@@ -648,7 +648,7 @@ def _backprop_input_direct_applies(w, dy, *, input_sizes, strides, **attrs):
     sums each stride phase's own taps, so no stride multiplies zeros; :func:`_dgrad_direct_ready`), or the
     Winograd kernel does (:func:`_winograd_input_grad_pads`, only asked when the direct kernel declines)."""
     return _dgrad_direct_ready(w, dy, strides) or _winograd_input_grad_pads(
-        w.shape, input_sizes, strides, dy=dy, w=w, **attrs) is not None
+        w, dy, input_sizes=input_sizes, strides=strides, **attrs) is not None
 
 
 def _dgrad_direct_ready(w, dy, strides):
@@ -659,15 +659,14 @@ def _dgrad_direct_ready(w, dy, strides):
     return _direct_ready(_kernel_channels(c), terms, dy, w, contiguous=False)
 
 
-def _winograd_input_grad_pads(w_shape, input_sizes, strides, dilations, padding, explicit_paddings, dy=None,
-                              w=None, **_):
+def _winograd_input_grad_pads(w, dy, *, input_sizes, strides, dilations, padding, explicit_paddings, **_):
     """The (top, bottom), (left, right) pads of the stride-1 input gradient as a Winograd Conv2D of ``dy`` with
     the flipped filter (the forward pads mirrored), or None where the Winograd kernel does not take it (a
     forward pad wider than the kernel, or see :func:`conv_winograd.winograd_applies`) or where the phase kernel
     is faster (most of the taps on the mirrored padding: :func:`_winograd_pays`)."""
-    kh, kw = w_shape[0], w_shape[1]
-    if dy is None or w is None or not conv_winograd.winograd_applies(dy, w, strides, dilations):
+    if not conv_winograd.winograd_applies(dy, w, strides, dilations):
         return None
+    kh, kw = w.shape[0], w.shape[1]
     _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
     pads = (kh - 1 - ph[0], kh - 1 - ph[1]), (kw - 1 - pw[0], kw - 1 - pw[1])
     if min(pads[0] + pads[1]) < 0:
@@ -690,7 +689,7 @@ def _conv2d_backprop_input_direct_native(b, w, dy, *, input_sizes, strides, padd
     _, h, wd, _ = input_sizes
     _, _, ph, pw = conv_geometry(input_sizes, kh, kw, strides, dilations, padding, explicit_paddings)
     attrs = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings, dilations=dilations)
-    pads = _winograd_input_grad_pads(w.shape, input_sizes, dy=dy, w=w, **attrs)
+    pads = _winograd_input_grad_pads(w, dy, input_sizes=input_sizes, **attrs)
     if pads is not None:
         # a stride-1 input gradient is Conv2D of dy with the flipped filter [kh, kw, co, c] (the padding mirrored)
         dx = conv_winograd.winograd_conv2d(dy, w[::-1, ::-1].transpose(0, 1, 3, 2), h, wd, *pads)
