@@ -37,17 +37,19 @@ def _rebuild_sequence(s, values):
 
 def pack_sequence_as(structure, flat_sequence):
     """Rebuild ``structure`` around the leaves of ``flat_sequence`` (inverse of :func:`flatten`)."""
-    it = iter(flat_sequence)
+    return _pack(structure, iter(flat_sequence))
 
-    def take(s):
-        if isinstance(s, list | tuple):
-            return _rebuild_sequence(s, [take(v) for v in s])
-        if isinstance(s, dict):
-            built = {k: take(s[k]) for k in sorted(s)}
-            return {k: built[k] for k in s}
-        return next(it)
 
-    return take(structure)
+def _pack(s, leaves):
+    # A module-level recursion, not a closure over itself: a self-referencing closure is a reference cycle that
+    # keeps every leaf (a training step's gradients, with their device memory) alive until the garbage collector
+    # runs, and those collections cost ResNet50's eager step about a quarter of its time on an H200.
+    if isinstance(s, list | tuple):
+        return _rebuild_sequence(s, [_pack(v, leaves) for v in s])
+    if isinstance(s, dict):
+        built = {k: _pack(s[k], leaves) for k in sorted(s)}
+        return {k: built[k] for k in s}
+    return next(leaves)
 
 
 def map_structure(fn, structure):

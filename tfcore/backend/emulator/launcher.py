@@ -184,6 +184,13 @@ class _GuardedBuffer:
             self.base = None
 
 
+@functools.cache
+def _array_type(item, length):
+    """``item * length``, made once: ctypes builds a new array type on every ``*``, and each such type is
+    reference-cycle garbage after the launch that made it."""
+    return item * length
+
+
 def _fmt3(v):
     return "(" + ",".join(str(int(x)) for x in v) + ")"
 
@@ -239,7 +246,7 @@ class EmulatedModule:
         grid, block = _dims(grid, "grid"), _dims(block, "block")
         guard = guards_enabled() if guard is None else guard
         keep = []                  # ctypes objects that must outlive the call
-        slots = (ctypes.c_void_p * max(1, len(args)))()
+        slots = _array_type(ctypes.c_void_p, max(1, len(args)))()
         arrays = []                # (param index, array) for pointer params
         for i, (p, a) in enumerate(zip(sig.params, args)):
             if p.pointer:
@@ -272,7 +279,7 @@ class EmulatedModule:
                     for i in idxs:
                         keep[i].value = gb.start
                     regions.append(_Region(gb.base, gb.base + gb.total, gb.start, gb.nbytes, idxs[0], readonly))
-            region_arr = (_Region * max(1, len(regions)))(*regions)
+            region_arr = _array_type(_Region, max(1, len(regions)))(*regions)
             err = _Error()
             stack = int(os.environ.get("TFCORE_EMULATOR_STACK_KB", "64")) * 1024
             with _LAUNCH_LOCK:
