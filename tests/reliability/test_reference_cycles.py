@@ -19,12 +19,16 @@ from tfcore.framework import nest
 
 
 def cyclic_garbage(fn, warmup=2):
-    """Types (name -> count) of the objects that only the garbage collector frees after one ``fn()``."""
+    """Types (name -> count) of the objects made by one ``fn()`` that only the garbage collector frees.
+
+    Every object alive before the call is held until the count is taken, so that cycles made earlier (an
+    earlier test's devices, say) cannot become garbage during the call and be counted as its own."""
     for _ in range(warmup):
         fn()
     was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
+    existing = gc.get_objects()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
         fn()
@@ -33,6 +37,7 @@ def cyclic_garbage(fn, warmup=2):
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
+        del existing
         if was_enabled:
             gc.enable()
     return found
