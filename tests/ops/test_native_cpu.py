@@ -96,9 +96,9 @@ def test_the_parts_define_each_exported_function_once():
 
 def test_parts_only_where_there_are_cores_to_compile_them_at_once(monkeypatch):
     text = native_cpu._source_path().read_bytes()
-    monkeypatch.setattr(native_cpu, "_cores", lambda: 1)
+    monkeypatch.setattr(native_cpu, "usable_cores", lambda: 1)
     assert native_cpu._parts(text) == 1
-    monkeypatch.setattr(native_cpu, "_cores", lambda: 16)
+    monkeypatch.setattr(native_cpu, "usable_cores", lambda: 16)
     assert native_cpu._parts(text) == int(text.split(b"#define TFC_PARTS ", 1)[1].split()[0]) > 1
     assert native_cpu._parts(b"// no parts here") == 1
 

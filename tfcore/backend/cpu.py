@@ -1,8 +1,18 @@
 """The NumPy backend: CPU tensors are plain ``numpy.ndarray`` objects."""
 
+import os
+
 import numpy as np
 
 from .base import Backend
+
+
+def usable_cores():
+    """The CPU cores this process may run on (its affinity mask where the OS has one, else every core)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class CPUBackend(Backend):

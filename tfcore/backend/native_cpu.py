@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cpu import usable_cores
 from .emulator.build import cache_root, compiler, compiler_version
 
 SOURCE_NAME = "cpu_kernels.cc"
@@ -119,18 +120,11 @@ def _build(source, cxx):
     return lib
 
 
-def _cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
 def _parts(text):
     """How many parts to compile at once: the source's ``TFC_PARTS`` where this machine has two or more
     cores, else 1 (one translation unit: parts on one core only repeat the headers' parsing)."""
     m = re.search(rb"^#define TFC_PARTS (\d+)", text, re.MULTILINE)
-    return int(m.group(1)) if m and _cores() > 1 else 1
+    return int(m.group(1)) if m and usable_cores() > 1 else 1
 
 
 def _compile_parts(cxx, source, tmp, parts):
@@ -138,7 +132,7 @@ def _compile_parts(cxx, source, tmp, parts):
     flags = [f for f in FLAGS if f != "-shared"]
     objects = [tmp / f"part{k}.o" for k in range(parts)]
     commands = [[cxx, *flags, "-c", f"-DTFC_PART={k}", "-o", str(o), str(source)] for k, o in enumerate(objects)]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(parts, _cores())) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(parts, usable_cores())) as pool:
         list(pool.map(lambda cmd: _run_compiler(cmd, source), commands))
     return objects
 

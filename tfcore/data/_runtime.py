@@ -33,6 +33,7 @@ import threading
 
 import numpy as np
 
+from ..backend.cpu import usable_cores
 from ..framework import context as _ctx
 from ..framework import device_spec as _device_spec
 from ..framework import recording as _recording
@@ -557,7 +558,4 @@ class SeedStream:
 
 def autotune_parallelism():
     """Threads used for AUTOTUNE parallelism: the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
