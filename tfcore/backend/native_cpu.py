@@ -21,7 +21,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import tempfile
 import threading
 import warnings
@@ -30,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .cpu import usable_cores
-from .emulator.build import cache_root, compiler, compiler_version
+from .emulator.build import cache_root, compiler, compiler_version, run_compiler
 
 SOURCE_NAME = "cpu_kernels.cc"
 ABI_VERSION = 16
@@ -113,9 +112,9 @@ def _build(source, cxx):
         tmp_lib = Path(tmp) / "cpu_kernels.so"
         if parts > 1:
             objects = _compile_parts(cxx, source, Path(tmp), parts)
-            _run_compiler([cxx, *FLAGS, "-o", str(tmp_lib), *map(str, objects)], source)
+            run_compiler([cxx, *FLAGS, "-o", str(tmp_lib), *map(str, objects)], f"linking {source.name}'s parts")
         else:
-            _run_compiler([cxx, *FLAGS, "-o", str(tmp_lib), str(source)], source)
+            run_compiler([cxx, *FLAGS, "-o", str(tmp_lib), str(source)], f"compiling {source.name}")
         os.replace(tmp_lib, lib)  # atomic: a concurrent build of the same hash writes the same file
     return lib
 
@@ -133,14 +132,8 @@ def _compile_parts(cxx, source, tmp, parts):
     objects = [tmp / f"part{k}.o" for k in range(parts)]
     commands = [[cxx, *flags, "-c", f"-DTFC_PART={k}", "-o", str(o), str(source)] for k, o in enumerate(objects)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(parts, usable_cores())) as pool:
-        list(pool.map(lambda cmd: _run_compiler(cmd, source), commands))
+        list(pool.map(lambda cmd: run_compiler(cmd, f"compiling {source.name}"), commands))
     return objects
-
-
-def _run_compiler(command, source):
-    proc = subprocess.run(command, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{command[0]} failed on {source.name}:\n{proc.stderr[-2000:]}")
 
 
 class NativeLibrary:

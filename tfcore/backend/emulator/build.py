@@ -141,7 +141,9 @@ def parse_signatures(preprocessed):
     return sigs
 
 
-def _run(cmd, what):
+def run_compiler(cmd, what):
+    """Runs the host compiler's command ``cmd``; its stdout, or EmulatorBuildError naming ``what`` and the
+    compiler's messages (the emulator's builds and the native CPU library's share it)."""
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise EmulatorBuildError(f"{what} failed ({' '.join(cmd)}):\n{proc.stderr[-6000:]}")
@@ -153,7 +155,7 @@ def preprocess_signatures(source_path, include_dirs=(), defines=()):
     cmd = [compiler(), "-E", "-P", "-x", "c++", "-std=c++17", "-DTFC_EMULATOR", "-DTFC_EMU_SIGNATURES",
            "-include", str(SHIM), f"-I{source_path.parent}", *[f"-I{d}" for d in include_dirs],
            *[f"-D{d}" for d in defines], str(source_path)]
-    return parse_signatures(_run(cmd, f"preprocessing {source_path.name}"))
+    return parse_signatures(run_compiler(cmd, f"preprocessing {source_path.name}"))
 
 
 def wrapper_source(source_path, signatures):
@@ -200,13 +202,13 @@ def build(source_path, include_dirs=(), defines=(), racecheck=False):
                f"-I{source_path.parent}", *[f"-I{d}" for d in include_dirs], *[f"-D{d}" for d in defines]]
         if racecheck:  # instrument, then link without g++ adding the TSan runtime
             obj = tmp / "kernels.o"
-            _run([*cmd, *RACECHECK_FLAGS, "-c", "-o", str(obj), str(wrapper)],
-                 f"compiling {source_path.name} for the CUDA emulator (racecheck)")
-            _run([compiler(), *CXX_FLAGS, "-o", str(tmp / "kernels.so"), str(obj)],
-                 f"linking {source_path.name} for the CUDA emulator (racecheck)")
+            run_compiler([*cmd, *RACECHECK_FLAGS, "-c", "-o", str(obj), str(wrapper)],
+                         f"compiling {source_path.name} for the CUDA emulator (racecheck)")
+            run_compiler([compiler(), *CXX_FLAGS, "-o", str(tmp / "kernels.so"), str(obj)],
+                         f"linking {source_path.name} for the CUDA emulator (racecheck)")
         else:
-            _run([*cmd, "-o", str(tmp / "kernels.so"), str(wrapper)],
-                 f"compiling {source_path.name} for the CUDA emulator")
+            run_compiler([*cmd, "-o", str(tmp / "kernels.so"), str(wrapper)],
+                         f"compiling {source_path.name} for the CUDA emulator")
         (tmp / "signatures.json").write_text(json.dumps([s.to_json() for s in sigs.values()], indent=1))
         try:
             os.rename(tmp, out_dir)  # atomic publish; another process may have won the race
